@@ -1,0 +1,84 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// globalOptions are the flags every command shares.
+type globalOptions struct {
+	namespace    string
+	output       string
+	noColor      bool
+	subscription string
+
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// color reports whether output may use ANSI colours: not with --no-color,
+// not when NO_COLOR is set (https://no-color.org), not when stdout is no terminal.
+func (g *globalOptions) color() bool {
+	if g.noColor || os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	return isTerminal(g.stdout)
+}
+
+// subscriptionID is --subscription, else AZURE_SUBSCRIPTION_ID, else "".
+func (g *globalOptions) subscriptionID() string {
+	if g.subscription != "" {
+		return g.subscription
+	}
+	return os.Getenv("AZURE_SUBSCRIPTION_ID")
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	g := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "azk",
+		Short: "Plan and apply Azure Service Operator v2 manifests against Azure, no cluster needed",
+		Long: `azk reads the same YAML you would kubectl apply to Azure Service Operator v2
+(ASO), resolves owners and references into a dependency graph, and computes the
+exact ARM request the operator would send for each resource.
+
+  azk validate ./manifests        check manifests offline
+  azk graph ./manifests           show the dependency graph and ARM IDs
+
+Inputs are files, folders (searched recursively for .yaml, .yml and .json),
+"-" for standard input, or -k DIR for a kustomize overlay.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+
+	pf := root.PersistentFlags()
+	pf.StringVarP(&g.namespace, "namespace", "n", "default", "namespace for objects that do not set metadata.namespace")
+	pf.StringVarP(&g.output, "output", "o", "text", "output format (each command lists the formats it supports)")
+	pf.BoolVar(&g.noColor, "no-color", false, "disable coloured output (also when NO_COLOR is set)")
+	pf.StringVar(&g.subscription, "subscription", "", "Azure subscription ID (default $AZURE_SUBSCRIPTION_ID)")
+
+	root.AddCommand(newVersionCommand(g))
+	for _, add := range subcommands {
+		root.AddCommand(add(g))
+	}
+	return root
+}
+
+// subcommands is filled by each command's file in its init function, so that
+// commands can be added without every change touching this file.
+var subcommands []func(*globalOptions) *cobra.Command
