@@ -12,11 +12,17 @@ import (
 
 // Object is one Kubernetes object read from the input.
 type Object struct {
-	Source     diag.Source
-	APIVersion string
-	Kind       string
-	Namespace  string // metadata.namespace, or the default namespace when unset
-	Name       string
+	// Source is where the object starts. For kustomize output it is the file
+	// kustomize read the object from, or the kustomization directory when
+	// kustomize cannot tell (Line 0).
+	Source diag.Source
+	// Kustomization is the -k directory the object was built from; "" for
+	// objects read directly.
+	Kustomization string
+	APIVersion    string
+	Kind          string
+	Namespace     string // metadata.namespace, or the default namespace when unset
+	Name          string
 	// Node is the whole object as parsed; line numbers of its fields are kept.
 	Node *yaml.RNode
 }

@@ -1,0 +1,276 @@
+package loader
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/kustomize/api/konfig"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/azkcli/azk/internal/diag"
+)
+
+// Options says what to load. The zero Options loads nothing.
+type Options struct {
+	// Paths are files, folders (searched recursively, in lexical order, for
+	// .yaml, .yml and .json files, skipping names that start with ".") and "-"
+	// for Stdin. A file named explicitly is read whatever its extension.
+	Paths []string
+	// Kustomize are directories to `kustomize build` first, reading the disk.
+	Kustomize []string
+	// Stdin is read for the path "-".
+	Stdin io.Reader
+	// Namespace is given to objects without metadata.namespace; "" means "default".
+	Namespace string
+}
+
+// Result holds the objects azk uses, each list in input order.
+type Result struct {
+	Resources  []*Object // ASO objects: apiVersion group ending in ".azure.com"
+	Secrets    []*Object // core v1 Secret
+	ConfigMaps []*Object // core v1 ConfigMap
+}
+
+// Load reads every input of opts. The returned List holds every error and
+// warning found; the Result holds the valid objects even when there are errors.
+func Load(opts Options) (*Result, diag.List) {
+	l := &load{
+		namespace: opts.Namespace,
+		result:    &Result{},
+		seen:      map[string]diag.Source{},
+		ignored:   map[string]*ignoredKind{},
+	}
+	if l.namespace == "" {
+		l.namespace = "default"
+	}
+	for _, p := range opts.Paths {
+		l.path(p, opts.Stdin)
+	}
+	for _, dir := range opts.Kustomize {
+		l.kustomize(dir)
+	}
+	for _, key := range l.ignoredOrder {
+		ik := l.ignored[key]
+		noun := "objects"
+		if ik.count == 1 {
+			noun = "object"
+		}
+		l.diags.Add(diag.Warningf(diag.Source{}, "", "", "ignored %d %s of kind %s (first at %s)", ik.count, noun, key, ik.first))
+	}
+	return l.result, l.diags
+}
+
+// load is the state of one Load call.
+type load struct {
+	namespace    string
+	result       *Result
+	diags        diag.List
+	seen         map[string]diag.Source // duplicate detection: namespace/group/kind/name
+	ignored      map[string]*ignoredKind
+	ignoredOrder []string // keys of ignored in first-seen order
+}
+
+type ignoredKind struct {
+	count int
+	first diag.Source
+}
+
+// stdinName is the file name of objects read from standard input.
+const stdinName = "-"
+
+func (l *load) path(p string, stdin io.Reader) {
+	if p == stdinName {
+		if stdin == nil {
+			l.diags.Add(diag.Errorf(diag.Source{File: stdinName}, "", "", "standard input requested but none available"))
+			return
+		}
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			l.diags.Add(diag.Errorf(diag.Source{File: stdinName}, "", "", "reading standard input: %v", err))
+			return
+		}
+		l.stream(stdinName, data, false)
+		return
+	}
+	info, err := os.Stat(p)
+	if err != nil {
+		l.diags.Add(diag.Errorf(diag.Source{File: p}, "", "", "%s", describeFSError(err)))
+		return
+	}
+	if !info.IsDir() {
+		l.file(p)
+		return
+	}
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			l.diags.Add(diag.Errorf(diag.Source{File: path}, "", "", "%s", describeFSError(err)))
+			return nil
+		}
+		if path != p && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() && isManifestFile(d.Name()) {
+			l.file(path)
+		}
+		return nil
+	})
+	if err != nil {
+		l.diags.Add(diag.Errorf(diag.Source{File: p}, "", "", "%s", describeFSError(err)))
+	}
+}
+
+func describeFSError(err error) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return "no such file or directory"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func isManifestFile(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+func (l *load) file(path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		l.diags.Add(diag.Errorf(diag.Source{File: path}, "", "", "%s", describeFSError(err)))
+		return
+	}
+	l.stream(path, data, slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path)))
+}
+
+// stream adds the objects of one file. In a kustomization file, documents
+// without apiVersion and kind are Kustomizations, as kustomize itself reads them.
+func (l *load) stream(file string, data []byte, isKustomization bool) {
+	decodeStream(file, data, &l.diags, func(n *yaml.Node) {
+		if isKustomization && mapValue(n, "apiVersion") == nil && mapValue(n, "kind") == nil {
+			l.ignore("kustomize.config.k8s.io/v1beta1 Kustomization", diag.Source{File: file, Line: n.Line})
+			return
+		}
+		l.node(file, n)
+	})
+}
+
+// node checks one top-level node and routes the object it describes;
+// `kind: List` is expanded so that each item keeps its own line.
+func (l *load) node(file string, n *yaml.Node) {
+	src := diag.Source{File: file, Line: n.Line}
+	if n.Kind != yaml.MappingNode {
+		l.diags.Add(diag.Errorf(src, "", "", "expected a Kubernetes object (a mapping), found a %s", nodeKindName(n)))
+		return
+	}
+	apiVersion, kind := stringField(n, "apiVersion"), stringField(n, "kind")
+	if kind == "List" && apiVersion != "" {
+		items := mapValue(n, "items")
+		if items == nil || items.Kind != yaml.SequenceNode {
+			if items != nil && !isNull(items) {
+				l.diags.Add(diag.Errorf(src, "", "items", "List items must be a sequence"))
+			}
+			return
+		}
+		for _, item := range items.Content {
+			if !isNull(item) {
+				l.node(file, item)
+			}
+		}
+		return
+	}
+	o := &Object{Source: src, APIVersion: apiVersion, Kind: kind, Node: yaml.NewRNode(n)}
+	meta := mapValue(n, "metadata")
+	o.Name = stringField(meta, "name")
+	o.Namespace = stringField(meta, "namespace")
+	if o.Namespace == "" {
+		o.Namespace = l.namespace
+	}
+	l.add(o)
+}
+
+// add validates the identity of o and routes it into the result.
+func (l *load) add(o *Object) {
+	missing := false
+	for _, f := range []struct{ field, value string }{
+		{"apiVersion", o.APIVersion},
+		{"kind", o.Kind},
+		{"metadata.name", o.Name},
+	} {
+		if f.value == "" {
+			l.diags.Add(diag.Errorf(o.Source, describe(o), f.field, "missing %s", f.field))
+			missing = true
+		}
+	}
+	if missing {
+		return
+	}
+
+	var into *[]*Object
+	switch {
+	case strings.HasSuffix(o.Group(), ".azure.com"):
+		into = &l.result.Resources
+	case o.IsSecret():
+		into = &l.result.Secrets
+	case o.IsConfigMap():
+		into = &l.result.ConfigMaps
+	default:
+		l.ignore(o.APIVersion+" "+o.Kind, o.Source)
+		return
+	}
+
+	key := o.Namespace + "/" + o.Group() + "/" + o.Kind + "/" + o.Name
+	if first, dup := l.seen[key]; dup {
+		l.diags.Add(diag.Errorf(o.Source, o.Address(), "", "duplicate object, first defined at %s", first))
+		return
+	}
+	l.seen[key] = o.Source
+	*into = append(*into, o)
+}
+
+func (l *load) ignore(key string, src diag.Source) {
+	ik := l.ignored[key]
+	if ik == nil {
+		ik = &ignoredKind{first: src}
+		l.ignored[key] = ik
+		l.ignoredOrder = append(l.ignoredOrder, key)
+	}
+	ik.count++
+}
+
+// describe names an object that may lack parts of its identity, for messages.
+func describe(o *Object) string {
+	kind := o.Kind
+	if kind == "" {
+		kind = "(no kind)"
+	}
+	if o.Name == "" {
+		return kind
+	}
+	return fmt.Sprintf("%s %s", kind, o.Name)
+}
+
+func nodeKindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "sequence"
+	case yaml.ScalarNode:
+		return "scalar"
+	case yaml.AliasNode:
+		return "alias"
+	}
+	return "document"
+}
