@@ -1,0 +1,120 @@
+package emulator
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// adminPrefix is reserved for the admin API; ARM paths never start with it.
+const adminPrefix = "/_emulator/"
+
+// The admin API, for tests and scripts (no authentication; keep it on loopback):
+//
+//	GET  /_emulator/faults  the Faults in force
+//	PUT  /_emulator/faults  replace them (JSON Faults)
+//	POST /_emulator/drift   {"id": ARM ID, "patch": JSON merge patch}: change a resource as the portal would
+func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
+	switch strings.TrimPrefix(r.URL.Path, adminPrefix) {
+	case "faults":
+		switch r.Method {
+		case http.MethodGet:
+			writeJSON(w, http.StatusOK, s.Faults())
+			return
+		case http.MethodPut:
+			var f Faults
+			if err := json.NewDecoder(io.LimitReader(r.Body, s.opts.maxBodyBytes())).Decode(&f); err != nil {
+				writeError(w, http.StatusBadRequest, "InvalidRequestContent", "faults: %v", err)
+				return
+			}
+			s.SetFaults(f)
+			writeJSON(w, http.StatusOK, f)
+			return
+		}
+	case "drift":
+		if r.Method == http.MethodPost {
+			var req struct {
+				ID    string          `json:"id"`
+				Patch json.RawMessage `json:"patch"`
+			}
+			if err := json.NewDecoder(io.LimitReader(r.Body, s.opts.maxBodyBytes())).Decode(&req); err != nil {
+				writeError(w, http.StatusBadRequest, "InvalidRequestContent", "drift: %v", err)
+				return
+			}
+			if err := s.Drift(req.ID, req.Patch); err != nil {
+				writeARMError(w, err)
+				return
+			}
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	default:
+		writeError(w, http.StatusNotFound, "NotFound", "no admin endpoint %s", r.URL.Path)
+		return
+	}
+	writeError(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "%s is not supported on %s", r.Method, r.URL.Path)
+}
+
+// AdminClient drives a running emulator's admin API. The zero value is not
+// usable: set BaseURL (the emulator's URL); HTTP defaults to http.DefaultClient.
+type AdminClient struct {
+	BaseURL string
+	HTTP    *http.Client
+}
+
+// Faults returns the faults in force.
+func (c *AdminClient) Faults(ctx context.Context) (Faults, error) {
+	var f Faults
+	err := c.do(ctx, http.MethodGet, "faults", nil, &f)
+	return f, err
+}
+
+// SetFaults replaces the faults in force.
+func (c *AdminClient) SetFaults(ctx context.Context, f Faults) error {
+	return c.do(ctx, http.MethodPut, "faults", f, nil)
+}
+
+// Drift merges patch (a JSON merge patch) into the resource id, as a change made in the portal would.
+func (c *AdminClient) Drift(ctx context.Context, id string, patch any) error {
+	return c.do(ctx, http.MethodPost, "drift", map[string]any{"id": id, "patch": patch}, nil)
+}
+
+func (c *AdminClient) do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.BaseURL, "/")+adminPrefix+path, body)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("emulator admin %s %s: %s: %s", method, path, resp.Status, bytes.TrimSpace(data))
+	}
+	if out != nil {
+		return json.Unmarshal(data, out)
+	}
+	return nil
+}

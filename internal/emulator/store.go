@@ -1,0 +1,360 @@
+package emulator
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// record is one stored resource (or soft-deleted key vault).
+type record struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+	// Parent is the key of the containing subscription, resource group or resource.
+	Parent string `json:"parent"`
+	// Body is the response body once any pending operation has finished.
+	Body    json.RawMessage `json:"body"`
+	ETag    string          `json:"etag,omitempty"`
+	Created time.Time       `json:"created"`
+	Pending *pending        `json:"pending,omitempty"`
+	// Vault is, for a soft-deleted key vault, the vault's body for recovery.
+	Vault json.RawMessage `json:"vault,omitempty"`
+}
+
+// pending is a long-running operation still running on a record.
+type pending struct {
+	Op    string    `json:"op"`
+	State string    `json:"state"` // Creating, Updating or Deleting
+	Start time.Time `json:"start"`
+	Until time.Time `json:"until"`
+}
+
+// operation is the pollable status of a long-running request.
+type operation struct {
+	ID         string    `json:"id"`
+	Resource   string    `json:"resource"`
+	APIVersion string    `json:"apiVersion"`
+	Start      time.Time `json:"start"`
+	Until      time.Time `json:"until"`
+	Error      *armError `json:"error,omitempty"`
+}
+
+// journalEntry is one line of the state files: a record or operation set or
+// (when both are nil) removed.
+type journalEntry struct {
+	Table string     `json:"t"` // "r" resources, "v" deleted vaults, "o" operations
+	Key   string     `json:"k"`
+	Rec   *record    `json:"r,omitempty"`
+	Op    *operation `json:"o,omitempty"`
+}
+
+const (
+	tableResources = "r"
+	tableVaults    = "v"
+	tableOps       = "o"
+
+	snapshotFile = "state.snapshot"
+	journalFile  = "state.journal"
+	// compactAfter is the least number of journal lines before the journal is
+	// folded into a new snapshot; compaction also waits for the journal to
+	// outgrow the live state, so rewrites stay amortised O(1) per write.
+	compactAfter = 10000
+	// keepOperations is how long finished operations stay pollable.
+	keepOperations = time.Hour
+)
+
+// store holds the state in memory and, when dir is set, mirrors each change
+// as a checksummed line appended to a journal. On start the snapshot is read
+// and the journal replayed; a torn last line (a crash mid-write) fails its
+// checksum and is dropped. Compaction writes a new snapshot to a temporary
+// file, syncs it and renames it over the old one, then empties the journal;
+// replaying an old journal over a new snapshot is harmless because every line
+// sets the final value of one key. Callers serialise access.
+type store struct {
+	dir      string
+	journal  *os.File
+	journalN int
+
+	resources map[string]*record
+	children  map[string]map[string]struct{} // parent key -> child keys
+	vaults    map[string]*record
+	ops       map[string]*operation
+	// loaded counts the lines read at start, to vary generated IDs across restarts.
+	loaded int
+}
+
+func newStore(dir string) (*store, error) {
+	st := &store{
+		dir:       dir,
+		resources: map[string]*record{},
+		children:  map[string]map[string]struct{}{},
+		vaults:    map[string]*record{},
+		ops:       map[string]*operation{},
+	}
+	if dir == "" {
+		return st, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	snap := filepath.Join(dir, snapshotFile)
+	if f, err := os.Open(snap); err == nil {
+		_, complete, err := st.replay(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", snap, err)
+		}
+		if !complete {
+			return nil, fmt.Errorf("%s: snapshot is damaged", snap)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	jpath := filepath.Join(dir, journalFile)
+	j, err := os.OpenFile(jpath, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	good, _, err := st.replay(j)
+	if err != nil {
+		j.Close()
+		return nil, fmt.Errorf("%s: %w", jpath, err)
+	}
+	// Cut a torn tail so that new lines follow the last good one.
+	if err := j.Truncate(good); err != nil {
+		j.Close()
+		return nil, err
+	}
+	if _, err := j.Seek(good, io.SeekStart); err != nil {
+		j.Close()
+		return nil, err
+	}
+	st.journal = j
+	return st, nil
+}
+
+// replay applies every good line of r; it returns the offset after the last
+// good line and whether the input ended cleanly.
+func (st *store) replay(r io.Reader) (good int64, complete bool, err error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	for {
+		line, err := br.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			return good, len(line) == 0, nil
+		}
+		if err != nil {
+			return good, false, err
+		}
+		e, ok := decodeLine(line)
+		if !ok {
+			return good, false, nil
+		}
+		st.apply(e)
+		st.loaded++
+		st.journalN++
+		good += int64(len(line))
+	}
+}
+
+func encodeLine(e journalEntry) ([]byte, error) {
+	payload, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	line := make([]byte, 0, len(payload)+10)
+	line = fmt.Appendf(line, "%08x ", crc32.ChecksumIEEE(payload))
+	line = append(line, payload...)
+	return append(line, '\n'), nil
+}
+
+func decodeLine(line []byte) (journalEntry, bool) {
+	var e journalEntry
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	if len(line) < 10 || line[8] != ' ' {
+		return e, false
+	}
+	var sum uint32
+	if _, err := fmt.Sscanf(string(line[:8]), "%08x", &sum); err != nil {
+		return e, false
+	}
+	payload := line[9:]
+	if crc32.ChecksumIEEE(payload) != sum {
+		return e, false
+	}
+	return e, json.Unmarshal(payload, &e) == nil
+}
+
+// apply changes memory only.
+func (st *store) apply(e journalEntry) {
+	switch e.Table {
+	case tableResources:
+		if old := st.resources[e.Key]; old != nil {
+			delete(st.children[old.Parent], e.Key)
+			if len(st.children[old.Parent]) == 0 {
+				delete(st.children, old.Parent)
+			}
+			delete(st.resources, e.Key)
+		}
+		if e.Rec != nil {
+			st.resources[e.Key] = e.Rec
+			c := st.children[e.Rec.Parent]
+			if c == nil {
+				c = map[string]struct{}{}
+				st.children[e.Rec.Parent] = c
+			}
+			c[e.Key] = struct{}{}
+		}
+	case tableVaults:
+		if e.Rec == nil {
+			delete(st.vaults, e.Key)
+		} else {
+			st.vaults[e.Key] = e.Rec
+		}
+	case tableOps:
+		if e.Op == nil {
+			delete(st.ops, e.Key)
+		} else {
+			st.ops[e.Key] = e.Op
+		}
+	}
+}
+
+// commit applies e and appends it to the journal.
+func (st *store) commit(e journalEntry) error {
+	if st.journal != nil {
+		line, err := encodeLine(e)
+		if err != nil {
+			return err
+		}
+		if _, err := st.journal.Write(line); err != nil {
+			return fmt.Errorf("writing emulator journal: %w", err)
+		}
+		st.journalN++
+	}
+	st.apply(e)
+	return nil
+}
+
+func (st *store) putResource(k string, r *record) error {
+	return st.commit(journalEntry{Table: tableResources, Key: k, Rec: r})
+}
+
+func (st *store) deleteResource(k string) error {
+	return st.commit(journalEntry{Table: tableResources, Key: k})
+}
+
+func (st *store) putVault(k string, r *record) error {
+	return st.commit(journalEntry{Table: tableVaults, Key: k, Rec: r})
+}
+
+func (st *store) deleteVault(k string) error {
+	return st.commit(journalEntry{Table: tableVaults, Key: k})
+}
+
+func (st *store) putOp(op *operation) error {
+	return st.commit(journalEntry{Table: tableOps, Key: op.ID, Op: op})
+}
+
+// maybeCompact folds the journal into a new snapshot when it has grown past
+// both compactAfter lines and twice the live state.
+func (st *store) maybeCompact(now time.Time) error {
+	live := len(st.resources) + len(st.vaults) + len(st.ops)
+	if st.journal == nil || st.journalN < compactAfter || st.journalN < 2*live {
+		return nil
+	}
+	return st.compact(now)
+}
+
+func (st *store) compact(now time.Time) error {
+	for id, op := range st.ops {
+		if now.Sub(op.Until) > keepOperations {
+			delete(st.ops, id)
+		}
+	}
+	tmp := filepath.Join(st.dir, snapshotFile+".tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	n := 0
+	write := func(e journalEntry) error {
+		line, err := encodeLine(e)
+		if err == nil {
+			_, err = bw.Write(line)
+		}
+		n++
+		return err
+	}
+	for k, r := range st.resources {
+		if err = write(journalEntry{Table: tableResources, Key: k, Rec: r}); err != nil {
+			break
+		}
+	}
+	for k, r := range st.vaults {
+		if err == nil {
+			err = write(journalEntry{Table: tableVaults, Key: k, Rec: r})
+		}
+	}
+	for _, op := range st.ops {
+		if err == nil {
+			err = write(journalEntry{Table: tableOps, Key: op.ID, Op: op})
+		}
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(st.dir, snapshotFile))
+	}
+	if err == nil {
+		err = syncDir(st.dir)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("compacting emulator state: %w", err)
+	}
+	if err := st.journal.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := st.journal.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	st.journalN = 0
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// close syncs the journal to disk.
+func (st *store) close() error {
+	if st.journal == nil {
+		return nil
+	}
+	err := st.journal.Sync()
+	if cerr := st.journal.Close(); err == nil {
+		err = cerr
+	}
+	st.journal = nil
+	return err
+}
