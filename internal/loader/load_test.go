@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -151,9 +152,9 @@ func TestLoadErrors(t *testing.T) {
 			diags:     []string{"error: {dir}/a.yaml:15: malformed YAML: mapping values are not allowed in this context"},
 		},
 		{
-			name:  "malformed JSON reports the line of the problem",
+			name:  "malformed JSON reports the line where parsing stopped",
 			files: map[string]string{"a.json": "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"Secret\",\n  \"metadata\": {\"name\": \"s\"}\n  \"data\": {}\n}\n"},
-			diags: []string{"error: {dir}/a.json:4: malformed YAML: did not find expected ',' or '}'"},
+			diags: []string{"error: {dir}/a.json:5: malformed YAML: did not find expected ',' or '}'"},
 		},
 		{
 			name:  "errors without a line point at the document",
@@ -270,6 +271,66 @@ func TestFieldLine(t *testing.T) {
 	for _, tt := range tests {
 		if got := FieldLine(vnet, tt.path...); got != tt.want {
 			t.Errorf("FieldLine(%q) = %d, want %d", tt.path, got, tt.want)
+		}
+	}
+}
+
+// TestLoadLargeStream covers streams big enough to be decoded in parts: lines
+// stay absolute in every part and a syntax error in a late part loses only
+// its own document.
+func TestLoadLargeStream(t *testing.T) {
+	const docs = 10000 // nearly 4 × parallelChunk
+	var sb strings.Builder
+	for i := range docs {
+		fmt.Fprintf(&sb, "---\napiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: rg-%d\n", i)
+		if i == docs-10 {
+			sb.WriteString("spec: [unclosed\n")
+		}
+	}
+	if sb.Len() < 3*parallelChunk {
+		t.Fatalf("stream of %d bytes is too small to be decoded in parts", sb.Len())
+	}
+	res, diags := Load(Options{Paths: []string{"-"}, Stdin: strings.NewReader(sb.String())})
+	// Document i starts on line 5i+1 (its "---"), its object on 5i+2; the
+	// broken document pushes later ones down by one line.
+	broken := 5*(docs-10) + 6
+	check(t, "diagnostics", render(diags), []string{fmt.Sprintf("error: -:%d: malformed YAML: did not find expected ',' or ']'", broken)})
+	if len(res.Resources) != docs-1 {
+		t.Fatalf("loaded %d resources, want %d", len(res.Resources), docs-1)
+	}
+	for _, i := range []int{0, docs / 3, docs / 2, docs - 11, docs - 9, docs - 1} {
+		idx, want := i, 5*i+2
+		if i > docs-10 {
+			idx, want = i-1, want+1
+		}
+		o := res.Resources[idx]
+		if o.Name != fmt.Sprintf("rg-%d", i) || o.Source.Line != want || FieldLine(o, "metadata", "name") != want+3 {
+			t.Errorf("rg-%d: got %s at line %d (name at %d), want line %d", i, o.Name, o.Source.Line, FieldLine(o, "metadata", "name"), want)
+		}
+	}
+}
+
+func TestPartition(t *testing.T) {
+	var docs []document
+	for i := range 6 {
+		docs = append(docs, document{start: 10 * i, end: 10*i + 10, line: 2*i + 1})
+	}
+	for _, tt := range []struct {
+		n    int
+		want []int // documents per part
+	}{
+		{1, []int{6}},
+		{2, []int{3, 3}},
+		{3, []int{2, 2, 2}},
+		{4, []int{2, 2, 2}},
+		{8, []int{1, 1, 1, 1, 1, 1}},
+	} {
+		var got []int
+		for _, p := range partition(docs, tt.n) {
+			got = append(got, len(p))
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("partition(n=%d) = %v, want %v", tt.n, got, tt.want)
 		}
 	}
 }
