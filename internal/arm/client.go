@@ -1,0 +1,569 @@
+// Package arm is azk's one way to talk to Azure Resource Manager. It is built
+// on the Azure SDK's own pipeline (azcore/arm/runtime), so requests are
+// authenticated, retried on 408/429/5xx honouring Retry-After, and logged the
+// way the official tools do it; long-running operations are followed with
+// azcore's pollers (Azure-AsyncOperation, Location and body polling).
+//
+// On top of azcore the client adds what a correct apply needs: ARM errors as
+// *ResponseError with code, message and correlation ID; bounded backoff for
+// the transient ARM conditions an apply must ride through (another operation in
+// progress, replication lag after azk created a parent, RetryableError); and
+// one concurrency limit shared by every request, with reads and writes counted
+// apart so that throttled writes do not stall reads.
+package arm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	armpolicy "github.com/Azure/azure-sdk-for-go/sdk/azcore/arm/policy"
+	armruntime "github.com/Azure/azure-sdk-for-go/sdk/azcore/arm/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
+)
+
+// DefaultParallelism is how many requests azk keeps in flight at once, counted
+// separately for reads (GET, HEAD) and writes (PUT, PATCH, DELETE, POST).
+//
+// Ten matches Terraform's default -parallelism, which users already expect, and
+// stays inside ARM's per-subscription limits: ARM refills a subscription's
+// write bucket at about 10 requests a second and its read bucket at about 25,
+// while each write azk sends takes at least a round trip of several hundred
+// milliseconds, so ten concurrent writers rarely empty the bucket and a whole
+// apply of a few hundred resources still runs mostly in parallel. Larger
+// values mainly buy 429 responses; the flag is there for big subscriptions with
+// raised limits.
+const DefaultParallelism = 10
+
+// Options configures a Client. Only Credential is required; every other zero
+// value means "the default for Azure public cloud".
+type Options struct {
+	// Credential authenticates every request (see NewCredential and EmulatorCredential).
+	Credential azcore.TokenCredential
+	// Subscription is the subscription this client acts in; RoleDefinitionID looks roles up there.
+	Subscription string
+	// Cloud selects the Azure cloud; the zero value is Azure public cloud.
+	Cloud cloud.Configuration
+	// Endpoint replaces the cloud's Resource Manager URL, e.g. the emulator's
+	// "https://127.0.0.1:8443". Empty uses the cloud's.
+	Endpoint string
+	// Transport sends the HTTP requests; nil uses azcore's default. Set it to
+	// trust the emulator's certificate.
+	Transport policy.Transporter
+	// AllowHTTP permits a plain-HTTP Endpoint. The bearer token then travels in
+	// clear text, so only tests against a local emulator set it.
+	AllowHTTP bool
+	// Parallelism bounds concurrent reads and, separately, concurrent writes
+	// (0 means DefaultParallelism).
+	Parallelism int
+	Retry       RetryOptions
+	// PollFrequency is how often a long-running operation is polled when ARM
+	// sends no Retry-After (0 means 10s).
+	PollFrequency time.Duration
+	// ReplicationWindow is how long after azk created a resource a "not found"
+	// for it or anything under it is taken for ARM replication lag and retried
+	// (0 means 2 minutes).
+	ReplicationWindow time.Duration
+}
+
+// RetryOptions bounds both azcore's HTTP retries (408, 429, 500, 502, 503, 504)
+// and the client's backoff on transient ARM error codes.
+type RetryOptions struct {
+	// MaxAttempts is the number of tries of one request, first included (0 means 6).
+	MaxAttempts int
+	// Delay is the first backoff, doubled on each further try (0 means 1s).
+	Delay time.Duration
+	// MaxDelay caps every wait, including a server's Retry-After (0 means 60s).
+	MaxDelay time.Duration
+}
+
+func (o RetryOptions) withDefaults() RetryOptions {
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = 6
+	}
+	if o.Delay <= 0 {
+		o.Delay = time.Second
+	}
+	if o.MaxDelay <= 0 {
+		o.MaxDelay = time.Minute
+	}
+	return o
+}
+
+// backoff is the wait before try number attempt+1: Delay doubled per try, at most MaxDelay.
+func (o RetryOptions) backoff(attempt int) time.Duration {
+	d := o.Delay
+	for i := 1; i < attempt && d < o.MaxDelay; i++ {
+		d *= 2
+	}
+	return min(d, o.MaxDelay)
+}
+
+// Client sends ARM requests for one identity and subscription. It is safe
+// for concurrent use. Clients made from it with ForSecret share its
+// concurrency limits, its record of created resources and its role cache.
+type Client struct {
+	pipeline     runtime.Pipeline
+	endpoint     string
+	subscription string
+	opts         Options
+	shared       *sharedState
+}
+
+// sharedState is what every client of one azk run has in common.
+type sharedState struct {
+	limiter *limiter
+	created createdLog
+	roles   roleCache
+}
+
+// New builds a client on azcore's ARM pipeline.
+func New(o Options) (*Client, error) {
+	if o.Credential == nil {
+		return nil, errors.New("arm: no credential")
+	}
+	if o.Parallelism <= 0 {
+		o.Parallelism = DefaultParallelism
+	}
+	o.Retry = o.Retry.withDefaults()
+	if o.PollFrequency <= 0 {
+		o.PollFrequency = 10 * time.Second
+	}
+	if o.ReplicationWindow <= 0 {
+		o.ReplicationWindow = 2 * time.Minute
+	}
+	shared := &sharedState{limiter: newLimiter(o.Parallelism)}
+	return newClient(o, shared)
+}
+
+func newClient(o Options, shared *sharedState) (*Client, error) {
+	cfg := o.Cloud
+	if len(cfg.Services) == 0 {
+		cfg = cloud.AzurePublic
+	}
+	rm := cfg.Services[cloud.ResourceManager]
+	if o.Endpoint != "" {
+		u, err := url.Parse(o.Endpoint)
+		if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+			return nil, fmt.Errorf("endpoint %q is not an http(s) URL", o.Endpoint)
+		}
+		if u.Scheme == "http" && !o.AllowHTTP {
+			return nil, fmt.Errorf("endpoint %s is plain HTTP: the access token would travel unencrypted; use https", o.Endpoint)
+		}
+		rm.Endpoint = strings.TrimSuffix(o.Endpoint, "/")
+		cfg = cloud.Configuration{
+			ActiveDirectoryAuthorityHost: cfg.ActiveDirectoryAuthorityHost,
+			Services:                     map[cloud.ServiceName]cloud.ServiceConfiguration{cloud.ResourceManager: rm},
+		}
+	}
+	copts := &armpolicy.ClientOptions{
+		ClientOptions: policy.ClientOptions{
+			Cloud:     cfg,
+			Transport: o.Transport,
+			Retry: policy.RetryOptions{
+				MaxRetries:    int32(o.Retry.MaxAttempts - 1),
+				RetryDelay:    o.Retry.Delay,
+				MaxRetryDelay: o.Retry.MaxDelay,
+			},
+			Logging: policy.LogOptions{
+				// Bodies are never logged: PUT bodies and list-keys answers carry secrets.
+				IncludeBody:        false,
+				AllowedHeaders:     []string{headerCorrelationID, "x-ms-routing-request-id", "Azure-AsyncOperation", "Location", "ETag", "x-ms-ratelimit-remaining-subscription-reads", "x-ms-ratelimit-remaining-subscription-writes"},
+				AllowedQueryParams: []string{"api-version", "$filter", "$skiptoken"},
+			},
+			Telemetry: policy.TelemetryOptions{ApplicationID: "azk"},
+			// The retry policy clamps a server's Retry-After to MaxDelay instead of
+			// giving up: an apply should wait out a long throttle, not fail on it.
+			PerRetryPolicies: []policy.Policy{retryAfterCap{max: o.Retry.MaxDelay}},
+			PerCallPolicies:  []policy.Policy{shared.limiter},
+		},
+		// The emulator has no resource provider registration endpoint.
+		DisableRPRegistration: o.Endpoint != "",
+	}
+	copts.InsecureAllowCredentialWithHTTP = o.AllowHTTP
+	pl, err := armruntime.NewPipeline("azk", "v0.0.0", o.Credential, runtime.PipelineOptions{}, copts)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{pipeline: pl, endpoint: rm.Endpoint, subscription: o.Subscription, opts: o, shared: shared}, nil
+}
+
+// Subscription is the subscription the client acts in ("" when none was given).
+func (c *Client) Subscription() string { return c.subscription }
+
+// Endpoint is the Resource Manager URL requests go to.
+func (c *Client) Endpoint() string { return c.endpoint }
+
+// Response is a successful ARM answer.
+type Response struct {
+	// StatusCode is the HTTP status; for a finished long-running operation it
+	// is the status of the request that started it (201 means ARM created the resource).
+	StatusCode int
+	// Body is the JSON body as ARM sent it (nil when there was none).
+	Body json.RawMessage
+	// ETag is the resource's entity tag, from the ETag header or else the
+	// body's "etag" property; "" when ARM sent neither.
+	ETag string
+	// CorrelationID is ARM's x-ms-correlation-request-id, quoted in support cases.
+	CorrelationID string
+}
+
+// Get reads the resource with the given ARM ID. A missing resource is a
+// *ResponseError for which IsNotFound is true.
+func (c *Client) Get(ctx context.Context, id, apiVersion string) (*Response, error) {
+	u, err := c.url(id, apiVersion)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.send(ctx, http.MethodGet, id, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	return newResponse(resp, resp.StatusCode)
+}
+
+// Put creates or replaces a resource with body (any value encoding/json
+// accepts, typically map[string]any or json.RawMessage) and returns the
+// operation; call Wait for its result.
+func (c *Client) Put(ctx context.Context, id, apiVersion string, body any) (*Operation, error) {
+	return c.start(ctx, http.MethodPut, id, apiVersion, body)
+}
+
+// Patch updates a resource with a merge-patch body and returns the operation.
+func (c *Client) Patch(ctx context.Context, id, apiVersion string, body any) (*Operation, error) {
+	return c.start(ctx, http.MethodPatch, id, apiVersion, body)
+}
+
+// Delete deletes a resource and returns the operation. Deleting a resource
+// that does not exist succeeds, as ARM answers 204.
+func (c *Client) Delete(ctx context.Context, id, apiVersion string) (*Operation, error) {
+	return c.start(ctx, http.MethodDelete, id, apiVersion, nil)
+}
+
+// List reads every item of a collection, following nextLink from page to
+// page. path is an ARM path such as "/subscriptions/{s}/resourceGroups/{rg}/resources",
+// optionally with a query ("...?$filter=...").
+func (c *Client) List(ctx context.Context, path, apiVersion string) ([]json.RawMessage, error) {
+	first, err := c.url(path, apiVersion)
+	if err != nil {
+		return nil, err
+	}
+	type page struct {
+		Value    []json.RawMessage `json:"value"`
+		NextLink string            `json:"nextLink"`
+	}
+	pager := runtime.NewPager(runtime.PagingHandler[page]{
+		More: func(p page) bool { return p.NextLink != "" },
+		Fetcher: func(ctx context.Context, prev *page) (page, error) {
+			u := first
+			if prev != nil {
+				var err error
+				if u, err = c.nextLink(prev.NextLink, apiVersion); err != nil {
+					return page{}, fmt.Errorf("GET %s: %w", path, err)
+				}
+			}
+			resp, err := c.send(ctx, http.MethodGet, path, u, nil)
+			if err != nil {
+				return page{}, err
+			}
+			var p page
+			if err := runtime.UnmarshalAsJSON(resp, &p); err != nil {
+				return page{}, fmt.Errorf("GET %s: reading page: %w", path, err)
+			}
+			return p, nil
+		},
+	})
+	var items []json.RawMessage
+	for pager.More() {
+		p, err := pager.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, p.Value...)
+	}
+	return items, nil
+}
+
+// NoteCreated tells the client that azk itself just created the resource id,
+// so that for a short while (Options.ReplicationWindow) a "not found" for it or
+// for anything under it is ARM replication lag and retried, not a failure.
+// Successful PUTs that answered 201 are noted automatically.
+func (c *Client) NoteCreated(id string) { c.shared.created.note(id, time.Now()) }
+
+// url is the endpoint joined with an ARM path (which may carry a query) and the api-version.
+func (c *Client) url(path, apiVersion string) (string, error) {
+	if !strings.HasPrefix(path, "/") {
+		return "", fmt.Errorf("%q is not an ARM path: it must start with /", path)
+	}
+	if apiVersion == "" {
+		return "", fmt.Errorf("%s: no api-version", path)
+	}
+	p, rawQuery, _ := strings.Cut(path, "?")
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return "", fmt.Errorf("%s: bad query: %w", path, err)
+	}
+	q.Set("api-version", apiVersion)
+	u, err := url.Parse(c.endpoint)
+	if err != nil {
+		return "", err
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + p
+	u.RawQuery = encodeQuery(q)
+	return u.String(), nil
+}
+
+// nextLink checks that a page's nextLink stays on the ARM endpoint, so the
+// bearer token is never sent to a host a response body named.
+func (c *Client) nextLink(link, apiVersion string) (string, error) {
+	u, err := url.Parse(link)
+	if err != nil {
+		return "", fmt.Errorf("bad nextLink %q: %w", link, err)
+	}
+	ep, _ := url.Parse(c.endpoint)
+	if !strings.EqualFold(u.Host, ep.Host) || u.Scheme != ep.Scheme {
+		return "", fmt.Errorf("nextLink leaves %s (%s://%s): not followed", c.endpoint, u.Scheme, u.Host)
+	}
+	q := u.Query()
+	if q.Get("api-version") == "" {
+		q.Set("api-version", apiVersion)
+		u.RawQuery = encodeQuery(q)
+	}
+	return u.String(), nil
+}
+
+// encodeQuery encodes spaces as %20: OData $filter expressions are not form data.
+func encodeQuery(q url.Values) string { return strings.ReplaceAll(q.Encode(), "+", "%20") }
+
+// send issues one request through the pipeline (which retries HTTP-level
+// failures) and rides through transient ARM conditions with bounded backoff.
+// id names the resource in errors; target is the full URL.
+func (c *Client) send(ctx context.Context, method, id, target string, body any) (*http.Response, error) {
+	var payload []byte
+	if body != nil {
+		var err error
+		if payload, err = json.Marshal(body); err != nil {
+			return nil, fmt.Errorf("%s %s: encoding body: %w", method, id, err)
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		req, err := runtime.NewRequest(ctx, method, target)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", method, id, err)
+		}
+		if payload != nil {
+			if err := req.SetBody(streaming.NopCloser(bytes.NewReader(payload)), "application/json"); err != nil {
+				return nil, err
+			}
+		}
+		started := time.Now()
+		resp, err := c.pipeline.Do(req)
+		if err != nil {
+			return nil, requestFailed(method, id, started, err)
+		}
+		if runtime.HasStatusCode(resp, http.StatusOK, http.StatusCreated, http.StatusAccepted, http.StatusNoContent) {
+			return resp, nil
+		}
+		rerr := newResponseError(method, id, resp)
+		wait, ok := c.transientWait(rerr, method, id, attempt, resp)
+		if !ok {
+			if attempt > 1 {
+				rerr.Attempts = attempt
+			}
+			return nil, rerr
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return nil, fmt.Errorf("%s %s: cancelled while waiting to retry %s: %w", method, id, rerr.Code, err)
+		}
+	}
+}
+
+// transientWait decides whether a failed request is a transient ARM condition
+// worth another try, and how long to wait first.
+func (c *Client) transientWait(e *ResponseError, method, id string, attempt int, resp *http.Response) (time.Duration, bool) {
+	if attempt >= c.opts.Retry.MaxAttempts {
+		return 0, false
+	}
+	switch {
+	case strings.EqualFold(e.Code, CodeAnotherOperationInProgress), strings.EqualFold(e.Code, CodeRetryableError):
+	case strings.EqualFold(e.Code, CodeParentResourceNotFound), strings.EqualFold(e.Code, CodeResourceGroupNotFound):
+		if !c.shared.created.underRecent(id, c.opts.ReplicationWindow, time.Now()) {
+			return 0, false
+		}
+	case e.StatusCode == http.StatusNotFound && method == http.MethodGet:
+		// A read right after azk's own create may reach a replica that has not seen it yet.
+		if !c.shared.created.underRecent(id, c.opts.ReplicationWindow, time.Now()) {
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	if ra := retryAfter(resp); ra > 0 {
+		return min(ra, c.opts.Retry.MaxDelay), true
+	}
+	return c.opts.Retry.backoff(attempt), true
+}
+
+func requestFailed(method, id string, started time.Time, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s %s: cancelled after %s in flight: %w", method, id, time.Since(started).Round(time.Millisecond), err)
+	}
+	return fmt.Errorf("%s %s: %w", method, id, err)
+}
+
+func newResponse(resp *http.Response, status int) (*Response, error) {
+	body, err := runtime.Payload(resp)
+	if err != nil {
+		return nil, err
+	}
+	r := &Response{StatusCode: status, CorrelationID: resp.Header.Get(headerCorrelationID), ETag: resp.Header.Get("ETag")}
+	if len(bytes.TrimSpace(body)) > 0 {
+		r.Body = json.RawMessage(body)
+	}
+	if r.ETag == "" {
+		r.ETag = bodyETag(r.Body)
+	}
+	return r, nil
+}
+
+func bodyETag(body json.RawMessage) string {
+	var v struct {
+		ETag string `json:"etag"`
+	}
+	if len(body) > 0 && json.Unmarshal(body, &v) == nil {
+		return v.ETag
+	}
+	return ""
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// createdLog remembers when azk created which resources (by lower-cased ID).
+type createdLog struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+func (l *createdLog) note(id string, t time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.at == nil {
+		l.at = map[string]time.Time{}
+	}
+	l.at[strings.ToLower(strings.TrimSuffix(id, "/"))] = t
+}
+
+func (l *createdLog) forget(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.at, strings.ToLower(strings.TrimSuffix(id, "/")))
+}
+
+// underRecent reports whether id or one of its ancestors was created within window before now.
+func (l *createdLog) underRecent(id string, window time.Duration, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p := strings.ToLower(strings.TrimSuffix(id, "/"))
+	for p != "" {
+		if t, ok := l.at[p]; ok && now.Sub(t) <= window {
+			return true
+		}
+		i := strings.LastIndexByte(p, '/')
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return false
+}
+
+// limiter is a pipeline policy bounding requests in flight, with separate
+// slots for reads and writes: ARM throttles a subscription's reads and writes
+// in separate buckets, so a write storm waiting out 429s must not hold the
+// slots reads need. It sits before the retry policy, so a request keeps its
+// slot while it waits out a Retry-After, which is the backpressure wanted.
+type limiter struct {
+	reads, writes chan struct{}
+}
+
+func newLimiter(n int) *limiter {
+	return &limiter{reads: make(chan struct{}, n), writes: make(chan struct{}, n)}
+}
+
+func (l *limiter) Do(req *policy.Request) (*http.Response, error) {
+	slots := l.writes
+	if m := req.Raw().Method; m == http.MethodGet || m == http.MethodHead {
+		slots = l.reads
+	}
+	select {
+	case slots <- struct{}{}:
+	case <-req.Raw().Context().Done():
+		return nil, req.Raw().Context().Err()
+	}
+	defer func() { <-slots }()
+	return req.Next()
+}
+
+// retryAfterCap sits inside azcore's retry loop and lowers a Retry-After
+// longer than the configured maximum to that maximum, because azcore's retry
+// policy gives up outright on a Retry-After above MaxRetryDelay.
+type retryAfterCap struct{ max time.Duration }
+
+func (p retryAfterCap) Do(req *policy.Request) (*http.Response, error) {
+	resp, err := req.Next()
+	if err == nil && retryAfter(resp) > p.max {
+		resp.Header.Del("Retry-After")
+		resp.Header.Del("x-ms-retry-after-ms")
+		resp.Header.Set("retry-after-ms", fmt.Sprint(p.max.Milliseconds()))
+	}
+	return resp, err
+}
+
+// retryAfter reads the delay a response asks for: retry-after-ms,
+// x-ms-retry-after-ms, or Retry-After in seconds or as an HTTP date.
+func retryAfter(resp *http.Response) time.Duration {
+	if resp == nil {
+		return 0
+	}
+	for _, h := range []string{"retry-after-ms", "x-ms-retry-after-ms"} {
+		var ms int64
+		if v := resp.Header.Get(h); v != "" {
+			if _, err := fmt.Sscan(v, &ms); err == nil && ms > 0 {
+				return time.Duration(ms) * time.Millisecond
+			}
+		}
+	}
+	v := resp.Header.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	var s int64
+	if _, err := fmt.Sscan(v, &s); err == nil {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return time.Until(t)
+	}
+	return 0
+}

@@ -1,0 +1,125 @@
+package arm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+)
+
+// ARM error codes the client treats specially.
+const (
+	// CodeAnotherOperationInProgress: a sibling or parent is being changed
+	// (subnets of one virtual network, for example); retried with backoff.
+	CodeAnotherOperationInProgress = "AnotherOperationInProgress"
+	// CodeRetryableError: the resource provider asks for the request to be sent again.
+	CodeRetryableError = "RetryableError"
+	// CodeParentResourceNotFound and CodeResourceGroupNotFound are retried only
+	// shortly after azk created the parent (replication lag), else they fail fast.
+	CodeParentResourceNotFound = "ParentResourceNotFound"
+	CodeResourceGroupNotFound  = "ResourceGroupNotFound"
+)
+
+const headerCorrelationID = "x-ms-correlation-request-id"
+
+// ResponseError is ARM's answer to a request that failed, or the failure of a
+// long-running operation.
+type ResponseError struct {
+	// Method and ID say what was asked: "PUT" and the resource's ARM ID (or the listed path).
+	Method, ID string
+	// StatusCode is the HTTP status of the failing response; 0 when a
+	// long-running operation ARM had accepted failed later.
+	StatusCode int
+	// Code and Message are ARM's error.code and error.message.
+	Code, Message string
+	// CorrelationID is x-ms-correlation-request-id; RequestID is x-ms-request-id.
+	CorrelationID, RequestID string
+	// Attempts is how many times the request was sent when transient-error
+	// backoff gave up (0 when it was not retried).
+	Attempts int
+}
+
+func (e *ResponseError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s:", e.Method, e.ID)
+	if e.StatusCode == 0 {
+		b.WriteString(" operation failed")
+	} else {
+		fmt.Fprintf(&b, " %d", e.StatusCode)
+	}
+	if e.Code != "" {
+		fmt.Fprintf(&b, " %s", e.Code)
+	}
+	if e.Message != "" {
+		fmt.Fprintf(&b, ": %s", e.Message)
+	}
+	if e.Attempts > 0 {
+		fmt.Fprintf(&b, " (gave up after %d attempts)", e.Attempts)
+	}
+	switch {
+	case e.CorrelationID != "":
+		fmt.Fprintf(&b, " (correlation ID %s)", e.CorrelationID)
+	case e.RequestID != "":
+		fmt.Fprintf(&b, " (request ID %s)", e.RequestID)
+	}
+	return b.String()
+}
+
+// IsNotFound reports whether err is ARM's 404 for a resource.
+func IsNotFound(err error) bool {
+	var e *ResponseError
+	return errors.As(err, &e) && e.StatusCode == http.StatusNotFound
+}
+
+// newResponseError reads ARM's error body, which is {"error":{"code","message"}}
+// for requests, {"status":"Failed","error":{...}} for operations, and bare
+// {"code","message"} from a few resource providers.
+func newResponseError(method, id string, resp *http.Response) *ResponseError {
+	e := &ResponseError{
+		Method:        method,
+		ID:            id,
+		StatusCode:    resp.StatusCode,
+		CorrelationID: resp.Header.Get(headerCorrelationID),
+		RequestID:     resp.Header.Get("x-ms-request-id"),
+	}
+	type armError struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}
+	var body struct {
+		armError
+		Error *armError `json:"error"`
+	}
+	if payload, err := runtime.Payload(resp); err == nil && json.Unmarshal(payload, &body) == nil {
+		if body.Error != nil {
+			e.Code, e.Message = body.Error.Code, body.Error.Message
+		} else {
+			e.Code, e.Message = body.Code, body.Message
+		}
+	}
+	if e.Message == "" {
+		e.Message = http.StatusText(resp.StatusCode)
+	}
+	return e
+}
+
+// fromAzcore turns the *azcore.ResponseError a poller returns for a failed
+// operation into a *ResponseError about the operation's resource.
+func fromAzcore(method, id string, err error) error {
+	var ae *azcore.ResponseError
+	if !errors.As(err, &ae) || ae.RawResponse == nil {
+		return fmt.Errorf("%s %s: %w", method, id, err)
+	}
+	e := newResponseError(method, id, ae.RawResponse)
+	if ae.RawResponse.StatusCode < 300 {
+		e.StatusCode = 0
+	}
+	if e.Code == "" {
+		e.Code = ae.ErrorCode
+	}
+	return e
+}

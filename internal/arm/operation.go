@@ -1,0 +1,201 @@
+package arm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+)
+
+// Operation is a write (PUT, PATCH, DELETE) that ARM accepted. It may have
+// finished already or run on as a long-running operation; Wait follows it to
+// the end with azcore's poller.
+type Operation struct {
+	// Method and ID say what was asked.
+	Method, ID string
+
+	client *Client
+	target string
+	body   any
+	poller *runtime.Poller[json.RawMessage]
+
+	started       time.Time
+	startStatus   int
+	correlationID string
+	monitor       string        // the URL ARM gave for following the operation, query removed
+	state         string        // the last status or provisioningState seen
+	delay         time.Duration // the last Retry-After seen
+}
+
+func (c *Client) start(ctx context.Context, method, id, apiVersion string, body any) (*Operation, error) {
+	target, err := c.url(id, apiVersion)
+	if err != nil {
+		return nil, err
+	}
+	o := &Operation{Method: method, ID: id, client: c, target: target, body: body}
+	if err := o.begin(ctx); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// begin sends the request that starts the operation.
+func (o *Operation) begin(ctx context.Context) error {
+	resp, err := o.client.send(ctx, o.Method, o.ID, o.target, o.body)
+	if err != nil {
+		return err
+	}
+	o.started = time.Now()
+	o.startStatus = resp.StatusCode
+	o.correlationID = resp.Header.Get(headerCorrelationID)
+	o.monitor = ""
+	for _, h := range []string{"Azure-AsyncOperation", "Operation-Location", "Location"} {
+		if v := resp.Header.Get(h); v != "" {
+			o.monitor = withoutQuery(v)
+			break
+		}
+	}
+	o.observe(resp)
+	p, err := runtime.NewPoller[json.RawMessage](resp, o.client.pipeline, nil)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", o.Method, o.ID, err)
+	}
+	o.poller = p
+	return nil
+}
+
+// Wait follows the operation until it ends and returns the resource as ARM
+// finally describes it (no Body after a delete). A failed operation is a
+// *ResponseError with StatusCode 0; one that failed with a transient code
+// (AnotherOperationInProgress, RetryableError) is started again with bounded
+// backoff. When ctx ends first, the error says what was still in flight and
+// wraps ctx.Err().
+func (o *Operation) Wait(ctx context.Context) (*Response, error) {
+	retry := o.client.opts.Retry
+	for attempt := 1; ; attempt++ {
+		body, err := o.follow(ctx)
+		if err == nil {
+			return o.finish(body), nil
+		}
+		var re *ResponseError
+		if !errors.As(err, &re) || re.StatusCode != 0 || !isRetryableFailure(re.Code) {
+			return nil, err
+		}
+		if attempt >= retry.MaxAttempts {
+			re.Attempts = attempt
+			return nil, re
+		}
+		if serr := sleep(ctx, retry.backoff(attempt)); serr != nil {
+			return nil, fmt.Errorf("%s %s: cancelled while waiting to retry %s: %w", o.Method, o.ID, re.Code, serr)
+		}
+		if err := o.begin(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func isRetryableFailure(code string) bool {
+	return strings.EqualFold(code, CodeAnotherOperationInProgress) || strings.EqualFold(code, CodeRetryableError)
+}
+
+// follow polls until the poller is done and returns its result.
+func (o *Operation) follow(ctx context.Context) (json.RawMessage, error) {
+	opts := o.client.opts
+	for !o.poller.Done() {
+		d := o.delay
+		if d <= 0 {
+			d = opts.PollFrequency
+		}
+		if err := sleep(ctx, min(d, opts.Retry.MaxDelay)); err != nil {
+			return nil, o.interrupted(err)
+		}
+		resp, err := o.poller.Poll(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, o.interrupted(ctx.Err())
+			}
+			return nil, fromAzcore(o.Method, o.ID, err)
+		}
+		o.observe(resp)
+	}
+	body, err := o.poller.Result(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, o.interrupted(ctx.Err())
+		}
+		return nil, fromAzcore(o.Method, o.ID, err)
+	}
+	return body, nil
+}
+
+func (o *Operation) finish(body json.RawMessage) *Response {
+	switch {
+	case o.Method == http.MethodPut && o.startStatus == http.StatusCreated:
+		o.client.shared.created.note(o.ID, time.Now())
+	case o.Method == http.MethodDelete:
+		o.client.shared.created.forget(o.ID)
+	}
+	r := &Response{StatusCode: o.startStatus, CorrelationID: o.correlationID}
+	if len(body) > 0 && string(body) != "null" {
+		r.Body = body
+		r.ETag = bodyETag(body)
+	}
+	return r
+}
+
+// observe keeps what a response says about progress: the operation's status
+// or the resource's provisioningState, and the Retry-After.
+func (o *Operation) observe(resp *http.Response) {
+	o.delay = retryAfter(resp)
+	payload, err := runtime.Payload(resp)
+	if err != nil || len(payload) == 0 {
+		return
+	}
+	var body struct {
+		Status     string `json:"status"`
+		Properties struct {
+			ProvisioningState string `json:"provisioningState"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(payload, &body) != nil {
+		return
+	}
+	if body.Status != "" {
+		o.state = body.Status
+	} else if body.Properties.ProvisioningState != "" {
+		o.state = body.Properties.ProvisioningState
+	}
+}
+
+// interrupted describes the operation that was in flight when ctx ended.
+func (o *Operation) interrupted(err error) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: stopped waiting after %s", o.Method, o.ID, time.Since(o.started).Round(time.Millisecond))
+	b.WriteString("; the operation may still be running in Azure")
+	if o.state != "" {
+		fmt.Fprintf(&b, " (last status %s)", o.state)
+	}
+	if o.monitor != "" {
+		fmt.Fprintf(&b, ", operation %s", o.monitor)
+	}
+	if o.correlationID != "" {
+		fmt.Fprintf(&b, ", correlation ID %s", o.correlationID)
+	}
+	return fmt.Errorf("%s: %w", b.String(), err)
+}
+
+// withoutQuery drops a URL's query, which for ARM operation URLs holds signatures.
+func withoutQuery(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	u.RawQuery = ""
+	return u.String()
+}
