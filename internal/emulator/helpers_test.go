@@ -51,7 +51,7 @@ func start(t testing.TB, opts Options, retry bool) *client {
 func newClient(t testing.TB, run *Running, retry bool) *client {
 	ro := policy.RetryOptions{MaxRetries: -1}
 	if retry {
-		ro = policy.RetryOptions{MaxRetries: 5, RetryDelay: 10 * time.Millisecond, MaxRetryDelay: 50 * time.Millisecond}
+		ro = policy.RetryOptions{MaxRetries: 8, RetryDelay: 10 * time.Millisecond, MaxRetryDelay: 2 * time.Second}
 	}
 	bearer := runtime.NewBearerTokenPolicy(fakeCredential{}, []string{"https://management.azure.com/.default"},
 		&policy.BearerTokenOptions{InsecureAllowCredentialWithHTTP: true})
