@@ -1,0 +1,184 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/azkcli/azk/internal/emulator"
+)
+
+func init() { subcommands = append(subcommands, newEmulatorCommand) }
+
+func newEmulatorCommand(g *globalOptions) *cobra.Command {
+	var (
+		addr, stateDir  string
+		insecureHTTP    bool
+		opts            emulator.Options
+		lro, fail, drft []string
+		conflicts       []string
+		readLimit       string
+		writeLimit      string
+	)
+	cmd := &cobra.Command{
+		Use:   "emulator",
+		Short: "Serve a local emulator of the Azure Resource Manager API",
+		Long: `azk emulator serves an in-process, persistent emulator of the Azure Resource
+Manager REST API: resource CRUD on ARM paths, long-running operations, cascade
+delete, ETags, built-in role definitions, key vault soft delete, and faults on
+demand. Tokens are accepted without checking, but a Bearer token is required.
+
+Faults can also be changed while it runs through the admin API:
+GET/PUT /_emulator/faults and POST /_emulator/drift.`,
+		Example: `  azk emulator --insecure-http --addr 127.0.0.1:8080
+  azk emulator --lro 'Microsoft.Network/*=2s' --lro 'Microsoft.Resources/resourceGroups=0,5s'
+  azk emulator --seed 42 --transient-rate 0.1 --write-limit 20/1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.StateDir = stateDir
+			var err error
+			if opts.LRO, err = parseLRORules(lro); err != nil {
+				return err
+			}
+			if opts.Faults.Failures, err = parseFailures(fail); err != nil {
+				return err
+			}
+			if opts.Faults.Drifts, err = parseDrifts(drft); err != nil {
+				return err
+			}
+			opts.Faults.ConflictTypes = conflicts
+			if opts.Faults.ReadLimit, err = parseRateLimit("--read-limit", readLimit); err != nil {
+				return err
+			}
+			if opts.Faults.WriteLimit, err = parseRateLimit("--write-limit", writeLimit); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			run, err := emulator.Start(ctx, opts, addr, !insecureHTTP)
+			if err != nil {
+				return err
+			}
+			out := g.stdout
+			fmt.Fprintf(out, "azk emulator listening on %s (state: %s)\n", run.URL, stateLabel(stateDir))
+			if run.Fingerprint != "" {
+				fmt.Fprintf(out, "certificate SHA-256 fingerprint: %s\n", run.Fingerprint)
+			}
+			fmt.Fprintf(out, "\nclients need:\n  export AZK_ENDPOINT=%s\n  export AZURE_SUBSCRIPTION_ID=00000000-0000-0000-0000-000000000000\n", run.URL)
+			if run.Fingerprint != "" {
+				fmt.Fprintf(out, "  export AZK_ENDPOINT_CERT_SHA256=%s\n", strings.ReplaceAll(run.Fingerprint, ":", ""))
+			}
+			return run.Wait()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:8443", "address to listen on (loopback only unless you say otherwise)")
+	f.StringVar(&stateDir, "state", ".azk/emulator", "directory keeping the state across restarts (empty: in memory)")
+	f.BoolVar(&insecureHTTP, "insecure-http", false, "serve plain HTTP instead of HTTPS with a self-signed certificate")
+	f.Int64Var(&opts.Seed, "seed", 0, "seed for every random decision, so that faults repeat")
+	f.IntVar(&opts.PageSize, "page-size", 100, "items per list page before a nextLink")
+	f.StringArrayVar(&lro, "lro", nil, "make a resource type long-running: GLOB=WRITE[,DELETE] durations (repeatable)")
+	f.DurationVar(&opts.Faults.Latency, "latency", 0, "delay every request")
+	f.Float64Var(&opts.Faults.ThrottleRate, "throttle-rate", 0, "share of requests answered 429")
+	f.StringVar(&readLimit, "read-limit", "", "per-subscription read token bucket BURST/PER_SECOND, e.g. 250/25")
+	f.StringVar(&writeLimit, "write-limit", "", "per-subscription write token bucket BURST/PER_SECOND, e.g. 200/10")
+	f.Float64Var(&opts.Faults.TransientRate, "transient-rate", 0, "share of requests answered 500 or 503")
+	f.StringArrayVar(&conflicts, "conflict-type", nil, "child type GLOB answering 409 AnotherOperationInProgress while a sibling's operation runs (repeatable)")
+	f.DurationVar(&opts.Faults.ReplicationLag, "replication-lag", 0, "window after a resource group is created during which PUTs into it get 404")
+	f.Float64Var(&opts.Faults.ReplicationLagRate, "replication-lag-rate", 0, "share of PUTs in the lag window that get 404 (0: all)")
+	f.StringArrayVar(&fail, "fail", nil, "make writes of a type fail: GLOB=AFTER[,CODE] (repeatable)")
+	f.StringArrayVar(&drft, "drift", nil, "change resources of a type after each write: GLOB=AFTER,JSON_MERGE_PATCH (repeatable)")
+	return cmd
+}
+
+func stateLabel(dir string) string {
+	if dir == "" {
+		return "in memory"
+	}
+	return dir
+}
+
+// splitRule splits "GLOB=REST".
+func splitRule(flag, s string) (string, string, error) {
+	glob, rest, ok := strings.Cut(s, "=")
+	if !ok || glob == "" || rest == "" {
+		return "", "", fmt.Errorf("%s %q: want GLOB=...", flag, s)
+	}
+	return glob, rest, nil
+}
+
+func parseLRORules(specs []string) ([]emulator.LRORule, error) {
+	var out []emulator.LRORule
+	for _, s := range specs {
+		glob, rest, err := splitRule("--lro", s)
+		if err != nil {
+			return nil, err
+		}
+		w, d, hasDelete := strings.Cut(rest, ",")
+		rule := emulator.LRORule{Type: glob}
+		if rule.Write, err = time.ParseDuration(w); err != nil {
+			return nil, fmt.Errorf("--lro %q: write duration: %w", s, err)
+		}
+		rule.Delete = rule.Write
+		if hasDelete {
+			if rule.Delete, err = time.ParseDuration(d); err != nil {
+				return nil, fmt.Errorf("--lro %q: delete duration: %w", s, err)
+			}
+		}
+		out = append(out, rule)
+	}
+	return out, nil
+}
+
+func parseFailures(specs []string) ([]emulator.FailureRule, error) {
+	var out []emulator.FailureRule
+	for _, s := range specs {
+		glob, rest, err := splitRule("--fail", s)
+		if err != nil {
+			return nil, err
+		}
+		after, code, _ := strings.Cut(rest, ",")
+		r := emulator.FailureRule{Type: glob, Code: code}
+		if r.After, err = time.ParseDuration(after); err != nil {
+			return nil, fmt.Errorf("--fail %q: %w", s, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func parseDrifts(specs []string) ([]emulator.DriftRule, error) {
+	var out []emulator.DriftRule
+	for _, s := range specs {
+		glob, rest, err := splitRule("--drift", s)
+		if err != nil {
+			return nil, err
+		}
+		after, patch, ok := strings.Cut(rest, ",")
+		if !ok || !json.Valid([]byte(patch)) {
+			return nil, fmt.Errorf("--drift %q: want GLOB=AFTER,JSON_MERGE_PATCH", s)
+		}
+		r := emulator.DriftRule{Type: glob, Patch: json.RawMessage(patch)}
+		if r.After, err = time.ParseDuration(after); err != nil {
+			return nil, fmt.Errorf("--drift %q: %w", s, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func parseRateLimit(flag, s string) (emulator.RateLimit, error) {
+	if s == "" {
+		return emulator.RateLimit{}, nil
+	}
+	var l emulator.RateLimit
+	if _, err := fmt.Sscanf(s, "%d/%g", &l.Burst, &l.PerSecond); err != nil || l.Burst <= 0 || l.PerSecond < 0 {
+		return l, fmt.Errorf("%s %q: want BURST/PER_SECOND, e.g. 250/25", flag, s)
+	}
+	return l, nil
+}
