@@ -126,9 +126,28 @@ func (r *Registry) loadGroup(group string) error {
 				return
 			}
 			k.Spec, k.Status = e.Spec, e.Status
+			markInline(k.Spec, k.IsARM())
+			markInline(k.Status, k.IsARM())
 		}
 	})
 	return g.err
+}
+
+// markInline restores the empty ARM path of one-of alternatives, which JSON
+// cannot tell apart from a nil one (the ARM tag is omitempty). Alternatives
+// of a one-of that reaches ARM stand inline in the wrapper's ARM object.
+func markInline(f *Field, reachesARM bool) {
+	if f == nil || f.Ref != "" {
+		return
+	}
+	for _, c := range f.Fields {
+		if f.OneOf && reachesARM && c.ARM == nil {
+			c.ARM = []string{}
+		}
+		markInline(c, c.ARM != nil)
+	}
+	markInline(f.Items, reachesARM)
+	markInline(f.Values, reachesARM)
 }
 
 func readGzipJSON(fsys fs.FS, name string, v any) error {

@@ -301,6 +301,13 @@ func (p *pairer) root(s *schema, kube, arm *goNode, path string, isARM bool) *re
 	if isARM && arm == nil {
 		*p.unpaired = append(*p.unpaired, p.gvk+" "+path+": no ARM tree")
 	}
+	if path == "spec" && arm != nil {
+		// The top-level ARM name comes from azureName; a spec field called
+		// name belongs under properties.
+		trimmed := *arm
+		trimmed.Fields = slices.DeleteFunc(slices.Clone(arm.Fields), func(n *goNode) bool { return n.Name == "Name" })
+		arm = &trimmed
+	}
 	return p.field(s, kube, kube.Type, arm, armType(arm), path, isARM && arm != nil)
 }
 
@@ -374,8 +381,11 @@ func (p *pairer) properties(s *schema, kube, arm *goNode, path string, wantARM, 
 				armPath, leaf, childWant = []string{}, chain[0], true
 			}
 		default:
-			if chain := p.locate(arm, gf, pr.json, goFields, path == "spec" || path == "status"); chain != nil {
-				armPath, leaf, childWant = p.armJSONPath(chain, gf, pr.json), chain[len(chain)-1], true
+			if chain, names := p.locate(arm, gf, pr.json, goFields, path == "spec" || path == "status"); chain != nil {
+				if names == nil {
+					names = p.armJSONPath(chain, gf, pr.json)
+				}
+				armPath, leaf, childWant = names, chain[len(chain)-1], true
 			}
 		}
 		if wantARM && gf != nil && leaf == nil && !(path == "spec" && neverSent(gf)) && !(path == "status" && gf.Name == "Conditions") {
@@ -465,26 +475,54 @@ func sameType(a, b goType) bool {
 }
 
 // armJSONPath spells the chain of ARM Go fields as JSON names. The last one
-// shares its JSON name with the Kubernetes field when the names agree;
-// otherwise the name is looked up in the CRD (status mirrors ARM), else it is
-// the Go name with a lower-case first letter.
+// is spelled like the Kubernetes field when the names agree; a reference
+// keeps the spelling of the name it was derived from (workspaceResourceReference
+// lands in workspaceResourceId, vnetSubnetReference in vnetSubnetID). Other
+// names are looked up in the CRD, status first (it mirrors the ARM GET body),
+// else they are the Go name with a lower-case first letter.
 func (p *pairer) armJSONPath(chain []*goNode, gf *goNode, kubeJSON string) []string {
 	out := make([]string, len(chain))
 	for i, n := range chain {
 		norm := normalize(n.Name)
+		last := i == len(chain)-1
 		switch {
-		case i == len(chain)-1 && norm == normalize(gf.Name):
+		case last && norm == normalize(gf.Name):
 			out[i] = kubeJSON
+		case last && derivedName(kubeJSON, n.Name) != "":
+			out[i] = derivedName(kubeJSON, n.Name)
 		case norm == "properties":
 			out[i] = "properties"
 		case p.names[norm] != "":
 			out[i] = p.names[norm]
 		default:
-			out[i] = strings.ToLower(n.Name[:1]) + n.Name[1:]
+			out[i] = lowerFirst(n.Name)
 		}
 	}
 	return out
 }
+
+// derivedName spells ARM Go name armGo after the Kubernetes JSON name it was
+// renamed to: kubeJSON without its reference suffix, followed by the rest of
+// armGo. It returns "" when kubeJSON carries no such suffix or armGo does not
+// start with the remaining base.
+func derivedName(kubeJSON, armGo string) string {
+	for _, suffix := range []string{"References", "Reference", "FromConfig", "FromSecret"} {
+		base, ok := strings.CutSuffix(kubeJSON, suffix)
+		if !ok {
+			continue
+		}
+		if base == "" {
+			return lowerFirst(armGo)
+		}
+		if len(armGo) >= len(base) && strings.EqualFold(armGo[:len(base)], base) {
+			return base + armGo[len(base):]
+		}
+		return ""
+	}
+	return ""
+}
+
+func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
 
 // locate finds the ARM field that Go field gf (JSON name json, Go siblings
 // siblings) lands in. Besides the plain name rules of findARM it knows three
@@ -494,14 +532,17 @@ func (p *pairer) armJSONPath(chain []*goNode, gf *goNode, kubeJSON string) []str
 //     with the kind (Rule's ruleConditions is ARM conditions);
 //   - a Reference may stand for an ARM object holding only an Id
 //     (ipamPoolPrefixAllocations[].reference is pool.id; in status, id).
-func (p *pairer) locate(arm, gf *goNode, json string, siblings []*goNode, atRoot bool) []*goNode {
+//
+// When the JSON spelling of the path is known from the name itself it is
+// returned too; otherwise names is nil.
+func (p *pairer) locate(arm, gf *goNode, json string, siblings []*goNode, atRoot bool) (chain []*goNode, names []string) {
 	if chain := findARM(arm, gf); chain != nil {
-		return chain
+		return chain, nil
 	}
 	if strings.Contains(json, "_") {
-		var chain []*goNode
+		segs := strings.Split(json, "_")
 		at := arm
-		for _, seg := range strings.Split(json, "_") {
+		for _, seg := range segs {
 			n := at.fieldNorm(normalize(seg))
 			if n == nil {
 				chain = nil
@@ -510,12 +551,12 @@ func (p *pairer) locate(arm, gf *goNode, json string, siblings []*goNode, atRoot
 			chain, at = append(chain, n), n
 		}
 		if chain != nil {
-			return chain
+			return chain, segs
 		}
 	}
 	if rest, ok := strings.CutPrefix(normalize(gf.Name), p.kind); ok && atRoot && rest != "" {
 		if chain := searchARM(arm, rest); chain != nil {
-			return chain
+			return chain, nil
 		}
 	}
 	if gf.Name == "Reference" || gf.Name == "Id" {
@@ -530,10 +571,10 @@ func (p *pairer) locate(arm, gf *goNode, json string, siblings []*goNode, atRoot
 			}
 		}
 		if len(found) == 1 {
-			return []*goNode{found[0], found[0].Fields[0]}
+			return []*goNode{found[0], found[0].Fields[0]}, nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // findARM finds the ARM field that Go field gf lands in, looking into the
