@@ -304,7 +304,9 @@ func TestAnotherOperationInProgressIsRetried(t *testing.T) {
 		Faults: emulator.Faults{ConflictTypes: []string{subnetType}},
 	})
 	// Siblings take 40ms each: the backoff must be able to outlast a few of them.
-	c := emu.client(t, func(o *Options) { o.Retry = RetryOptions{MaxAttempts: 12, Delay: 5 * time.Millisecond, MaxDelay: 40 * time.Millisecond} })
+	c := emu.client(t, func(o *Options) {
+		o.Retry = RetryOptions{MaxAttempts: 12, Delay: 5 * time.Millisecond, MaxDelay: 40 * time.Millisecond}
+	})
 	put(t, c, rgID("net"), rgAPI, map[string]any{"location": "westus2"})
 	put(t, c, vnetID("net", "vnet"), networkAPI, vnetBody)
 
@@ -354,7 +356,9 @@ func TestReplicationLagOnlyAfterOwnCreate(t *testing.T) {
 	emu := startEmulator(t, emulator.Options{Faults: emulator.Faults{ReplicationLag: 60 * time.Millisecond}})
 
 	// azk created the group: the 404s that follow are replication lag.
-	c := emu.client(t, func(o *Options) { o.Retry = RetryOptions{MaxAttempts: 10, Delay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond} })
+	c := emu.client(t, func(o *Options) {
+		o.Retry = RetryOptions{MaxAttempts: 10, Delay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond}
+	})
 	put(t, c, rgID("fresh"), rgAPI, map[string]any{"location": "westus2"})
 	put(t, c, vnetID("fresh", "vnet"), networkAPI, vnetBody)
 	if emu.rec.status(http.StatusNotFound) == 0 {

@@ -91,9 +91,9 @@ func NewCredential(o CredentialOptions) (azcore.TokenCredential, error) {
 		return nil, fmt.Errorf("unknown --auth %q: use one of %s, or leave it unset for the default chain", o.Auth, joinAuths())
 	}
 	if err != nil {
-		return nil, credentialError(o.Auth, err)
+		return nil, credentialError(authNames[o.Auth], err)
 	}
-	return &explainedCredential{inner: cred, auth: o.Auth}, nil
+	return &explainedCredential{inner: cred, source: authNames[o.Auth]}, nil
 }
 
 func joinAuths() string {
@@ -109,7 +109,8 @@ func joinAuths() string {
 // the many requests of a run report one missing credential, not many.
 type explainedCredential struct {
 	inner azcore.TokenCredential
-	auth  Auth
+	// source names the credential in messages; "" is the default chain.
+	source string
 
 	mu      sync.Mutex
 	worked  bool
@@ -133,10 +134,10 @@ func (c *explainedCredential) GetToken(ctx context.Context, o policy.TokenReques
 	case ctx.Err() != nil:
 		return tok, err
 	case !c.worked:
-		c.missing = credentialError(c.auth, err)
+		c.missing = credentialError(c.source, err)
 		return tok, c.missing
 	default:
-		return tok, credentialError(c.auth, err)
+		return tok, credentialError(c.source, err)
 	}
 }
 
@@ -167,19 +168,22 @@ const credentialHelp = `Sign in with "az login", or set AZURE_TENANT_ID, AZURE_C
 
 // credentialError is the one message for a credential that got no token:
 // each source tried with the first line of its reason, then what to do.
-func credentialError(auth Auth, err error) error {
+// source names the credential; "" is the default chain.
+func credentialError(source string, err error) error {
 	var b strings.Builder
-	if auth == AuthDefault {
+	if source == "" {
 		b.WriteString("no Azure credential found; tried, in order:")
 	} else {
-		fmt.Fprintf(&b, "no Azure credential from %s:", authNames[auth])
+		fmt.Fprintf(&b, "no Azure credential from %s:", source)
 	}
 	for _, reason := range attempts(err.Error()) {
 		b.WriteString("\n  ")
 		b.WriteString(reason)
 	}
-	b.WriteString("\n")
-	b.WriteString(credentialHelp)
+	if !strings.HasPrefix(source, "credential secret") {
+		b.WriteString("\n")
+		b.WriteString(credentialHelp)
+	}
 	return errors.New(b.String())
 }
 
@@ -256,11 +260,16 @@ func (c *Client) ForSecret(name string, data map[string]string) (*Client, error)
 	o := c.opts
 	o.Subscription = strings.TrimSpace(data[SecretSubscriptionID])
 	if _, isEmulator := c.opts.Credential.(emulatorCredential); !isEmulator {
-		cred, err := secretCredential(name, data, azcore.ClientOptions{Cloud: c.opts.Cloud, Transport: c.opts.Transport})
+		r := c.opts.Retry
+		cred, err := secretCredential(name, data, azcore.ClientOptions{
+			Cloud:     c.opts.Cloud,
+			Transport: c.opts.Transport,
+			Retry:     policy.RetryOptions{MaxRetries: int32(r.MaxAttempts - 1), RetryDelay: r.Delay, MaxRetryDelay: r.MaxDelay},
+		})
 		if err != nil {
 			return nil, err
 		}
-		o.Credential = &explainedCredential{inner: cred}
+		o.Credential = &explainedCredential{inner: cred, source: fmt.Sprintf("credential secret %q", name)}
 	}
 	return newClient(o, c.shared)
 }
