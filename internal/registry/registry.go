@@ -38,12 +38,24 @@ type lazyGroup struct {
 	err  error
 }
 
-// groupEntry mirrors the generator's layout of a group file.
-type groupEntry struct {
-	Version string `json:"version"`
-	Kind    string `json:"kind"`
-	Spec    *Field `json:"spec,omitempty"`
-	Status  *Field `json:"status,omitempty"`
+// groupFile mirrors the generator's layout of a group file: a table of
+// schema nodes, children by index, shared between kinds where equal.
+type groupFile struct {
+	Nodes []wireNode `json:"nodes"`
+	Kinds []struct {
+		Version string `json:"version"`
+		Kind    string `json:"kind"`
+		Spec    *int   `json:"spec"`
+		Status  *int   `json:"status"`
+	} `json:"kinds"`
+}
+
+type wireNode struct {
+	*Field
+	Fields []int `json:"fields"`
+	Items  *int  `json:"items"`
+	Values *int  `json:"values"`
+	Inline bool  `json:"inline"` // ARM is empty but non-nil (a one-of alternative)
 }
 
 var defaultRegistry = sync.OnceValue(func() *Registry {
@@ -91,7 +103,8 @@ func load(fsys fs.FS) (*Registry, error) {
 }
 
 // Lookup returns the kind served as group/version/kind, with its schemas.
-// The Kind is shared: callers must not modify it.
+// The Kind and its Fields are shared (equal subtrees are one value): callers
+// must not modify them.
 func (r *Registry) Lookup(group, version, kind string) (*Kind, bool) {
 	k, ok := r.kinds[GVK{Group: group, Version: version, Kind: kind}]
 	if !ok {
@@ -115,39 +128,58 @@ func (r *Registry) All() []GVK { return append([]GVK(nil), r.all...) }
 func (r *Registry) loadGroup(group string) error {
 	g := r.groups[group]
 	g.once.Do(func() {
-		var entries []groupEntry
-		if g.err = readGzipJSON(r.fsys, path.Join("groups", group+".json.gz"), &entries); g.err != nil {
+		name := path.Join("groups", group+".json.gz")
+		var file groupFile
+		if g.err = readGzipJSON(r.fsys, name, &file); g.err != nil {
 			return
 		}
-		for _, e := range entries {
-			k := r.kinds[GVK{Group: group, Version: e.Version, Kind: e.Kind}]
-			if k == nil {
-				g.err = fmt.Errorf("groups/%s.json.gz: %s/%s is not in the index", group, e.Version, e.Kind)
+		nodes := make([]*Field, len(file.Nodes))
+		at := func(i *int) (*Field, error) {
+			switch {
+			case i == nil:
+				return nil, nil
+			case *i < 0 || *i >= len(nodes) || nodes[*i] == nil:
+				return nil, fmt.Errorf("%s: node index %d out of order", name, *i)
+			}
+			return nodes[*i], nil
+		}
+		// Children precede their parents in the table.
+		for i, n := range file.Nodes {
+			f := n.Field
+			if n.Inline {
+				f.ARM = []string{}
+			}
+			if len(n.Fields) > 0 {
+				f.Fields = make([]*Field, len(n.Fields))
+			}
+			for j := range n.Fields {
+				if f.Fields[j], g.err = at(&n.Fields[j]); g.err != nil {
+					return
+				}
+			}
+			if f.Items, g.err = at(n.Items); g.err != nil {
 				return
 			}
-			k.Spec, k.Status = e.Spec, e.Status
-			markInline(k.Spec, k.IsARM())
-			markInline(k.Status, k.IsARM())
+			if f.Values, g.err = at(n.Values); g.err != nil {
+				return
+			}
+			nodes[i] = f
+		}
+		for _, e := range file.Kinds {
+			k := r.kinds[GVK{Group: group, Version: e.Version, Kind: e.Kind}]
+			if k == nil {
+				g.err = fmt.Errorf("%s: %s/%s is not in the index", name, e.Version, e.Kind)
+				return
+			}
+			if k.Spec, g.err = at(e.Spec); g.err != nil {
+				return
+			}
+			if k.Status, g.err = at(e.Status); g.err != nil {
+				return
+			}
 		}
 	})
 	return g.err
-}
-
-// markInline restores the empty ARM path of one-of alternatives, which JSON
-// cannot tell apart from a nil one (the ARM tag is omitempty). Alternatives
-// of a one-of that reaches ARM stand inline in the wrapper's ARM object.
-func markInline(f *Field, reachesARM bool) {
-	if f == nil || f.Ref != "" {
-		return
-	}
-	for _, c := range f.Fields {
-		if f.OneOf && reachesARM && c.ARM == nil {
-			c.ARM = []string{}
-		}
-		markInline(c, c.ARM != nil)
-	}
-	markInline(f.Items, reachesARM)
-	markInline(f.Values, reachesARM)
 }
 
 func readGzipJSON(fsys fs.FS, name string, v any) error {
