@@ -398,7 +398,7 @@ func (c *Client) transientWait(e *ResponseError, method, id string, attempt int,
 	switch {
 	case strings.EqualFold(e.Code, CodeAnotherOperationInProgress), strings.EqualFold(e.Code, CodeRetryableError):
 	case strings.EqualFold(e.Code, CodeParentResourceNotFound), strings.EqualFold(e.Code, CodeResourceGroupNotFound):
-		if !c.shared.created.underRecent(id, c.opts.ReplicationWindow, time.Now()) {
+		if !c.shared.created.underRecent(parentOf(id), c.opts.ReplicationWindow, time.Now()) {
 			return 0, false
 		}
 	case e.StatusCode == http.StatusNotFound && method == http.MethodGet:
@@ -474,10 +474,27 @@ func (l *createdLog) note(id string, t time.Time) {
 	l.at[strings.ToLower(strings.TrimSuffix(id, "/"))] = t
 }
 
+// forget drops id and everything under it: once azk deleted them, their
+// absence is no replication lag.
 func (l *createdLog) forget(id string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.at, strings.ToLower(strings.TrimSuffix(id, "/")))
+	p := strings.ToLower(strings.TrimSuffix(id, "/"))
+	for k := range l.at {
+		if k == p || strings.HasPrefix(k, p+"/") {
+			delete(l.at, k)
+		}
+	}
+}
+
+// parentOf is the path above id: the resource group, subscription or parent resource it lives in.
+func parentOf(id string) string {
+	id = strings.TrimSuffix(id, "/")
+	i := strings.LastIndexByte(id, '/')
+	if i <= 0 {
+		return ""
+	}
+	return id[:i]
 }
 
 // underRecent reports whether id or one of its ancestors was created within window before now.
