@@ -177,9 +177,10 @@ func newClient(o Options, shared *sharedState) (*Client, error) {
 				MaxRetryDelay: o.Retry.MaxDelay,
 			},
 			Logging: policy.LogOptions{
-				// Bodies are never logged: PUT bodies and list-keys answers carry secrets.
+				// Bodies are never logged (PUT bodies and list-keys answers carry secrets),
+				// nor operation URLs, whose queries carry ARM's signatures.
 				IncludeBody:        false,
-				AllowedHeaders:     []string{headerCorrelationID, "x-ms-routing-request-id", "Azure-AsyncOperation", "Location", "ETag", "x-ms-ratelimit-remaining-subscription-reads", "x-ms-ratelimit-remaining-subscription-writes"},
+				AllowedHeaders:     []string{headerCorrelationID, "x-ms-routing-request-id", "ETag", "x-ms-ratelimit-remaining-subscription-reads", "x-ms-ratelimit-remaining-subscription-writes"},
 				AllowedQueryParams: []string{"api-version", "$filter", "$skiptoken"},
 			},
 			Telemetry: policy.TelemetryOptions{ApplicationID: "azk"},
