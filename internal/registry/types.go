@@ -113,11 +113,14 @@ type Field struct {
 	// ["properties","addressSpace"], ["id"] for a reference. Nil means the field never
 	// reaches ARM (owner, azureName, operatorSpec). For the alternatives of a one-of the
 	// path is empty but non-nil: the alternative's fields stand inline in the enclosing object.
+	// Array items and map values have no path of their own (they are the elements of
+	// their parent's ARM value), nor have the fields inside a reference (Ref set): the
+	// resolved reference is the value at the reference's own path.
 	ARM  []string `json:"arm,omitempty"`
 	Type Type     `json:"type"`
 	Ref  Ref      `json:"ref,omitempty"`
 	// KeyedByRef marks a list of {reference} objects that ARM wants as a map keyed by
-	// ARM ID with {} values (user-assigned identities).
+	// ARM ID with {} values (user-assigned identities). The items carry no ARM paths.
 	KeyedByRef bool `json:"keyedByRef,omitempty"`
 	// OneOf marks an object whose fields are alternatives: exactly one is set.
 	OneOf    bool     `json:"oneOf,omitempty"`

@@ -372,9 +372,9 @@ func (p *pairer) properties(s *schema, kube, arm *goNode, path string, wantARM, 
 			leaf    *goNode
 		)
 		childWant := false
+		operatorOnly := gf != nil && isOperatorOnly(path, gf)
 		switch {
-		case !wantARM || gf == nil:
-		case path == "spec" && neverSent(gf), path == "status" && gf.Name == "Conditions":
+		case !wantARM || gf == nil || operatorOnly:
 		case oneOf:
 			// The chosen alternative's fields stand inline in the wrapper's ARM object.
 			if chain := findARM(arm, gf); len(chain) == 1 {
@@ -388,7 +388,10 @@ func (p *pairer) properties(s *schema, kube, arm *goNode, path string, wantARM, 
 				armPath, leaf, childWant = names, chain[len(chain)-1], true
 			}
 		}
-		if wantARM && gf != nil && leaf == nil && !(path == "spec" && neverSent(gf)) && !(path == "status" && gf.Name == "Conditions") {
+		switch {
+		case wantARM && gf == nil:
+			*p.unpaired = append(*p.unpaired, p.gvk+" "+cpath+": no Go field in structure.txt")
+		case wantARM && leaf == nil && !operatorOnly:
 			*p.unpaired = append(*p.unpaired, p.gvk+" "+cpath)
 		}
 		var kt goType
@@ -414,13 +417,21 @@ func (p *pairer) properties(s *schema, kube, arm *goNode, path string, wantARM, 
 	return fields
 }
 
-// neverSent reports whether a top-level spec field is operator-only.
-func neverSent(gf *goNode) bool {
-	switch gf.Name {
-	case "AzureName", "AzureNameFromConfig", "OperatorSpec":
-		return true
+// isOperatorOnly reports whether a top-level field belongs to the operator
+// rather than the ARM body: the owner, the Azure name, operatorSpec, and the
+// status conditions.
+func isOperatorOnly(path string, gf *goNode) bool {
+	switch path {
+	case "spec":
+		switch gf.Name {
+		case "AzureName", "AzureNameFromConfig", "OperatorSpec":
+			return true
+		}
+		return refKind(gf.Type.leaf().Named) == registry.RefOwner
+	case "status":
+		return gf.Name == "Conditions"
 	}
-	return refKind(gf.Type.leaf().Named) == registry.RefOwner
+	return false
 }
 
 // isKeyedByRef reports whether a list of {reference} pairs with an ARM map of
@@ -507,10 +518,10 @@ func (p *pairer) armJSONPath(chain []*goNode, gf *goNode, kubeJSON string) []str
 // start with the remaining base.
 func derivedName(kubeJSON, armGo string) string {
 	for _, suffix := range []string{"References", "Reference", "FromConfig", "FromSecret"} {
-		base, ok := strings.CutSuffix(kubeJSON, suffix)
-		if !ok {
+		if !strings.HasSuffix(strings.ToLower(kubeJSON), strings.ToLower(suffix)) {
 			continue
 		}
+		base := kubeJSON[:len(kubeJSON)-len(suffix)]
 		if base == "" {
 			return lowerFirst(armGo)
 		}
