@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/azkcli/azk/internal/diag"
+	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/loader"
+)
+
+// inputFlags are the manifest inputs shared by every command that reads them.
+type inputFlags struct {
+	kustomize []string
+}
+
+func (f *inputFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVarP(&f.kustomize, "kustomize", "k", nil, "build this kustomize directory and read its output (repeatable)")
+}
+
+// requireInputs is a cobra Args check: at least one path or -k.
+func (f *inputFlags) requireInputs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 && len(f.kustomize) == 0 {
+		return fmt.Errorf("no inputs: give files, folders, - for standard input, or -k DIR (see %s --help)", cmd.CommandPath())
+	}
+	return nil
+}
+
+// resolve loads the inputs and builds the graph, returning every diagnostic.
+func (f *inputFlags) resolve(g *globalOptions, paths []string) (*graph.Graph, diag.List) {
+	res, diags := loader.Load(loader.Options{Paths: paths, Kustomize: f.kustomize, Stdin: g.stdin, Namespace: g.namespace})
+	gr, more := graph.Build(res, graph.Options{Subscription: g.subscriptionID()})
+	diags = append(diags, more...)
+	if gr.Subscription == graph.SubscriptionPlaceholder && len(gr.Nodes) > 0 {
+		diags.Add(diag.Warningf(diag.Source{}, "", "", "no subscription given (--subscription or AZURE_SUBSCRIPTION_ID): ARM IDs show %s", graph.SubscriptionPlaceholder))
+	}
+	diags.Sort()
+	return gr, diags
+}
+
+// printDiagnostics writes diagnostics as text, one per line, errors and warnings labelled.
+func printDiagnostics(w io.Writer, diags diag.List) {
+	for _, d := range diags {
+		label := "Error"
+		if d.Severity == diag.SeverityWarning {
+			label = "Warning"
+		}
+		fmt.Fprintf(w, "%s: %s\n", label, d.Error())
+	}
+}
+
+// failed is the error a command returns after it has printed its own diagnostics.
+func failed() error { return &exitError{code: 1} }

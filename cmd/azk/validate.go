@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/azkcli/azk/internal/diag"
+)
+
+func init() { subcommands = append(subcommands, newValidateCommand) }
+
+func newValidateCommand(g *globalOptions) *cobra.Command {
+	var in inputFlags
+	cmd := &cobra.Command{
+		Use:   "validate PATH... [-k DIR]",
+		Short: "Check manifests offline: schema, owners, references, ARM IDs",
+		Long: `Validate reads ASO v2 manifests and checks them without contacting Azure:
+every kind and apiVersion is one ASO serves, every spec field exists with the
+right type and value, owners and references resolve within the input (or are
+armId references), there are no dependency cycles, no two resources share an
+ARM ID, names are valid Azure names, and reconcile-policy annotations are valid.
+
+All problems are reported together, each with file and line.
+Exit status: 0 when valid, 1 when there are errors.`,
+		Example: `  azk validate ./manifests
+  kustomize build overlays/prod | azk validate -
+  azk validate -k overlays/prod -o json`,
+		Args: in.requireInputs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			gr, diags := in.resolve(g, args)
+			switch g.output {
+			case "text":
+				printDiagnostics(g.stderr, diags)
+				if diags.HasErrors() {
+					fmt.Fprintf(g.stderr, "\n%d resources checked, %d errors\n", len(gr.Nodes), countErrors(diags))
+					return failed()
+				}
+				fmt.Fprintf(g.stdout, "%d resources valid\n", len(gr.Nodes))
+			case "json":
+				if err := writeValidateJSON(g, len(gr.Nodes), diags); err != nil {
+					return err
+				}
+				if diags.HasErrors() {
+					return failed()
+				}
+			default:
+				return fmt.Errorf("unknown output format %q for validate: use text or json", g.output)
+			}
+			return nil
+		},
+	}
+	in.register(cmd)
+	return cmd
+}
+
+func countErrors(diags diag.List) int {
+	n := 0
+	for _, d := range diags {
+		if d.Severity == diag.SeverityError {
+			n++
+		}
+	}
+	return n
+}
+
+func writeValidateJSON(g *globalOptions, resources int, diags diag.List) error {
+	report := struct {
+		Valid       bool               `json:"valid"`
+		Resources   int                `json:"resources"`
+		Diagnostics []*diag.Diagnostic `json:"diagnostics"`
+	}{Valid: !diags.HasErrors(), Resources: resources, Diagnostics: diags}
+	if report.Diagnostics == nil {
+		report.Diagnostics = []*diag.Diagnostic{}
+	}
+	enc := json.NewEncoder(g.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(report)
+}

@@ -1,0 +1,445 @@
+// Package convert turns each resolved resource into the ARM request the
+// operator would send: URL, api-version and JSON body, driven entirely by the
+// registry's field facts, with no per-kind code.
+package convert
+
+import (
+	"encoding/base64"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/azkcli/azk/internal/diag"
+	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/registry"
+)
+
+// Sources supplies the values a spec refers to but does not hold. The zero
+// Sources reads secrets from the environment only and knows no statuses.
+type Sources struct {
+	// LookupEnv reads environment variables; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+	// Status returns the status of an input resource as read from ARM (see
+	// Status), or nil when it does not exist yet. Nil means never known.
+	Status func(n *graph.Node) map[string]any
+	// RoleDefinitionID resolves a built-in role name (wellKnownName) to its
+	// role definition ARM ID. Nil, or false, leaves the value unknown.
+	RoleDefinitionID func(name string) (string, bool)
+	// Get reads a resource from ARM: its body, or nil when it does not exist.
+	// It feeds the changes the operator makes before a PUT (children kept,
+	// key vault recovery). Nil means offline: each resource renders as a create.
+	Get func(id, apiVersion string) (map[string]any, error)
+}
+
+// Request is one ARM call.
+type Request struct {
+	Node   *graph.Node
+	Method string
+	// URL is the path and query: "/subscriptions/...?api-version=2020-11-01".
+	URL  string
+	Body map[string]any
+	// PurgeFirst is the ARM ID of a soft-deleted key vault to purge before the PUT.
+	PurgeFirst string
+	// Notes say what else the operator does for this request, for the plan.
+	Notes []string
+}
+
+// Requests converts every ARM resource of the graph, in dependency order.
+func Requests(g *graph.Graph, src Sources) ([]*Request, diag.List) {
+	var reqs []*Request
+	var diags diag.List
+	for _, n := range g.Nodes {
+		if !n.Kind.IsARM() {
+			continue
+		}
+		r, more := Convert(g, n, src)
+		diags = append(diags, more...)
+		if r != nil {
+			reqs = append(reqs, r)
+		}
+	}
+	return reqs, diags
+}
+
+// Convert builds the PUT for one node.
+func Convert(g *graph.Graph, n *graph.Node, src Sources) (*Request, diag.List) {
+	c := &converter{g: g, n: n, src: src, edges: map[string]*graph.Edge{}}
+	if !n.Kind.IsARM() {
+		c.errorf(0, "", "%s has no ARM mapping in the registry: the operator does not manage it through ARM, so azk cannot compute its request", n.Kind.Kind)
+		return nil, c.diags
+	}
+	if n.ID == "" {
+		c.errorf(0, "", "no ARM ID: resolve the graph errors first")
+		return nil, c.diags
+	}
+	for _, e := range n.Edges {
+		c.edges[e.Field] = e
+	}
+	body := map[string]any{}
+	if spec := n.Object.Node.Field("spec"); spec != nil && spec.Value != nil {
+		if m, ok := c.value(n.Kind.Spec, spec.Value.YNode(), "spec").(map[string]any); ok {
+			body = m
+		}
+	}
+	body["name"] = n.AzureName
+	r := &Request{Node: n, Method: "PUT", URL: n.ID + "?api-version=" + n.Kind.APIVersion, Body: body}
+	c.adjust(body, r)
+	if c.diags.HasErrors() {
+		return nil, c.diags
+	}
+	return r, c.diags
+}
+
+type converter struct {
+	g     *graph.Graph
+	n     *graph.Node
+	src   Sources
+	edges map[string]*graph.Edge // by spec field path
+	diags diag.List
+}
+
+func (c *converter) errorf(line int, field, format string, args ...any) {
+	src := c.n.Object.Source
+	if line > 0 {
+		src.Line = line
+	}
+	c.diags.Add(diag.Errorf(src, c.n.Address(), field, format, args...))
+}
+
+// value converts the YAML value n, described by f, to its ARM form.
+func (c *converter) value(f *registry.Field, n *yaml.Node, path string) any {
+	n = deref(n)
+	if n == nil || (n.Kind == yaml.ScalarNode && n.Tag == yaml.NodeTagNull) {
+		return nil
+	}
+	switch f.Ref {
+	case registry.RefResource, registry.RefWellKnown:
+		if n.Kind == yaml.MappingNode {
+			return c.reference(f, n, path)
+		}
+	case registry.RefSecret:
+		return c.secret(n, path)
+	case registry.RefSecretMap:
+		return c.secretMap(n, path)
+	case registry.RefConfigMap:
+		return c.configMap(n, path)
+	}
+	switch f.Type {
+	case registry.TypeObject:
+		return c.object(f, n, path)
+	case registry.TypeArray:
+		if f.KeyedByRef {
+			return c.keyedByRef(f, n, path)
+		}
+		if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+			return nil // ARM omits empty lists, as the operator's omitempty does
+		}
+		out := make([]any, 0, len(n.Content))
+		for i, item := range n.Content {
+			if f.Items == nil {
+				out = append(out, plain(item))
+				continue
+			}
+			if v := c.value(f.Items, item, fmt.Sprintf("%s[%d]", path, i)); v != nil {
+				out = append(out, v)
+			}
+		}
+		return out
+	case registry.TypeMap:
+		if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
+			return nil
+		}
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key := n.Content[i].Value
+			if f.Values == nil {
+				out[key] = plain(n.Content[i+1])
+			} else if v := c.value(f.Values, n.Content[i+1], path+"."+key); v != nil {
+				out[key] = v
+			}
+		}
+		return out
+	}
+	return plain(n)
+}
+
+// object converts a spec object: each field lands at its ARM path, fields that
+// never reach ARM are dropped, and a one-of alternative's fields stand inline.
+func (c *converter) object(f *registry.Field, n *yaml.Node, path string) any {
+	if n.Kind != yaml.MappingNode {
+		return plain(n)
+	}
+	out := map[string]any{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i], n.Content[i+1]
+		child := f.Child(key.Value)
+		if child == nil || child.ARM == nil {
+			continue
+		}
+		v := c.value(child, val, path+"."+key.Value)
+		if v == nil {
+			continue
+		}
+		if len(child.ARM) == 0 {
+			if inline, ok := v.(map[string]any); ok {
+				for k, e := range inline {
+					out[k] = e
+				}
+			}
+			continue
+		}
+		put(out, child.ARM, v)
+	}
+	return out
+}
+
+// put sets v at path inside m, creating the objects on the way.
+func put(m map[string]any, path []string, v any) {
+	for _, p := range path[:len(path)-1] {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[p] = next
+		}
+		m = next
+	}
+	m[path[len(path)-1]] = v
+}
+
+// reference resolves a resource reference to an ARM ID.
+func (c *converter) reference(f *registry.Field, n *yaml.Node, path string) any {
+	if name := scalar(n, "wellKnownName"); name != "" && f.Ref == registry.RefWellKnown {
+		if c.src.RoleDefinitionID != nil {
+			if id, ok := c.src.RoleDefinitionID(name); ok {
+				return id
+			}
+		}
+		return Unknown{Reason: fmt.Sprintf("role definition ID of built-in role %q", name)}
+	}
+	e := c.edges[path]
+	switch {
+	case e == nil:
+		c.errorf(n.Line, path, "reference was not resolved")
+		return nil
+	case e.ARMID != "":
+		return e.ARMID
+	case e.To != nil && e.To.ID != "":
+		return e.To.ID
+	case e.To != nil:
+		c.errorf(n.Line, path, "%s has no ARM ID to refer to", e.To.Address())
+	}
+	return nil
+}
+
+// keyedByRef turns a list of {reference} objects into ARM's map keyed by ARM ID.
+func (c *converter) keyedByRef(f *registry.Field, n *yaml.Node, path string) any {
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 || f.Items == nil {
+		return nil
+	}
+	out := make(map[string]any, len(n.Content))
+	for i, item := range n.Content {
+		for _, ref := range f.Items.Fields {
+			if ref.Ref != registry.RefResource {
+				continue
+			}
+			refNode := mapValue(item, ref.Name)
+			if refNode == nil {
+				continue
+			}
+			if id, ok := c.reference(ref, deref(refNode), fmt.Sprintf("%s[%d].%s", path, i, ref.Name)).(string); ok {
+				out[id] = map[string]any{}
+			}
+		}
+	}
+	return out
+}
+
+// secretEnvName is where a secret not in the input is read from:
+// AZK_SECRET_<NAME>_<KEY>, upper-cased, non-alphanumerics as "_".
+func secretEnvName(name, key string) string {
+	return "AZK_SECRET_" + envSafe.ReplaceAllString(strings.ToUpper(name+"_"+key), "_")
+}
+
+var envSafe = regexp.MustCompile(`[^A-Z0-9]`)
+
+func (c *converter) lookupEnv(name string) (string, bool) {
+	if c.src.LookupEnv != nil {
+		return c.src.LookupEnv(name)
+	}
+	return os.LookupEnv(name)
+}
+
+func (c *converter) secret(n *yaml.Node, path string) any {
+	name, key := scalar(n, "name"), scalar(n, "key")
+	ns := c.n.Object.Namespace
+	if s := c.g.Secrets[ns+"/"+name]; s != nil {
+		if v, ok := dataValue(s, key); ok {
+			return Sensitive{value: v}
+		}
+		c.errorf(n.Line, path, "secret %s has no key %q (%s)", name, key, s.Source)
+		return nil
+	}
+	env := secretEnvName(name, key)
+	if v, ok := c.lookupEnv(env); ok {
+		return Sensitive{value: v}
+	}
+	c.errorf(n.Line, path, "secret %s key %s not found: looked for a v1 Secret %s/%s in the input and for the environment variable %s",
+		name, key, ns, name, env)
+	return nil
+}
+
+func (c *converter) secretMap(n *yaml.Node, path string) any {
+	name := scalar(n, "name")
+	s := c.g.Secrets[c.n.Object.Namespace+"/"+name]
+	if s == nil {
+		c.errorf(n.Line, path, "secret %s not found: a secret map must be a v1 Secret in the input", name)
+		return nil
+	}
+	out := map[string]any{}
+	for _, section := range []string{"data", "stringData"} {
+		m := mapValue(s.Node.YNode(), section)
+		if m == nil {
+			continue
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if v, ok := dataValue(s, m.Content[i].Value); ok {
+				out[m.Content[i].Value] = Sensitive{value: v}
+			}
+		}
+	}
+	return out
+}
+
+func (c *converter) configMap(n *yaml.Node, path string) any {
+	name, key := scalar(n, "name"), scalar(n, "key")
+	e := c.edges[path]
+	switch {
+	case e != nil && e.Object != nil:
+		if v, ok := dataValue(e.Object, key); ok {
+			return v
+		}
+	case e != nil && e.To != nil:
+		return c.exported(e.To, name, key)
+	}
+	c.errorf(n.Line, path, "config map %s key %s is not in the input", name, key)
+	return nil
+}
+
+// exported reads a config-map value that another resource exports from its
+// status; it is unknown until that resource exists.
+func (c *converter) exported(from *graph.Node, name, key string) any {
+	unknown := Unknown{Reason: fmt.Sprintf("config map %s key %s exported by %s", name, key, from.Address())}
+	if c.src.Status == nil {
+		return unknown
+	}
+	status := c.src.Status(from)
+	if status == nil {
+		return unknown
+	}
+	field := exportField(from, name, key)
+	if v, ok := status[field]; ok && v != nil {
+		return fmt.Sprint(v)
+	}
+	return unknown
+}
+
+// exportField finds which status field a node exports to config map name/key:
+// the name of the entry under spec.operatorSpec.configMaps that points there.
+func exportField(n *graph.Node, name, key string) string {
+	for _, r := range n.Refs {
+		if r.Field.Ref == registry.RefConfigMapExport && scalar(r.Node, "name") == name && scalar(r.Node, "key") == key {
+			return r.Field.Name
+		}
+	}
+	return ""
+}
+
+// dataValue reads a key of a v1 Secret or ConfigMap: stringData and data as
+// text (Secret data is base64), binaryData decoded.
+func dataValue(o *loader.Object, key string) (string, bool) {
+	root := o.Node.YNode()
+	if v := mapValue(mapValue(root, "stringData"), key); v != nil {
+		return v.Value, true
+	}
+	if v := mapValue(mapValue(root, "data"), key); v != nil {
+		if !o.IsSecret() {
+			return v.Value, true
+		}
+		decoded, err := base64.StdEncoding.DecodeString(v.Value)
+		if err != nil {
+			return "", false
+		}
+		return string(decoded), true
+	}
+	if v := mapValue(mapValue(root, "binaryData"), key); v != nil {
+		decoded, err := base64.StdEncoding.DecodeString(v.Value)
+		return string(decoded), err == nil
+	}
+	return "", false
+}
+
+// plain converts YAML without a schema: mappings, sequences and typed scalars.
+func plain(n *yaml.Node) any {
+	n = deref(n)
+	switch n.Kind {
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			out[n.Content[i].Value] = plain(n.Content[i+1])
+		}
+		return out
+	case yaml.SequenceNode:
+		out := make([]any, len(n.Content))
+		for i, item := range n.Content {
+			out[i] = plain(item)
+		}
+		return out
+	}
+	switch n.Tag {
+	case yaml.NodeTagInt:
+		if v, err := strconv.ParseInt(n.Value, 0, 64); err == nil {
+			return v
+		}
+	case yaml.NodeTagFloat:
+		if v, err := strconv.ParseFloat(n.Value, 64); err == nil {
+			return v
+		}
+	case yaml.NodeTagBool:
+		return n.Value == "true" || n.Value == "True" || n.Value == "TRUE"
+	case yaml.NodeTagNull:
+		return nil
+	}
+	return n.Value
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func scalar(n *yaml.Node, key string) string {
+	if v := mapValue(n, key); v != nil && v.Kind == yaml.ScalarNode {
+		return v.Value
+	}
+	return ""
+}

@@ -1,0 +1,255 @@
+package convert_test
+
+import (
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/azkcli/azk/internal/convert"
+	"github.com/azkcli/azk/internal/corpus"
+	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/registry"
+)
+
+const redactedSubscription = "00000000-0000-0000-0000-000000000000"
+
+// sampleResourceGroup is the resource group the operator's test harness adds
+// to every samples folder.
+const sampleResourceGroup = `apiVersion: resources.azure.com/v1api20200601
+kind: ResourceGroup
+metadata:
+  name: aso-sample-rg
+  namespace: default
+spec:
+  location: westcentralus
+`
+
+// TestCorpusRecordedPUTs renders every samples folder that has a recording and
+// compares each PUT the operator recorded against real Azure with azk's, as
+// the corpus README describes: method, ARM type, and body with names masked.
+func TestCorpusRecordedPUTs(t *testing.T) {
+	dir := corpus.Dir(t)
+	files, err := filepath.Glob(filepath.Join(dir, "recordings", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rgFile := filepath.Join(t.TempDir(), "rg.yaml")
+	if err := os.WriteFile(rgFile, []byte(sampleResourceGroup), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var matched, total, noFolder int
+	var misses []string
+	for _, file := range files {
+		group, version, ok := corpus.SamplesFolder(filepath.Base(file))
+		folder := filepath.Join(dir, "samples", group, version)
+		if _, err := os.Stat(folder); !ok || err != nil {
+			rec, _ := corpus.ReadRecording(file)
+			n := len(recordedPUTs(rec))
+			noFolder += n
+			t.Logf("%s: no samples folder %s/%s (%d recorded PUTs not comparable)", filepath.Base(file), group, version, n)
+			continue
+		}
+		m, n, fileMisses := compareRecording(t, file, folder, rgFile)
+		matched += m
+		total += n
+		misses = append(misses, fileMisses...)
+	}
+	for _, m := range misses {
+		t.Log("miss: " + m)
+	}
+	t.Logf("matched %d of %d recorded PUTs (%.1f%%); %d more PUTs in recordings whose samples folder is gone",
+		matched, total, 100*float64(matched)/float64(max(total, 1)), noFolder)
+	if total == 0 {
+		t.Fatal("no recorded PUTs compared")
+	}
+	if float64(matched) < 0.97*float64(total) {
+		t.Errorf("matched %d of %d recorded PUTs, below the 97%% target", matched, total)
+	}
+}
+
+type recordedPUT struct {
+	target string // masked path and api-version
+	body   any    // masked
+}
+
+// recordedPUTs lists the distinct PUTs of a recording, leaving out the
+// harness's own resource group.
+func recordedPUTs(rec *corpus.Recording) []recordedPUT {
+	if rec == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []recordedPUT
+	for i := range rec.Interactions {
+		in := &rec.Interactions[i]
+		if in.Request.Method != "PUT" || !strings.Contains(in.Request.URL, "management.azure.com") {
+			continue
+		}
+		path := in.Path()
+		apiVersion := queryValue(in.Request.URL, "api-version")
+		if segs := strings.Split(strings.Trim(path, "/"), "/"); len(segs) == 4 && strings.HasPrefix(segs[3], "asotest-rg-") {
+			continue // the harness's resource group, not a sample
+		}
+		var body any
+		if err := json.Unmarshal([]byte(in.Request.Body), &body); err != nil {
+			continue
+		}
+		masked := corpus.MaskBody(body)
+		target := corpus.MaskID(path) + "?api-version=" + apiVersion
+		key := target + " " + mustJSON(masked)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, recordedPUT{target: target, body: masked})
+	}
+	return out
+}
+
+func compareRecording(t *testing.T, file, folder, rgFile string) (matched, total int, misses []string) {
+	t.Helper()
+	name := filepath.Base(file)
+	rec, err := corpus.ReadRecording(file)
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return
+	}
+	g := sampleGraph(t, folder, rgFile)
+	if g == nil {
+		return
+	}
+	reqs, diags := convert.Requests(g, convert.Sources{
+		LookupEnv: func(key string) (string, bool) {
+			// The recordings redact secret values as {PASSWORD}.
+			return "{PASSWORD}", strings.HasPrefix(key, "AZK_SECRET_")
+		},
+		Status:           recordedStatus(rec),
+		RoleDefinitionID: builtInRoles,
+	})
+	if diags.HasErrors() {
+		t.Errorf("%s: %v", name, diags.Err())
+	}
+	rendered := map[string][]any{}
+	for _, r := range reqs {
+		raw, err := convert.MarshalRequest(r.Body)
+		if err != nil {
+			raw, _ = json.Marshal(r.Body) // still compare: the miss shows the unknown values
+		}
+		var body any
+		_ = json.Unmarshal(raw, &body)
+		target := corpus.MaskID(strings.SplitN(r.URL, "?", 2)[0]) + "?api-version=" + queryValue(r.URL, "api-version")
+		rendered[target] = append(rendered[target], corpus.MaskBody(body))
+	}
+	for _, put := range recordedPUTs(rec) {
+		total++
+		candidates := rendered[put.target]
+		if len(candidates) == 0 {
+			misses = append(misses, name+": "+put.target+": not rendered")
+			continue
+		}
+		var best []corpus.Difference
+		for _, c := range candidates {
+			d := corpus.Diff(put.body, c)
+			if best == nil || len(d) < len(best) {
+				best = d
+			}
+		}
+		if len(best) == 0 {
+			matched++
+			continue
+		}
+		shown := make([]string, 0, len(best))
+		for _, d := range best {
+			shown = append(shown, d.String())
+		}
+		misses = append(misses, name+": "+put.target+": recorded vs rendered differ at "+strings.Join(shown, ", "))
+	}
+	return matched, total, misses
+}
+
+// sampleGraph loads a samples folder as the operator's harness did: with its
+// refs/ and the aso-sample-rg resource group, leaving out kinds no longer served.
+func sampleGraph(t *testing.T, folder, rgFile string) *graph.Graph {
+	t.Helper()
+	res, diags := loader.Load(loader.Options{Paths: []string{folder}})
+	if diags.HasErrors() {
+		t.Errorf("%s: %v", folder, diags.Err())
+		return nil
+	}
+	hasRG := false
+	for _, o := range res.Resources {
+		hasRG = hasRG || (o.Kind == "ResourceGroup" && o.Name == "aso-sample-rg")
+	}
+	if !hasRG {
+		rg, _ := loader.Load(loader.Options{Paths: []string{rgFile}})
+		res.Resources = append(res.Resources, rg.Resources...)
+	}
+	reg := registry.Default()
+	served := res.Resources[:0]
+	for _, o := range res.Resources {
+		if _, ok := reg.Lookup(o.Group(), o.Version(), o.Kind); ok {
+			served = append(served, o)
+		}
+	}
+	res.Resources = served
+	g, diags := graph.Build(res, graph.Options{Subscription: redactedSubscription})
+	if diags.HasErrors() {
+		t.Errorf("%s: %v", folder, diags.Err())
+	}
+	return g
+}
+
+// recordedStatus answers a resource's status from the last successful GET of
+// a resource of its type in the recording, as apply reads it back.
+func recordedStatus(rec *corpus.Recording) func(n *graph.Node) map[string]any {
+	return func(n *graph.Node) map[string]any {
+		want := corpus.MaskID(n.ID)
+		var found map[string]any
+		for i := range rec.Interactions {
+			in := &rec.Interactions[i]
+			if in.Request.Method != "GET" || in.Response.Code != 200 || corpus.MaskID(in.Path()) != want {
+				continue
+			}
+			var body map[string]any
+			if json.Unmarshal([]byte(in.Response.Body), &body) == nil {
+				found = body
+			}
+		}
+		if found == nil {
+			return nil
+		}
+		return convert.Status(n.Kind, found)
+	}
+}
+
+// builtInRoles resolves the built-in role names the samples use, by their
+// published role definition IDs.
+func builtInRoles(name string) (string, bool) {
+	ids := map[string]string{
+		"reader":      "acdd72a7-3385-48ef-bd42-f606fba81ae7",
+		"contributor": "b24988ac-6180-42a0-ab88-20f7382dd24c",
+		"owner":       "8e3af657-a8ff-443c-a75c-2fe8c4bcb635",
+	}
+	id, ok := ids[strings.ToLower(name)]
+	if !ok {
+		return "", false
+	}
+	return "/subscriptions/" + redactedSubscription + "/providers/Microsoft.Authorization/roleDefinitions/" + id, true
+}
+
+func queryValue(rawURL, key string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return u.Query().Get(key)
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

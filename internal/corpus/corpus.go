@@ -1,0 +1,46 @@
+// Package corpus locates the read-only ASO corpus (../shared/aso beside the
+// repository) for tests, and reads its HTTP recordings.
+package corpus
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Dir returns the corpus directory: $AZK_CORPUS, else ../shared/aso beside the
+// repository root. It skips the test with a clear message when the corpus is absent,
+// so a fresh clone without it still passes.
+func Dir(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("AZK_CORPUS")
+	if dir == "" {
+		root, err := repoRoot()
+		if err != nil {
+			t.Skipf("ASO corpus not found (%v): skipping", err)
+		}
+		dir = filepath.Join(root, "..", "shared", "aso")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "crds")); err != nil {
+		t.Skipf("ASO corpus not found at %s (set AZK_CORPUS to its path): skipping", dir)
+	}
+	return dir
+}
+
+// repoRoot walks up from the working directory to the folder holding go.mod.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", os.ErrNotExist
+		}
+		dir = parent
+	}
+}

@@ -1,0 +1,496 @@
+package graph
+
+import (
+	"container/heap"
+	"fmt"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/azkcli/azk/internal/diag"
+	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/registry"
+	"github.com/azkcli/azk/internal/validate"
+)
+
+// Options configure Build. The zero Options use the embedded registry and no subscription.
+type Options struct {
+	// Registry defaults to registry.Default().
+	Registry *registry.Registry
+	// Subscription is used in ARM IDs. When empty, the subscription of the first
+	// armId owner is used, else SubscriptionPlaceholder.
+	Subscription string
+}
+
+// Build resolves the loaded input into a graph, returning every problem found.
+// The graph is returned even when there are errors, holding what could be resolved.
+func Build(in *loader.Result, opts Options) (*Graph, diag.List) {
+	reg := opts.Registry
+	if reg == nil {
+		reg = registry.Default()
+	}
+	b := &builder{
+		reg: reg,
+		g: &Graph{
+			Secrets:    byNamespacedName(in.Secrets),
+			ConfigMaps: byNamespacedName(in.ConfigMaps),
+		},
+		byKey: map[string]*Node{},
+	}
+	nodes := b.kinds(in.Resources)
+	b.exports(nodes)
+	for _, n := range nodes {
+		b.resolve(n)
+	}
+	b.g.Subscription = b.subscription(opts.Subscription, nodes)
+	b.g.Nodes = b.order(nodes)
+	b.identify()
+	return b.g, b.diags
+}
+
+type builder struct {
+	reg   *registry.Registry
+	g     *Graph
+	byKey map[string]*Node // namespace/group/kind/name
+	// exporters maps namespace/configMapName/key to the node exporting it.
+	exporters map[string]*Node
+	diags     diag.List
+}
+
+func byNamespacedName(objs []*loader.Object) map[string]*loader.Object {
+	m := make(map[string]*loader.Object, len(objs))
+	for _, o := range objs {
+		m[o.Namespace+"/"+o.Name] = o
+	}
+	return m
+}
+
+func nodeKey(namespace, group, kind, name string) string {
+	return namespace + "/" + group + "/" + kind + "/" + name
+}
+
+func (b *builder) errorf(o *loader.Object, line int, field, format string, args ...any) {
+	src := o.Source
+	if line > 0 {
+		src.Line = line
+	}
+	b.diags.Add(diag.Errorf(src, o.Address(), field, format, args...))
+}
+
+// kinds looks up each object's kind, checks its spec and annotations, and
+// returns the nodes of the objects whose kind is known.
+func (b *builder) kinds(objs []*loader.Object) []*Node {
+	nodes := make([]*Node, 0, len(objs))
+	for i, o := range objs {
+		k, ok := b.reg.Lookup(o.Group(), o.Version(), o.Kind)
+		if !ok {
+			b.errorf(o, loader.FieldLine(o, "apiVersion"), "apiVersion", "%s", b.unknownKind(o))
+			continue
+		}
+		refs, diags := validate.Spec(o, k)
+		b.diags = append(b.diags, diags...)
+		b.policies(o)
+		n := &Node{Object: o, Kind: k, Refs: refs, index: i}
+		n.AzureName = azureName(o, k)
+		if !k.IsARM() {
+			b.diags.Add(diag.Warningf(o.Source, o.Address(), "",
+				"%s is not an ARM resource (the operator manages it outside Azure Resource Manager); azk validates it but cannot plan it", k.Kind))
+		}
+		b.byKey[nodeKey(o.Namespace, o.Group(), o.Kind, o.Name)] = n
+		nodes = append(nodes, n)
+	}
+	return nodes
+}
+
+// unknownKind explains an apiVersion/kind the registry does not serve and
+// suggests the closest one that it does.
+func (b *builder) unknownKind(o *loader.Object) string {
+	group, version, kind := o.Group(), o.Version(), o.Kind
+	if versions := b.reg.Versions(group, kind); len(versions) > 0 {
+		return fmt.Sprintf("%s %s is not served by ASO v2; served versions: %s (nearest: %s/%s)",
+			kind, o.APIVersion, strings.Join(versions, ", "), group, nearestVersion(version, versions))
+	}
+	var sameName []string
+	for _, gvk := range b.reg.All() {
+		if strings.EqualFold(gvk.Kind, kind) && (gvk.Group != group || gvk.Kind != kind) {
+			sameName = append(sameName, gvk.APIVersion()+" "+gvk.Kind)
+		}
+	}
+	if len(sameName) > 0 {
+		return fmt.Sprintf("unknown kind %s in %s; did you mean %s?", kind, group, sameName[len(sameName)-1])
+	}
+	return fmt.Sprintf("unknown kind %s %s: not an ASO v2 resource kind", o.APIVersion, kind)
+}
+
+// nearestVersion picks the served version that sorts closest to the wanted one:
+// ASO versions embed their ARM api-version date, so neighbours in sort order
+// are the nearest in time.
+func nearestVersion(want string, served []string) string {
+	sorted := append([]string(nil), served...)
+	sort.Strings(sorted)
+	i := sort.SearchStrings(sorted, want)
+	if i >= len(sorted) {
+		i = len(sorted) - 1
+	}
+	return sorted[i]
+}
+
+func azureName(o *loader.Object, k *registry.Kind) string {
+	if k.FixedName != "" {
+		return k.FixedName
+	}
+	if v := stringAt(o.Node.YNode(), "spec", "azureName"); v != "" {
+		return v
+	}
+	return o.Name
+}
+
+// stringAt returns the scalar at path inside a mapping node, or "".
+func stringAt(n *yaml.Node, path ...string) string {
+	for _, key := range path {
+		n = mapValue(n, key)
+	}
+	if n == nil || n.Kind != yaml.ScalarNode || n.Tag == yaml.NodeTagNull {
+		return ""
+	}
+	return n.Value
+}
+
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// exports indexes the config maps that resources publish through
+// spec.operatorSpec.configMaps, so references to them become edges.
+func (b *builder) exports(nodes []*Node) {
+	b.exporters = map[string]*Node{}
+	for _, n := range nodes {
+		for _, r := range n.Refs {
+			if r.Field.Ref != registry.RefConfigMapExport {
+				continue
+			}
+			name, key := stringAt(r.Node, "name"), stringAt(r.Node, "key")
+			if name == "" || key == "" {
+				continue // the schema check reports missing fields
+			}
+			k := n.Object.Namespace + "/" + name + "/" + key
+			if other, dup := b.exporters[k]; dup && other != n {
+				b.errorf(n.Object, r.Line, r.Path, "config map %s key %s is also exported by %s (%s)",
+					name, key, other.Address(), other.Object.Source)
+				continue
+			}
+			b.exporters[k] = n
+		}
+	}
+}
+
+// resolve turns n's owner and references into edges.
+func (b *builder) resolve(n *Node) {
+	for _, r := range n.Refs {
+		switch r.Field.Ref {
+		case registry.RefOwner:
+			if r.Path == "spec.owner" {
+				b.owner(n, r)
+			}
+		case registry.RefResource, registry.RefWellKnown:
+			b.reference(n, r)
+		case registry.RefSecret, registry.RefSecretMap:
+			b.secret(n, r)
+		case registry.RefConfigMap:
+			b.configMap(n, r)
+		}
+	}
+	if n.Kind.IsARM() && len(n.Kind.Owners) > 0 && n.OwnerID == "" && n.Owner == nil && !hasOwnerField(n) {
+		b.errorf(n.Object, 0, "spec.owner", "owner is required: a %s", ownerKinds(n.Kind))
+	}
+}
+
+func hasOwnerField(n *Node) bool {
+	for _, r := range n.Refs {
+		if r.Path == "spec.owner" {
+			return true
+		}
+	}
+	return false
+}
+
+func ownerKinds(k *registry.Kind) string {
+	names := make([]string, len(k.Owners))
+	for i, o := range k.Owners {
+		names[i] = o.Kind
+	}
+	return strings.Join(names, " or ")
+}
+
+func (b *builder) owner(n *Node, r validate.Ref) {
+	o := n.Object
+	if armID := stringAt(r.Node, "armId"); armID != "" {
+		if err := checkARMID(armID); err != nil {
+			b.errorf(o, r.Line, r.Path+".armId", "%v", err)
+			return
+		}
+		n.OwnerID = armID
+		n.Edges = append(n.Edges, &Edge{Kind: EdgeOwner, Field: r.Path, ARMID: armID, Ref: r})
+		return
+	}
+	name := stringAt(r.Node, "name")
+	if name == "" {
+		b.errorf(o, r.Line, r.Path, "owner needs a name or an armId")
+		return
+	}
+	group, kind := stringAt(r.Node, "group"), stringAt(r.Node, "kind")
+	candidates := n.Kind.Owners
+	if kind != "" {
+		if len(candidates) > 0 && !containsGroupKind(candidates, group, kind) {
+			b.errorf(o, r.Line, r.Path, "owner kind %s/%s is not allowed for %s: the owner must be a %s",
+				group, kind, n.Kind.Kind, ownerKinds(n.Kind))
+			return
+		}
+		candidates = []registry.GroupKind{{Group: group, Kind: kind}}
+	}
+	for _, c := range candidates {
+		if target := b.byKey[nodeKey(o.Namespace, c.Group, c.Kind, name)]; target != nil {
+			n.Owner = target
+			n.Edges = append([]*Edge{{Kind: EdgeOwner, Field: r.Path, To: target, Ref: r}}, n.Edges...)
+			return
+		}
+	}
+	if len(candidates) == 0 {
+		b.errorf(o, r.Line, r.Path, "owner %q needs group and kind: %s can be owned by any resource", name, n.Kind.Kind)
+		return
+	}
+	if other := b.anyNamed(o.Namespace, name); other != nil {
+		b.errorf(o, r.Line, r.Path, "owner %q must be a %s, but %s is a %s (%s)",
+			name, ownerKinds(n.Kind), name, other.Kind.Kind, other.Object.Source)
+		return
+	}
+	b.errorf(o, r.Line, r.Path, "owner %s %q is not in the input (use armId for a resource that azk does not manage)",
+		ownerKinds(n.Kind), name)
+}
+
+func containsGroupKind(list []registry.GroupKind, group, kind string) bool {
+	for _, gk := range list {
+		if gk.Kind == kind && (group == "" || gk.Group == group) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyNamed finds a resource of any kind with the name, to explain wrong-kind owners.
+func (b *builder) anyNamed(namespace, name string) *Node {
+	var keys []string
+	for k := range b.byKey {
+		if strings.HasPrefix(k, namespace+"/") && strings.HasSuffix(k, "/"+name) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	sort.Strings(keys)
+	return b.byKey[keys[0]]
+}
+
+func (b *builder) reference(n *Node, r validate.Ref) {
+	o := n.Object
+	if r.Node.Kind != yaml.MappingNode {
+		return // the schema check reports the type
+	}
+	if armID := stringAt(r.Node, "armId"); armID != "" {
+		if err := checkARMID(armID); err != nil {
+			b.errorf(o, r.Line, r.Path+".armId", "%v", err)
+			return
+		}
+		if stringAt(r.Node, "name") != "" {
+			b.errorf(o, r.Line, r.Path, "set either armId or group/kind/name, not both")
+		}
+		n.Edges = append(n.Edges, &Edge{Kind: EdgeReference, Field: r.Path, ARMID: armID, Ref: r})
+		return
+	}
+	if r.Field.Ref == registry.RefWellKnown && stringAt(r.Node, "wellKnownName") != "" {
+		return // a built-in role name, resolved against Azure when planning
+	}
+	group, kind, name := stringAt(r.Node, "group"), stringAt(r.Node, "kind"), stringAt(r.Node, "name")
+	if group == "" || kind == "" || name == "" {
+		b.errorf(o, r.Line, r.Path, "a reference needs armId, or group, kind and name")
+		return
+	}
+	target := b.byKey[nodeKey(o.Namespace, group, kind, name)]
+	if target == nil {
+		b.errorf(o, r.Line, r.Path, "reference target %s/%s %q is not in the input (use armId for a resource that azk does not manage)",
+			group, kind, name)
+		return
+	}
+	n.Edges = append(n.Edges, &Edge{Kind: EdgeReference, Field: r.Path, To: target, Ref: r})
+}
+
+func (b *builder) secret(n *Node, r validate.Ref) {
+	name := stringAt(r.Node, "name")
+	if name == "" {
+		return
+	}
+	if s := b.g.Secrets[n.Object.Namespace+"/"+name]; s != nil {
+		if key := stringAt(r.Node, "key"); r.Field.Ref == registry.RefSecret && key != "" && !hasDataKey(s, key) {
+			b.errorf(n.Object, r.Line, r.Path+".key", "secret %q (%s) has no key %q", name, s.Source, key)
+			return
+		}
+		n.Edges = append(n.Edges, &Edge{Kind: EdgeSecret, Field: r.Path, Object: s, Ref: r})
+		return
+	}
+	// Not in the input: the value comes from the environment when rendering.
+	n.Edges = append(n.Edges, &Edge{Kind: EdgeSecret, Field: r.Path, Ref: r})
+}
+
+func (b *builder) configMap(n *Node, r validate.Ref) {
+	name, key := stringAt(r.Node, "name"), stringAt(r.Node, "key")
+	if name == "" || key == "" {
+		return
+	}
+	ns := n.Object.Namespace
+	if cm := b.g.ConfigMaps[ns+"/"+name]; cm != nil {
+		if !hasDataKey(cm, key) {
+			b.errorf(n.Object, r.Line, r.Path+".key", "config map %q (%s) has no key %q", name, cm.Source, key)
+			return
+		}
+		n.Edges = append(n.Edges, &Edge{Kind: EdgeConfigMap, Field: r.Path, Object: cm, Ref: r})
+		return
+	}
+	if exporter := b.exporters[ns+"/"+name+"/"+key]; exporter != nil {
+		n.Edges = append(n.Edges, &Edge{Kind: EdgeConfigMap, Field: r.Path, To: exporter, Ref: r})
+		return
+	}
+	b.errorf(n.Object, r.Line, r.Path, "config map %q key %q is not in the input: add a v1 ConfigMap or a resource that exports it in spec.operatorSpec.configMaps",
+		name, key)
+}
+
+func hasDataKey(o *loader.Object, key string) bool {
+	root := o.Node.YNode()
+	return mapValue(mapValue(root, "data"), key) != nil ||
+		mapValue(mapValue(root, "stringData"), key) != nil ||
+		mapValue(mapValue(root, "binaryData"), key) != nil
+}
+
+// subscription picks the subscription for ARM IDs: the given one, else the
+// first armId owner's, else the placeholder.
+func (b *builder) subscription(given string, nodes []*Node) string {
+	if given != "" {
+		return given
+	}
+	for _, n := range nodes {
+		if n.Owner == nil && n.OwnerID != "" {
+			if sub := subscriptionOf(n.OwnerID); sub != "" {
+				return sub
+			}
+		}
+	}
+	return SubscriptionPlaceholder
+}
+
+func subscriptionOf(armID string) string {
+	parts := strings.Split(strings.TrimPrefix(armID, "/"), "/")
+	if len(parts) >= 2 && strings.EqualFold(parts[0], "subscriptions") {
+		return parts[1]
+	}
+	return ""
+}
+
+// order sorts nodes so each comes after its dependencies (Kahn's algorithm,
+// ties by input order) and reports every cycle among the rest.
+func (b *builder) order(nodes []*Node) []*Node {
+	indegree := make(map[*Node]int, len(nodes))
+	dependents := map[*Node][]*Node{}
+	for _, n := range nodes {
+		for _, d := range n.DependsOn() {
+			indegree[n]++
+			dependents[d] = append(dependents[d], n)
+		}
+	}
+	ready := &byIndex{}
+	for _, n := range nodes {
+		if indegree[n] == 0 {
+			heap.Push(ready, n)
+		}
+	}
+	sorted := make([]*Node, 0, len(nodes))
+	for ready.Len() > 0 {
+		n := heap.Pop(ready).(*Node)
+		sorted = append(sorted, n)
+		for _, d := range dependents[n] {
+			if indegree[d]--; indegree[d] == 0 {
+				heap.Push(ready, d)
+			}
+		}
+	}
+	if len(sorted) < len(nodes) {
+		b.cycles(nodes, indegree)
+	}
+	return sorted
+}
+
+// cycles reports each dependency cycle among the nodes left with unmet dependencies.
+func (b *builder) cycles(nodes []*Node, indegree map[*Node]int) {
+	const (
+		unvisited = iota
+		onPath
+		done
+	)
+	state := map[*Node]int{}
+	var path []*Node
+	var visit func(n *Node)
+	visit = func(n *Node) {
+		state[n] = onPath
+		path = append(path, n)
+		for _, d := range n.DependsOn() {
+			switch state[d] {
+			case unvisited:
+				visit(d)
+			case onPath:
+				b.reportCycle(path, d)
+			}
+		}
+		path = path[:len(path)-1]
+		state[n] = done
+	}
+	for _, n := range nodes {
+		if indegree[n] > 0 && state[n] == unvisited {
+			visit(n)
+		}
+	}
+}
+
+func (b *builder) reportCycle(path []*Node, start *Node) {
+	i := len(path) - 1
+	for path[i] != start {
+		i--
+	}
+	cycle := path[i:]
+	names := make([]string, 0, len(cycle)+1)
+	for _, n := range cycle {
+		names = append(names, n.Object.Kind+"/"+n.Object.Name)
+	}
+	names = append(names, start.Object.Kind+"/"+start.Object.Name)
+	b.errorf(start.Object, 0, "", "dependency cycle: %s", strings.Join(names, " -> "))
+}
+
+type byIndex []*Node
+
+func (h byIndex) Len() int           { return len(h) }
+func (h byIndex) Less(i, j int) bool { return h[i].index < h[j].index }
+func (h byIndex) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *byIndex) Push(x any)        { *h = append(*h, x.(*Node)) }
+func (h *byIndex) Pop() any {
+	old := *h
+	n := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return n
+}

@@ -1,0 +1,99 @@
+// Package graph resolves loaded ASO objects into a dependency graph: owners,
+// resource references, secret and config-map references become edges, and
+// every resource gets the ARM ID the operator would give it.
+package graph
+
+import (
+	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/registry"
+	"github.com/azkcli/azk/internal/validate"
+)
+
+// SubscriptionPlaceholder stands in ARM IDs when no subscription is known.
+const SubscriptionPlaceholder = "{subscriptionId}"
+
+// EdgeKind says why one resource depends on another.
+type EdgeKind string
+
+const (
+	EdgeOwner     EdgeKind = "owner"
+	EdgeReference EdgeKind = "reference"
+	EdgeSecret    EdgeKind = "secret"
+	EdgeConfigMap EdgeKind = "configMap"
+)
+
+// Edge is one dependency of a node, found at Field in its spec. Exactly one of
+// To (an ASO resource in the input), Object (a v1 Secret or ConfigMap in the
+// input) or ARMID (an armId reference outside the input) is set, except for
+// secret and config-map references that the input does not satisfy, which
+// later stages resolve from the environment.
+type Edge struct {
+	Kind  EdgeKind `json:"kind"`
+	Field string   `json:"field"`
+	// To is the resource depended on. For a config-map reference it is the
+	// resource exporting that config map, when one does.
+	To     *Node          `json:"-"`
+	Object *loader.Object `json:"-"`
+	ARMID  string         `json:"armId,omitempty"`
+	// Ref is the reference as found in the spec.
+	Ref validate.Ref `json:"-"`
+}
+
+// Node is one ASO resource of the input.
+type Node struct {
+	Object *loader.Object
+	Kind   *registry.Kind
+	// AzureName is spec.azureName, the kind's fixed name, or metadata.name.
+	AzureName string
+	// ID is the resource's ARM ID; empty for kinds that are not ARM resources.
+	ID string
+	// Owner is the owning node when the owner is in the input.
+	Owner *Node
+	// OwnerID is the owner's ARM ID, whether it is in the input or an armId.
+	OwnerID string
+	// Edges are this node's dependencies, owner first, then in document order.
+	Edges []*Edge
+	// Refs are every reference field found in the spec, in document order.
+	Refs []validate.Ref
+
+	index int // position in the input, for stable ordering
+}
+
+// Address is the node's "group/Kind/namespace/name".
+func (n *Node) Address() string { return n.Object.Address() }
+
+// DependsOn lists the distinct input resources n depends on, in edge order.
+func (n *Node) DependsOn() []*Node {
+	var deps []*Node
+	seen := map[*Node]bool{}
+	for _, e := range n.Edges {
+		if e.To != nil && !seen[e.To] {
+			seen[e.To] = true
+			deps = append(deps, e.To)
+		}
+	}
+	return deps
+}
+
+// Graph is the resolved input.
+type Graph struct {
+	// Nodes are in dependency order: every node after everything it depends on,
+	// ties broken by input order.
+	Nodes []*Node
+	// Secrets and ConfigMaps are the v1 objects of the input, by namespace/name.
+	Secrets    map[string]*loader.Object
+	ConfigMaps map[string]*loader.Object
+	// Subscription is the subscription ID used in ARM IDs, or SubscriptionPlaceholder.
+	Subscription string
+}
+
+// Dependents maps each node to the nodes that depend on it directly.
+func (g *Graph) Dependents() map[*Node][]*Node {
+	out := make(map[*Node][]*Node, len(g.Nodes))
+	for _, n := range g.Nodes {
+		for _, d := range n.DependsOn() {
+			out[d] = append(out[d], n)
+		}
+	}
+	return out
+}

@@ -1,0 +1,272 @@
+package graph_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/azkcli/azk/internal/diag"
+	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/loader"
+)
+
+const rg = `apiVersion: resources.azure.com/v1api20200601
+kind: ResourceGroup
+metadata:
+  name: rg1
+spec:
+  location: westus2
+`
+
+const vnet = `apiVersion: network.azure.com/v1api20201101
+kind: VirtualNetwork
+metadata:
+  name: vnet1
+spec:
+  location: westus2
+  owner:
+    name: rg1
+  addressSpace:
+    addressPrefixes: [10.0.0.0/16]
+`
+
+// build writes the documents to one file (joined by ---) and resolves it.
+func build(t *testing.T, docs ...string) (*graph.Graph, diag.List, string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "input.yaml")
+	if err := os.WriteFile(file, []byte(strings.Join(docs, "---\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, diags := loader.Load(loader.Options{Paths: []string{file}})
+	if diags.HasErrors() {
+		t.Fatalf("load: %v", diags.Err())
+	}
+	g, more := graph.Build(res, graph.Options{Subscription: "00000000-0000-0000-0000-000000000001"})
+	return g, append(diags, more...), file
+}
+
+func TestBuildComputesARMIDs(t *testing.T) {
+	subnet := `apiVersion: network.azure.com/v1api20201101
+kind: VirtualNetworksSubnet
+metadata:
+  name: subnet1
+spec:
+  owner:
+    name: vnet1
+  addressPrefix: 10.0.0.0/24
+`
+	assignment := `apiVersion: authorization.azure.com/v1api20220401
+kind: RoleAssignment
+metadata:
+  name: 5f6b5d3c-9c1e-4a0c-8f5c-2f0b0b2a9a11
+spec:
+  owner:
+    group: network.azure.com
+    kind: VirtualNetwork
+    name: vnet1
+  principalId: 11111111-1111-1111-1111-111111111111
+  roleDefinitionReference:
+    armId: /subscriptions/00000000-0000-0000-0000-000000000001/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7
+`
+	g, diags, _ := build(t, assignment, subnet, vnet, rg)
+	if diags.HasErrors() {
+		t.Fatalf("unexpected errors: %v", diags.Err())
+	}
+	const rgID = "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg1"
+	const vnetID = rgID + "/providers/Microsoft.Network/virtualNetworks/vnet1"
+	want := []struct{ name, id string }{
+		{"rg1", rgID},
+		{"vnet1", vnetID},
+		{"5f6b5d3c-9c1e-4a0c-8f5c-2f0b0b2a9a11", vnetID + "/providers/Microsoft.Authorization/roleAssignments/5f6b5d3c-9c1e-4a0c-8f5c-2f0b0b2a9a11"},
+		{"subnet1", vnetID + "/subnets/subnet1"},
+	}
+	if len(g.Nodes) != len(want) {
+		t.Fatalf("got %d nodes, want %d", len(g.Nodes), len(want))
+	}
+	for i, w := range want {
+		n := g.Nodes[i]
+		if n.Object.Name != w.name || n.ID != w.id {
+			t.Errorf("node %d = %s %s, want %s %s", i, n.Object.Name, n.ID, w.name, w.id)
+		}
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		docs []string
+		// line is the line in the joined file; want is a substring of the message.
+		line  int
+		field string
+		want  string
+	}{
+		{
+			name: "owner missing",
+			docs: []string{rg, `apiVersion: network.azure.com/v1api20201101
+kind: VirtualNetworksSubnet
+metadata:
+  name: subnet1
+spec:
+  owner:
+    name: nope
+  addressPrefix: 10.0.0.0/24
+`},
+			line: 13, field: "spec.owner", want: `owner VirtualNetwork "nope" is not in the input`,
+		},
+		{
+			name: "owner of the wrong kind",
+			docs: []string{rg, `apiVersion: network.azure.com/v1api20201101
+kind: VirtualNetworksSubnet
+metadata:
+  name: subnet1
+spec:
+  owner:
+    name: rg1
+  addressPrefix: 10.0.0.0/24
+`},
+			line: 13, field: "spec.owner", want: `owner "rg1" must be a VirtualNetwork, but rg1 is a ResourceGroup`,
+		},
+		{
+			name: "reference target missing",
+			docs: []string{rg, `apiVersion: network.azure.com/v1api20201101
+kind: NetworkInterface
+metadata:
+  name: nic1
+spec:
+  location: westus2
+  owner:
+    name: rg1
+  ipConfigurations:
+    - name: ipconfig1
+      subnet:
+        reference:
+          group: network.azure.com
+          kind: VirtualNetworksSubnet
+          name: missing
+`},
+			line: 19, field: "spec.ipConfigurations[0].subnet.reference", want: `reference target network.azure.com/VirtualNetworksSubnet "missing" is not in the input`,
+		},
+		{
+			name: "cycle",
+			docs: []string{`apiVersion: authorization.azure.com/v1api20220401
+kind: RoleAssignment
+metadata:
+  name: ra
+spec:
+  owner:
+    group: authorization.azure.com
+    kind: RoleDefinition
+    name: rd
+  principalId: p
+  roleDefinitionReference:
+    armId: /subscriptions/s/providers/Microsoft.Authorization/roleDefinitions/r
+`, `apiVersion: authorization.azure.com/v1api20220401
+kind: RoleDefinition
+metadata:
+  name: rd
+spec:
+  owner:
+    group: authorization.azure.com
+    kind: RoleAssignment
+    name: ra
+  roleName: custom
+`},
+			line: 1, want: "dependency cycle: RoleAssignment/ra -> RoleDefinition/rd -> RoleAssignment/ra",
+		},
+		{
+			name: "duplicate ARM ID",
+			docs: []string{rg, vnet, strings.Replace(vnet, "name: vnet1\nspec:\n", "name: vnet2\nspec:\n  azureName: vnet1\n", 1)},
+			line: 19, want: "same ARM ID as network.azure.com/VirtualNetwork/default/vnet1",
+		},
+		{
+			name: "name breaks ARM path",
+			docs: []string{rg, strings.Replace(vnet, "  location: westus2\n", "  azureName: a/b\n  location: westus2\n", 1)},
+			line: 13, field: "spec.azureName", want: `Azure name "a/b" contains one of / ? #`,
+		},
+		{
+			name: "name breaks kind's length rule",
+			docs: []string{rg, `apiVersion: storage.azure.com/v1api20230101
+kind: StorageAccount
+metadata:
+  name: this-name-is-far-too-long-for-storage
+spec:
+  location: westus2
+  kind: StorageV2
+  sku:
+    name: Standard_LRS
+  owner:
+    name: rg1
+`},
+			line: 11, field: "metadata.name", want: "at most 24 allowed for StorageAccount",
+		},
+		{
+			name: "unknown apiVersion suggests nearest",
+			docs: []string{rg, strings.Replace(vnet, "v1api20201101", "v1api20201201", 1)},
+			line: 8, field: "apiVersion", want: "nearest: network.azure.com/v1api20240301",
+		},
+		{
+			name: "unknown kind",
+			docs: []string{rg, strings.Replace(vnet, "kind: VirtualNetwork", "kind: VirtualNetworx", 1)},
+			line: 8, field: "apiVersion", want: "unknown kind network.azure.com/v1api20201101 VirtualNetworx",
+		},
+		{
+			name: "unknown spec field",
+			docs: []string{rg, vnet + "  adressSpace: {}\n"},
+			line: 18, field: "spec.adressSpace", want: `unknown field "adressSpace"`,
+		},
+		{
+			name: "wrong type",
+			docs: []string{rg, strings.Replace(vnet, "addressPrefixes: [10.0.0.0/16]", "addressPrefixes: 10.0.0.0/16", 1)},
+			line: 17, field: "spec.addressSpace.addressPrefixes", want: "must be a list, got string",
+		},
+		{
+			name: "bad enum value",
+			docs: []string{rg, vnet + "  extendedLocation:\n    name: ez\n    type: Cloud\n"},
+			line: 20, field: "spec.extendedLocation.type", want: `value "Cloud" is not one of: EdgeZone`,
+		},
+		{
+			name: "bad policy value",
+			docs: []string{rg, strings.Replace(vnet, "  name: vnet1\n", "  name: vnet1\n  annotations:\n    serviceoperator.azure.com/reconcile-policy: keep\n", 1)},
+			line: 13, field: "metadata.annotations.serviceoperator.azure.com/reconcile-policy", want: `unknown policy "keep"`,
+		},
+		{
+			name: "both policies",
+			docs: []string{rg, strings.Replace(vnet, "  name: vnet1\n", "  name: vnet1\n  annotations:\n    serviceoperator.azure.com/reconcile-policy: manage\n    serviceoperator.azure.com/reconcile-policy-if-exists: skip\n", 1)},
+			line: 12, field: "metadata.annotations", want: "not both",
+		},
+		{
+			name: "config map missing",
+			docs: []string{rg, `apiVersion: authorization.azure.com/v1api20220401
+kind: RoleAssignment
+metadata:
+  name: ra
+spec:
+  owner:
+    group: resources.azure.com
+    kind: ResourceGroup
+    name: rg1
+  principalIdFromConfig:
+    name: identity-settings
+    key: principalId
+  roleDefinitionReference:
+    wellKnownName: Reader
+`},
+			line: 17, field: "spec.principalIdFromConfig", want: `config map "identity-settings" key "principalId" is not in the input`,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, diags, file := build(t, tc.docs...)
+			for _, d := range diags {
+				if d.Severity == diag.SeverityError && strings.Contains(d.Message, tc.want) {
+					if d.Source.File != file || d.Source.Line != tc.line || d.Field != tc.field {
+						t.Errorf("error at %s field %q, want line %d field %q: %s", d.Source, d.Field, tc.line, tc.field, d.Message)
+					}
+					return
+				}
+			}
+			t.Errorf("no error containing %q; got:\n%v", tc.want, diags.Err())
+		})
+	}
+}

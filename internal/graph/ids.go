@@ -1,0 +1,142 @@
+package graph
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/registry"
+	"github.com/azkcli/azk/internal/validate"
+)
+
+const resourceGroupType = "Microsoft.Resources/resourceGroups"
+
+// identify computes every node's ARM ID in dependency order (owners first)
+// and reports resources that would share one.
+func (b *builder) identify() {
+	seen := map[string]*Node{}
+	for _, n := range b.g.Nodes {
+		if !n.Kind.IsARM() {
+			continue
+		}
+		if n.Owner != nil {
+			if n.Owner.ID == "" {
+				continue // the owner could not be identified; its error is reported
+			}
+			n.OwnerID = n.Owner.ID
+		}
+		if hasStableUUIDName(n) && !b.stableName(n) {
+			continue
+		}
+		if !b.checkName(n) {
+			continue
+		}
+		id, err := armID(n.Kind, n.OwnerID, b.g.Subscription, n.AzureName)
+		if err != nil {
+			b.errorf(n.Object, 0, "spec.owner", "%v", err)
+			continue
+		}
+		n.ID = id
+		key := strings.ToLower(id)
+		if other := seen[key]; other != nil {
+			b.errorf(n.Object, 0, "", "same ARM ID as %s (%s): %s", other.Address(), other.Object.Source, id)
+			continue
+		}
+		seen[key] = n
+	}
+}
+
+// armID builds a resource's ARM ID from its kind, its owner's ARM ID and its
+// Azure name, following the kind's ARM URI shape.
+func armID(k *registry.Kind, ownerID, subscription, name string) (string, error) {
+	if strings.EqualFold(k.ARMType, resourceGroupType) {
+		return "/subscriptions/" + subscription + "/resourceGroups/" + name, nil
+	}
+	segments := strings.Split(k.ARMType, "/")
+	if len(segments) > 2 && k.Scope != registry.ScopeExtension {
+		// A child resource: {parentId}/{childType}/{name}.
+		if ownerID == "" {
+			return "", fmt.Errorf("%s is a child resource and needs an owner", k.Kind)
+		}
+		return ownerID + "/" + segments[len(segments)-1] + "/" + name, nil
+	}
+	switch k.Scope {
+	case registry.ScopeResourceGroup, registry.ScopeExtension:
+		if ownerID == "" {
+			return "", fmt.Errorf("%s needs an owner", k.Kind)
+		}
+		return ownerID + "/providers/" + k.ARMType + "/" + name, nil
+	case registry.ScopeSubscription:
+		return "/subscriptions/" + subscription + "/providers/" + k.ARMType + "/" + name, nil
+	case registry.ScopeTenant:
+		return "/providers/" + k.ARMType + "/" + name, nil
+	}
+	return "", fmt.Errorf("azk cannot build ARM IDs for %s resources (scope %q)", k.Kind, k.Scope)
+}
+
+// checkARMID checks the shape of an armId given by the user.
+func checkARMID(id string) error {
+	if !strings.HasPrefix(id, "/") {
+		return fmt.Errorf("armId %q must start with /subscriptions/ or /providers/", id)
+	}
+	parts := strings.Split(id[1:], "/")
+	if len(parts)%2 != 0 {
+		// ARM IDs alternate type and name segments.
+		return fmt.Errorf("armId %q is not a complete ARM ID (a type without a name?)", id)
+	}
+	for _, p := range parts {
+		if p == "" {
+			return fmt.Errorf("armId %q has an empty segment", id)
+		}
+	}
+	return nil
+}
+
+// checkName reports Azure names that would break the resource's ARM path or
+// the kind's own naming rules; it returns false when no ARM ID can be built.
+func (b *builder) checkName(n *Node) bool {
+	name := n.AzureName
+	field, line := "metadata.name", loader.FieldLine(n.Object, "metadata", "name")
+	if stringAt(n.Object.Node.YNode(), "spec", "azureName") != "" {
+		field, line = "spec.azureName", loader.FieldLine(n.Object, "spec", "azureName")
+	}
+	switch {
+	case name == "":
+		b.errorf(n.Object, line, field, "the Azure name is empty")
+	case strings.ContainsAny(name, "/?#"):
+		b.errorf(n.Object, line, field, "Azure name %q contains one of / ? # which break the ARM path", name)
+	case name == "." || name == "..":
+		b.errorf(n.Object, line, field, "Azure name %q is a relative path segment", name)
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		b.errorf(n.Object, line, field, "Azure name %q contains control characters", name)
+	default:
+		if field == "metadata.name" && name == n.Object.Name {
+			// spec.azureName was checked against the schema already; a name
+			// defaulted from metadata.name must meet the same rules.
+			if rule := n.Kind.Spec.Child("azureName"); rule != nil {
+				b.checkNameRule(n, rule, name, line)
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func (b *builder) checkNameRule(n *Node, rule *registry.Field, name string, line int) {
+	length := len([]rune(name))
+	if rule.MaxLength != nil && length > *rule.MaxLength {
+		b.errorf(n.Object, line, "metadata.name", "%q is used as the Azure name and is %d characters, at most %d allowed for %s (set spec.azureName)",
+			name, length, *rule.MaxLength, n.Kind.Kind)
+	}
+	if rule.MinLength != nil && length < *rule.MinLength {
+		b.errorf(n.Object, line, "metadata.name", "%q is used as the Azure name and is %d characters, at least %d required for %s",
+			name, length, *rule.MinLength, n.Kind.Kind)
+	}
+	if rule.Pattern != "" {
+		if re := validate.Pattern(rule.Pattern); re != nil && !re.MatchString(name) {
+			b.errorf(n.Object, line, "metadata.name", "%q is used as the Azure name and does not match %s's pattern %s (set spec.azureName)",
+				name, n.Kind.Kind, rule.Pattern)
+		}
+	}
+}

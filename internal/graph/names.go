@@ -1,0 +1,46 @@
+package graph
+
+import (
+	"github.com/google/uuid"
+
+	"github.com/azkcli/azk/internal/loader"
+)
+
+// stableNameSpace is the UUIDv5 namespace the operator uses for role
+// assignment and role definition names.
+var stableNameSpace = uuid.MustParse("9a329043-7ad7-4b1c-812f-9c7a93d6392a")
+
+// hasStableUUIDName reports whether the kind's Azure name defaults to the
+// operator's stable UUID rather than metadata.name.
+func hasStableUUIDName(n *Node) bool {
+	return n.Object.Group() == "authorization.azure.com" &&
+		(n.Object.Kind == "RoleAssignment" || n.Object.Kind == "RoleDefinition")
+}
+
+// stableName assigns a role assignment or definition without spec.azureName the
+// name the operator gives it: metadata.name when that already is a UUID, else a
+// UUIDv5 over its owner and its own identity. With namingConvention random the
+// name is unknown until the operator creates it, so azk refuses to guess.
+func (b *builder) stableName(n *Node) bool {
+	root := n.Object.Node.YNode()
+	if stringAt(root, "spec", "azureName") != "" {
+		return true
+	}
+	if stringAt(root, "spec", "operatorSpec", "namingConvention") == "random" {
+		b.errorf(n.Object, loader.FieldLine(n.Object, "spec", "operatorSpec", "namingConvention"), "spec.operatorSpec.namingConvention",
+			"namingConvention random gives a name that is unknown until the operator creates the resource; azk cannot plan it (set spec.azureName or use stable)")
+		return false
+	}
+	if _, err := uuid.Parse(n.Object.Name); err == nil && len(n.Object.Name) == 36 {
+		n.AzureName = n.Object.Name
+		return true
+	}
+	owner := n.OwnerID
+	if n.Owner != nil {
+		o := n.Owner.Object
+		owner = o.Group() + "/" + o.Kind + ":" + o.Namespace + "/" + o.Name
+	}
+	o := n.Object
+	n.AzureName = uuid.NewSHA1(stableNameSpace, []byte(owner+":"+o.Kind+"/"+o.Group()+":"+o.Namespace+"/"+o.Name)).String()
+	return true
+}

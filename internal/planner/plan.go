@@ -1,0 +1,109 @@
+// Package planner decides, per resource, what applying the manifests would do
+// to Azure: create, adopt, update, leave alone, skip or block, with
+// property-level changes. A Plan is data; rendering it is separate.
+package planner
+
+import (
+	"github.com/azkcli/azk/internal/convert"
+	"github.com/azkcli/azk/internal/graph"
+)
+
+// FormatVersion is the version of the plan's JSON form (-o json and saved
+// plans). It changes when a field changes meaning.
+const FormatVersion = 1
+
+// Action is what applying would do to one resource.
+type Action string
+
+const (
+	ActionCreate   Action = "create"           // does not exist: PUT
+	ActionAdopt    Action = "adopt"            // exists, no explicit reconcile-policy: taken over per reconcile-policy-if-exists
+	ActionUpdate   Action = "update"           // exists, explicit manage/detach-on-delete policy, body differs: PUT
+	ActionNoChange Action = "no-change"        // exists and matches the desired body
+	ActionSkip     Action = "skip"             // reconcile-policy skip (or if-exists skip): read only, never written
+	ActionBlocked  Action = "blocked"          // cannot proceed: see Reasons
+	ActionReplace  Action = "replace-required" // a change Azure cannot make in place: an error, never applied
+)
+
+// Policy is the reconcile policy that drove a decision, and where it came from.
+type Policy struct {
+	// Value is manage, detach-on-delete or skip.
+	Value string `json:"value"`
+	// Source is "annotation serviceoperator.azure.com/reconcile-policy",
+	// "annotation serviceoperator.azure.com/reconcile-policy-if-exists",
+	// "flag --reconcile-policy-if-exists" or "default".
+	Source string `json:"source"`
+}
+
+// Change is one property-level difference between Azure and the desired body.
+// Before is absent for an added property, After for a removed one.
+type Change struct {
+	// Path is the property's location in the ARM body, e.g. "properties.addressSpace.addressPrefixes[0]".
+	Path   string `json:"path"`
+	Before any    `json:"before,omitempty"`
+	After  any    `json:"after,omitempty"`
+	// Sensitive values are never compared or shown: Before and After are empty.
+	Sensitive bool `json:"sensitive,omitempty"`
+	// Unknown means After is known only after a dependency is applied.
+	Unknown bool `json:"unknown,omitempty"`
+}
+
+// Resource is the decision for one input resource.
+type Resource struct {
+	// Address is "group/Kind/namespace/name".
+	Address   string `json:"address"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Source    string `json:"source"` // file:line
+	ARMID     string `json:"armId"`
+	ARMType   string `json:"armType"`
+	// APIVersion is the ARM api-version of the request.
+	APIVersion string `json:"apiVersion"`
+
+	Action Action `json:"action"`
+	Policy Policy `json:"policy"`
+	// Exists says whether Azure has the resource; false also when it was not
+	// read because its owner will be created by this plan.
+	Exists bool `json:"exists"`
+	// Changes are set for adopt (manage) and update.
+	Changes []Change `json:"changes,omitempty"`
+	// Reasons explain blocked and replace-required.
+	Reasons []string `json:"reasons,omitempty"`
+	// Notes are other things applying will do (e.g. "will recover a soft-deleted vault").
+	Notes []string `json:"notes,omitempty"`
+	// DependsOn lists the addresses this resource waits for.
+	DependsOn []string `json:"dependsOn,omitempty"`
+	// Fingerprint identifies the Azure state the decision was made on: the
+	// resource's ETag, else a digest of its body; empty when it does not exist.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Desired is the body to PUT. In memory, secrets are convert.Sensitive and
+	// late values convert.Unknown; saved plans hold digests instead of secrets.
+	Desired map[string]any `json:"desired,omitempty"`
+
+	// Node and Request link back to the resolved input (nil for a plan read from a file).
+	Node    *graph.Node      `json:"-"`
+	Request *convert.Request `json:"-"`
+}
+
+// Inputs are what a plan was made from, so a saved plan can be applied later
+// by resolving the same inputs again (secret values are never saved).
+type Inputs struct {
+	Paths     []string `json:"paths,omitempty"`
+	Kustomize []string `json:"kustomize,omitempty"`
+	Namespace string   `json:"namespace"`
+}
+
+// Plan is the decisions for every input resource, in dependency order.
+type Plan struct {
+	FormatVersion int    `json:"formatVersion"`
+	Subscription  string `json:"subscription"`
+	Inputs        Inputs `json:"inputs"`
+	// InputsDigest is a digest of the resolved inputs, so a saved plan can tell
+	// when the manifests changed since it was made.
+	InputsDigest string      `json:"inputsDigest"`
+	Resources    []*Resource `json:"resources"`
+	// Unmanaged lists ARM IDs that exist in the input's resource groups but
+	// are not in the input.
+	Unmanaged []string `json:"unmanaged,omitempty"`
+}
