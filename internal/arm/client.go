@@ -101,6 +101,15 @@ func (o RetryOptions) withDefaults() RetryOptions {
 	return o
 }
 
+// azcore is the same bounds as azcore's retry options, where 0 retries means "the default".
+func (o RetryOptions) azcore() policy.RetryOptions {
+	retries := int32(o.MaxAttempts - 1)
+	if retries == 0 {
+		retries = -1
+	}
+	return policy.RetryOptions{MaxRetries: retries, RetryDelay: o.Delay, MaxRetryDelay: o.MaxDelay}
+}
+
 // backoff is the wait before try number attempt+1: Delay doubled per try, at most MaxDelay.
 func (o RetryOptions) backoff(attempt int) time.Duration {
 	d := o.Delay
@@ -171,11 +180,7 @@ func newClient(o Options, shared *sharedState) (*Client, error) {
 		ClientOptions: policy.ClientOptions{
 			Cloud:     cfg,
 			Transport: o.Transport,
-			Retry: policy.RetryOptions{
-				MaxRetries:    int32(o.Retry.MaxAttempts - 1),
-				RetryDelay:    o.Retry.Delay,
-				MaxRetryDelay: o.Retry.MaxDelay,
-			},
+			Retry:     o.Retry.azcore(),
 			Logging: policy.LogOptions{
 				// Bodies are never logged (PUT bodies and list-keys answers carry secrets),
 				// nor operation URLs, whose queries carry ARM's signatures.

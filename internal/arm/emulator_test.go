@@ -291,10 +291,14 @@ func TestServerErrorBurstsAreRetried(t *testing.T) {
 	// With one attempt the same kind of failure surfaces, typed.
 	emu.run.Server.SetFaults(emulator.Faults{TransientRate: 1})
 	one := emu.client(t, func(o *Options) { o.Retry.MaxAttempts = 1 })
+	before := emu.rec.method(http.MethodGet)
 	_, err := one.Get(testContext(t), rgID("burst"), rgAPI)
 	var re *ResponseError
 	if !errors.As(err, &re) || (re.StatusCode != 500 && re.StatusCode != 503) || re.Code == "" {
 		t.Fatalf("got %v, want a typed 500 or 503", err)
+	}
+	if n := emu.rec.method(http.MethodGet) - before; n != 1 {
+		t.Errorf("one attempt allowed, %d sent", n)
 	}
 }
 

@@ -260,12 +260,7 @@ func (c *Client) ForSecret(name string, data map[string]string) (*Client, error)
 	o := c.opts
 	o.Subscription = strings.TrimSpace(data[SecretSubscriptionID])
 	if _, isEmulator := c.opts.Credential.(emulatorCredential); !isEmulator {
-		r := c.opts.Retry
-		cred, err := secretCredential(name, data, azcore.ClientOptions{
-			Cloud:     c.opts.Cloud,
-			Transport: c.opts.Transport,
-			Retry:     policy.RetryOptions{MaxRetries: int32(r.MaxAttempts - 1), RetryDelay: r.Delay, MaxRetryDelay: r.MaxDelay},
-		})
+		cred, err := secretCredential(name, data, azcore.ClientOptions{Cloud: c.opts.Cloud, Transport: c.opts.Transport, Retry: c.opts.Retry.azcore()})
 		if err != nil {
 			return nil, err
 		}
