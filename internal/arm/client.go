@@ -408,8 +408,10 @@ func (c *Client) transientWait(e *ResponseError, method, id string, attempt int,
 			return 0, false
 		}
 	case e.StatusCode == http.StatusNotFound && method == http.MethodGet:
-		// A read right after azk's own create may reach a replica that has not seen it yet.
-		if !c.shared.created.underRecent(id, c.opts.ReplicationWindow, time.Now()) {
+		// A read right after azk's own create may reach a replica that has not
+		// seen it yet. Only the created resource itself: reading a child that
+		// does not exist yet under a new parent is an ordinary 404.
+		if !c.shared.created.isRecent(id, c.opts.ReplicationWindow, time.Now()) {
 			return 0, false
 		}
 	default:
@@ -501,6 +503,14 @@ func parentOf(id string) string {
 		return ""
 	}
 	return id[:i]
+}
+
+// isRecent reports whether id itself was created within window before now.
+func (l *createdLog) isRecent(id string, window time.Duration, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t, ok := l.at[strings.ToLower(strings.TrimSuffix(id, "/"))]
+	return ok && now.Sub(t) <= window
 }
 
 // underRecent reports whether id or one of its ancestors was created within window before now.

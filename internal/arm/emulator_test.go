@@ -88,7 +88,7 @@ type testEmulator struct {
 }
 
 // startEmulator serves the real emulator over HTTPS on loopback for one test.
-func startEmulator(t *testing.T, opts emulator.Options) *testEmulator {
+func startEmulator(t testing.TB, opts emulator.Options) *testEmulator {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	run, err := emulator.Start(ctx, opts, "127.0.0.1:0", true)
@@ -103,7 +103,7 @@ func startEmulator(t *testing.T, opts emulator.Options) *testEmulator {
 	return &testEmulator{run: run, rec: &recorder{next: run.HTTPClient().Transport, byStatus: map[int]int{}, byMethod: map[string]int{}}}
 }
 
-func (e *testEmulator) client(t *testing.T, mod func(*Options)) *Client {
+func (e *testEmulator) client(t testing.TB, mod func(*Options)) *Client {
 	t.Helper()
 	o := Options{
 		Credential:    EmulatorCredential,
@@ -123,13 +123,13 @@ func (e *testEmulator) client(t *testing.T, mod func(*Options)) *Client {
 	return c
 }
 
-func testContext(t *testing.T) context.Context {
+func testContext(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-func put(t *testing.T, c *Client, id, apiVersion string, body any) *Response {
+func put(t testing.TB, c *Client, id, apiVersion string, body any) *Response {
 	t.Helper()
 	ctx := testContext(t)
 	op, err := c.Put(ctx, id, apiVersion, body)
@@ -620,4 +620,18 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+func TestNotFoundUnderANewParentIsNotRetried(t *testing.T) {
+	emu := startEmulator(t, emulator.Options{})
+	c := emu.client(t, nil)
+	put(t, c, rgID("new"), rgAPI, map[string]any{"location": "westus2"})
+	before := emu.rec.method(http.MethodGet)
+	_, err := c.Get(testContext(t), vnetID("new", "not-yet"), networkAPI)
+	if !IsNotFound(err) {
+		t.Fatalf("got %v, want 404", err)
+	}
+	if n := emu.rec.method(http.MethodGet) - before; n != 1 {
+		t.Errorf("a child that does not exist yet was read %d times, want 1", n)
+	}
 }
