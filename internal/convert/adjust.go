@@ -3,6 +3,8 @@ package convert
 import (
 	"fmt"
 	"strings"
+
+	"github.com/azkcli/azk/internal/registry"
 )
 
 // These are the changes the operator makes to a body just before it PUTs,
@@ -59,6 +61,7 @@ func (c *converter) preserveChildren(body map[string]any, path []string) {
 			}
 		}
 	}
+	project := c.childProjection(path)
 	merged := append([]any(nil), desired...)
 	for _, item := range existing {
 		m, ok := item.(map[string]any)
@@ -66,22 +69,147 @@ func (c *converter) preserveChildren(body map[string]any, path []string) {
 			continue
 		}
 		if name, _ := m["name"].(string); !named[strings.ToLower(name)] {
-			merged = append(merged, childBody(m))
+			merged = append(merged, project(m))
 		}
 	}
 	put(body, path, merged)
 }
 
-// childBody keeps what a PUT may carry of a child read from Azure: its name,
-// id and properties, without read-only envelope fields.
-func childBody(m map[string]any) map[string]any {
-	out := map[string]any{}
-	for _, k := range []string{"name", "id", "properties"} {
-		if v, ok := m[k]; ok {
-			out[k] = v
+// childProjection returns how a child read from Azure is written back in the
+// parent's body: through the parent's own spec field for that collection when
+// it has one, else through the child kind's spec plus its id, name and type.
+// Read-only and unknown properties are dropped, as the operator's conversion does.
+func (c *converter) childProjection(path []string) func(map[string]any) map[string]any {
+	if f := fieldAtARMPath(c.n.Kind.Spec, path); f != nil && f.Items != nil {
+		return func(m map[string]any) map[string]any {
+			out, _ := projectARM(f.Items, m).(map[string]any)
+			return out
 		}
 	}
-	return out
+	child := childKind(c.n.Kind, path[len(path)-1])
+	return func(m map[string]any) map[string]any {
+		out := map[string]any{}
+		if child != nil {
+			out, _ = projectARM(child.Spec, m).(map[string]any)
+			if out == nil {
+				out = map[string]any{}
+			}
+		}
+		for _, k := range []string{"id", "name", "type"} {
+			if v, ok := m[k]; ok {
+				out[k] = v
+			}
+		}
+		return out
+	}
+}
+
+// fieldAtARMPath finds the spec field whose ARM value lands exactly at path.
+func fieldAtARMPath(f *registry.Field, path []string) *registry.Field {
+	if f == nil {
+		return nil
+	}
+	for _, child := range f.Fields {
+		p := child.ARM
+		if len(p) == 0 || len(p) > len(path) || !equalPath(p, path[:len(p)]) {
+			continue
+		}
+		if len(p) == len(path) {
+			return child
+		}
+		if found := fieldAtARMPath(child, path[len(p):]); found != nil {
+			return found
+		}
+	}
+	return nil
+}
+
+func equalPath(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// childKind finds the kind, in the parent's group and version, of the child
+// resources kept in the parent's collection named segment (subnets of a
+// virtual network, securityRules of a network security group).
+func childKind(parent *registry.Kind, segment string) *registry.Kind {
+	want := parent.ARMType + "/" + segment
+	reg := registry.Default()
+	for _, gvk := range reg.All() {
+		if gvk.Group != parent.Group || gvk.Version != parent.Version {
+			continue
+		}
+		if k, ok := reg.Lookup(gvk.Group, gvk.Version, gvk.Kind); ok && strings.EqualFold(k.ARMType, want) {
+			return k
+		}
+	}
+	return nil
+}
+
+// projectARM keeps the parts of an ARM value that the spec schema f can
+// write, dropping read-only properties and, like the operator's omitempty,
+// empty lists and maps.
+func projectARM(f *registry.Field, v any) any {
+	if f.Ref != "" || f.Type == registry.TypeAny {
+		return v
+	}
+	switch f.Type {
+	case registry.TypeObject:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		out := map[string]any{}
+		for _, child := range f.Fields {
+			if child.ARM == nil {
+				continue
+			}
+			if len(child.ARM) == 0 {
+				if inline, ok := projectARM(child, obj).(map[string]any); ok {
+					for k, e := range inline {
+						out[k] = e
+					}
+				}
+				continue
+			}
+			cv, found := lookup(obj, child.ARM)
+			if !found {
+				continue
+			}
+			if pv := projectARM(child, cv); pv != nil {
+				put(out, child.ARM, pv)
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	case registry.TypeArray:
+		list, ok := v.([]any)
+		if !ok || len(list) == 0 {
+			return nil
+		}
+		if f.Items == nil {
+			return list
+		}
+		out := make([]any, 0, len(list))
+		for _, item := range list {
+			if pv := projectARM(f.Items, item); pv != nil {
+				out = append(out, pv)
+			}
+		}
+		return out
+	case registry.TypeMap:
+		if m, ok := v.(map[string]any); ok && len(m) > 0 {
+			return m
+		}
+		return nil
+	}
+	return v
 }
 
 // vaultCreateMode resolves createOrRecover and purgeThenCreate, which ARM does

@@ -341,15 +341,15 @@ func (c *converter) exported(from *graph.Node, name, key string) any {
 	if status == nil {
 		return unknown
 	}
-	field := exportField(from, name, key)
-	if v, ok := status[field]; ok && v != nil {
+	path := exportSource(from.Kind, exportField(from, name, key))
+	if v, ok := lookup(status, path); ok && v != nil && len(path) > 0 {
 		return fmt.Sprint(v)
 	}
 	return unknown
 }
 
-// exportField finds which status field a node exports to config map name/key:
-// the name of the entry under spec.operatorSpec.configMaps that points there.
+// exportField finds which value a node exports to config map name/key: the
+// name of the entry under spec.operatorSpec.configMaps that points there.
 func exportField(n *graph.Node, name, key string) string {
 	for _, r := range n.Refs {
 		if r.Field.Ref == registry.RefConfigMapExport && scalar(r.Node, "name") == name && scalar(r.Node, "key") == key {
@@ -357,6 +357,42 @@ func exportField(n *graph.Node, name, key string) string {
 		}
 	}
 	return ""
+}
+
+// exportSource is the status path an operatorSpec.configMaps entry exports:
+// the status field of that name at the shallowest depth (principalId is
+// identity.principalId on many kinds), or for storage's "<x>Endpoint" entries
+// primaryEndpoints.<x>.
+func exportSource(k *registry.Kind, name string) []string {
+	if name == "" || k.Status == nil {
+		return nil
+	}
+	type candidate struct {
+		f    *registry.Field
+		path []string
+	}
+	level := []candidate{{k.Status, nil}}
+	for len(level) > 0 {
+		var next []candidate
+		for _, c := range level {
+			for _, child := range c.f.Fields {
+				path := append(append([]string(nil), c.path...), child.Name)
+				if child.Name == name && child.Type != registry.TypeObject {
+					return path
+				}
+				if child.Type == registry.TypeObject {
+					next = append(next, candidate{child, path})
+				}
+			}
+		}
+		level = next
+	}
+	if prefix, ok := strings.CutSuffix(name, "Endpoint"); ok {
+		if endpoints := k.Status.Child("primaryEndpoints"); endpoints.Child(prefix) != nil {
+			return []string{"primaryEndpoints", prefix}
+		}
+	}
+	return nil
 }
 
 // dataValue reads a key of a v1 Secret or ConfigMap: stringData and data as

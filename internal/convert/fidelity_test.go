@@ -11,22 +11,7 @@ import (
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/corpus"
 	"github.com/azkcli/azk/internal/graph"
-	"github.com/azkcli/azk/internal/loader"
-	"github.com/azkcli/azk/internal/registry"
 )
-
-const redactedSubscription = "00000000-0000-0000-0000-000000000000"
-
-// sampleResourceGroup is the resource group the operator's test harness adds
-// to every samples folder.
-const sampleResourceGroup = `apiVersion: resources.azure.com/v1api20200601
-kind: ResourceGroup
-metadata:
-  name: aso-sample-rg
-  namespace: default
-spec:
-  location: westcentralus
-`
 
 // TestCorpusRecordedPUTs renders every samples folder that has a recording and
 // compares each PUT the operator recorded against real Azure with azk's, as
@@ -35,10 +20,6 @@ func TestCorpusRecordedPUTs(t *testing.T) {
 	dir := corpus.Dir(t)
 	files, err := filepath.Glob(filepath.Join(dir, "recordings", "*.yaml"))
 	if err != nil {
-		t.Fatal(err)
-	}
-	rgFile := filepath.Join(t.TempDir(), "rg.yaml")
-	if err := os.WriteFile(rgFile, []byte(sampleResourceGroup), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var matched, total, noFolder int
@@ -53,7 +34,7 @@ func TestCorpusRecordedPUTs(t *testing.T) {
 			t.Logf("%s: no samples folder %s/%s (%d recorded PUTs not comparable)", filepath.Base(file), group, version, n)
 			continue
 		}
-		m, n, fileMisses := compareRecording(t, file, folder, rgFile)
+		m, n, fileMisses := compareRecording(t, file, folder)
 		matched += m
 		total += n
 		misses = append(misses, fileMisses...)
@@ -110,7 +91,7 @@ func recordedPUTs(rec *corpus.Recording) []recordedPUT {
 	return out
 }
 
-func compareRecording(t *testing.T, file, folder, rgFile string) (matched, total int, misses []string) {
+func compareRecording(t *testing.T, file, folder string) (matched, total int, misses []string) {
 	t.Helper()
 	name := filepath.Base(file)
 	rec, err := corpus.ReadRecording(file)
@@ -118,9 +99,9 @@ func compareRecording(t *testing.T, file, folder, rgFile string) (matched, total
 		t.Errorf("%s: %v", name, err)
 		return
 	}
-	g := sampleGraph(t, folder, rgFile)
-	if g == nil {
-		return
+	g, err := corpus.LoadSamples(t, folder).Graph()
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
 	}
 	reqs, diags := convert.Requests(g, convert.Sources{
 		LookupEnv: func(key string) (string, bool) {
@@ -128,6 +109,7 @@ func compareRecording(t *testing.T, file, folder, rgFile string) (matched, total
 			return "{PASSWORD}", strings.HasPrefix(key, "AZK_SECRET_")
 		},
 		Status:           recordedStatus(rec),
+		Get:              recordedGet(rec),
 		RoleDefinitionID: builtInRoles,
 	})
 	if diags.HasErrors() {
@@ -151,10 +133,9 @@ func compareRecording(t *testing.T, file, folder, rgFile string) (matched, total
 			misses = append(misses, name+": "+put.target+": not rendered")
 			continue
 		}
-		var best []corpus.Difference
-		for _, c := range candidates {
-			d := corpus.Diff(put.body, c)
-			if best == nil || len(d) < len(best) {
+		best := corpus.Diff(put.body, candidates[0])
+		for _, c := range candidates[1:] {
+			if d := corpus.Diff(put.body, c); len(d) < len(best) {
 				best = d
 			}
 		}
@@ -171,58 +152,30 @@ func compareRecording(t *testing.T, file, folder, rgFile string) (matched, total
 	return matched, total, misses
 }
 
-// sampleGraph loads a samples folder as the operator's harness did: with its
-// refs/ and the aso-sample-rg resource group, leaving out kinds no longer served.
-func sampleGraph(t *testing.T, folder, rgFile string) *graph.Graph {
-	t.Helper()
-	res, diags := loader.Load(loader.Options{Paths: []string{folder}})
-	if diags.HasErrors() {
-		t.Errorf("%s: %v", folder, diags.Err())
-		return nil
-	}
-	hasRG := false
-	for _, o := range res.Resources {
-		hasRG = hasRG || (o.Kind == "ResourceGroup" && o.Name == "aso-sample-rg")
-	}
-	if !hasRG {
-		rg, _ := loader.Load(loader.Options{Paths: []string{rgFile}})
-		res.Resources = append(res.Resources, rg.Resources...)
-	}
-	reg := registry.Default()
-	served := res.Resources[:0]
-	for _, o := range res.Resources {
-		if _, ok := reg.Lookup(o.Group(), o.Version(), o.Kind); ok {
-			served = append(served, o)
-		}
-	}
-	res.Resources = served
-	g, diags := graph.Build(res, graph.Options{Subscription: redactedSubscription})
-	if diags.HasErrors() {
-		t.Errorf("%s: %v", folder, diags.Err())
-	}
-	return g
-}
-
-// recordedStatus answers a resource's status from the last successful GET of
-// a resource of its type in the recording, as apply reads it back.
+// recordedStatus answers a resource's status from its last successful GET in
+// the recording, as apply reads it back.
 func recordedStatus(rec *corpus.Recording) func(n *graph.Node) map[string]any {
 	return func(n *graph.Node) map[string]any {
-		want := corpus.MaskID(n.ID)
-		var found map[string]any
-		for i := range rec.Interactions {
-			in := &rec.Interactions[i]
-			if in.Request.Method != "GET" || in.Response.Code != 200 || corpus.MaskID(in.Path()) != want {
-				continue
-			}
-			var body map[string]any
-			if json.Unmarshal([]byte(in.Response.Body), &body) == nil {
-				found = body
-			}
-		}
-		if found == nil {
+		path, ok := rec.Resolve(n.ID)
+		if !ok {
 			return nil
 		}
-		return convert.Status(n.Kind, found)
+		if body := rec.LastGet(path); body != nil {
+			return convert.Status(n.Kind, body)
+		}
+		return nil
+	}
+}
+
+// recordedGet answers reads as Azure answered the operator just before it
+// PUT the resource (or, for soft-deleted vaults, at all).
+func recordedGet(rec *corpus.Recording) func(id, apiVersion string) (map[string]any, error) {
+	return func(id, apiVersion string) (map[string]any, error) {
+		path, ok := rec.Resolve(id)
+		if !ok {
+			return nil, nil
+		}
+		return rec.StateBeforePut(path), nil
 	}
 }
 
@@ -238,7 +191,7 @@ func builtInRoles(name string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return "/subscriptions/" + redactedSubscription + "/providers/Microsoft.Authorization/roleDefinitions/" + id, true
+	return "/subscriptions/" + corpus.Subscription + "/providers/Microsoft.Authorization/roleDefinitions/" + id, true
 }
 
 func queryValue(rawURL, key string) string {

@@ -149,7 +149,8 @@ func (w *walker) scalar(f *registry.Field, n *yaml.Node, path string, line int) 
 	}
 	switch f.Type {
 	case registry.TypeString:
-		if n.Tag != yaml.NodeTagString {
+		// Kubernetes reads an unquoted date as the string written, not a timestamp.
+		if n.Tag != yaml.NodeTagString && n.Tag != timestampTag {
 			w.errorf(line, path, "must be a string, got %s %s (quote it)", describe(n), n.Value)
 			return
 		}
@@ -201,6 +202,8 @@ func (w *walker) bounds(line int, path, unit string, n int, lo, hi *int) {
 		w.errorf(line, path, "has %d %s, at most %d allowed", n, unit, *hi)
 	}
 }
+
+const timestampTag = "!!timestamp"
 
 // deref follows YAML aliases to the node they stand for.
 func deref(n *yaml.Node) *yaml.Node {

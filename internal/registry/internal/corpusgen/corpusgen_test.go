@@ -87,6 +87,8 @@ func TestParseARMURI(t *testing.T) {
 			armResource{Type: "Microsoft.Storage/storageAccounts/blobServices", Scope: registry.ScopeResourceGroup, FixedName: "default"}},
 		{"/{scope}/providers/Microsoft.Authorization/roleAssignments/{roleAssignmentName}",
 			armResource{Type: "Microsoft.Authorization/roleAssignments", Scope: registry.ScopeExtension}},
+		{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/{clusterRp}/{clusterResourceName}/{clusterName}/providers/Microsoft.KubernetesConfiguration/extensions/{extensionName}",
+			armResource{Type: "Microsoft.KubernetesConfiguration/extensions", Scope: registry.ScopeExtension}},
 		{"/providers/Microsoft.Subscription/aliases/{aliasName}",
 			armResource{Type: "Microsoft.Subscription/aliases", Scope: registry.ScopeTenant}},
 		{"/subscriptions/{subscriptionId}/providers/Microsoft.Security/pricings/{pricingName}",

@@ -23,17 +23,21 @@ func parseARMURI(uri string) (armResource, error) {
 	if strings.EqualFold(uri, resourceGroupURI) {
 		return armResource{Type: "Microsoft.Resources/resourceGroups", Scope: registry.ScopeSubscription}, nil
 	}
-	prefix, tail, ok := strings.Cut(uri, "/providers/")
-	if !ok {
+	// The resource is named after the last /providers/: anything before it that
+	// itself names a resource (…/providers/{clusterRp}/{clusterResourceName}/{clusterName})
+	// makes this an extension resource on that resource.
+	i := strings.LastIndex(strings.ToLower(uri), "/providers/")
+	if i < 0 {
 		return armResource{}, fmt.Errorf("ARM URI %q has no /providers/ segment", uri)
 	}
+	prefix, tail := uri[:i], uri[i+len("/providers/"):]
 	var res armResource
 	segs := strings.Split(tail, "/")
 	lowerPrefix := strings.ToLower(prefix)
 	switch {
 	case prefix == "":
 		res.Scope = registry.ScopeTenant
-	case strings.HasPrefix(prefix, "/{"):
+	case strings.HasPrefix(prefix, "/{") || strings.Contains(lowerPrefix, "/providers/"):
 		res.Scope = registry.ScopeExtension
 	case lowerPrefix == "/subscriptions/{subscriptionid}" && len(segs) > 2 && strings.EqualFold(segs[1], "locations"):
 		res.Scope = registry.ScopeLocation
