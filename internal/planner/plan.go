@@ -66,7 +66,8 @@ type Resource struct {
 	// Exists says whether Azure has the resource; false also when it was not
 	// read because its owner will be created by this plan.
 	Exists bool `json:"exists"`
-	// Changes are set for adopt (manage) and update.
+	// Changes are set for adopt (manage) and update, and in a drift report for
+	// every existing resource that drifted.
 	Changes []Change `json:"changes,omitempty"`
 	// Reasons explain blocked and replace-required.
 	Reasons []string `json:"reasons,omitempty"`
@@ -106,4 +107,93 @@ type Plan struct {
 	// Unmanaged lists ARM IDs that exist in the input's resource groups but
 	// are not in the input.
 	Unmanaged []string `json:"unmanaged,omitempty"`
+	// Drift marks a drift report (azk plan --drift): Changes are what changed
+	// in Azure against the manifests, and nothing is proposed; such a plan
+	// cannot be applied.
+	Drift bool `json:"drift,omitempty"`
+	// SecretSalt salts the digests that stand for secrets in a saved plan, so
+	// that a digest cannot be looked up in a table of common passwords. Set by Save.
+	SecretSalt string `json:"secretSalt,omitempty"`
 }
+
+// Summary counts the decisions of a plan.
+type Summary struct {
+	Create int `json:"create"`
+	Adopt  int `json:"adopt"`
+	// AdoptWithChanges counts the adoptions whose PUT changes Azure.
+	AdoptWithChanges int `json:"adoptWithChanges"`
+	Update           int `json:"update"`
+	NoChange         int `json:"noChange"`
+	// Skip counts skip decisions, skip (missing) included.
+	Skip            int `json:"skip"`
+	Blocked         int `json:"blocked"`
+	ReplaceRequired int `json:"replaceRequired"`
+	// Drifted counts the resources whose Azure state differs from the
+	// manifests, in a drift report only.
+	Drifted   int `json:"drifted,omitempty"`
+	Unmanaged int `json:"unmanaged"`
+}
+
+// Summary counts the plan's decisions.
+func (p *Plan) Summary() Summary {
+	var s Summary
+	for _, r := range p.Resources {
+		switch r.Action {
+		case ActionCreate:
+			s.Create++
+		case ActionAdopt:
+			s.Adopt++
+			if len(r.Changes) > 0 {
+				s.AdoptWithChanges++
+			}
+		case ActionUpdate:
+			s.Update++
+		case ActionNoChange:
+			s.NoChange++
+		case ActionSkip:
+			s.Skip++
+		case ActionBlocked:
+			s.Blocked++
+		case ActionReplace:
+			s.ReplaceRequired++
+		}
+		if p.Drift && r.Exists && len(r.Changes) > 0 {
+			s.Drifted++
+		}
+	}
+	s.Unmanaged = len(p.Unmanaged)
+	return s
+}
+
+// HasChanges reports whether applying the plan would write to Azure: a
+// create, an update, or an adoption that changes the resource. For a drift
+// report it says whether anything drifted.
+func (p *Plan) HasChanges() bool {
+	for _, r := range p.Resources {
+		if p.Drift {
+			if r.Exists && len(r.Changes) > 0 {
+				return true
+			}
+			continue
+		}
+		if r.Action == ActionCreate || len(r.Changes) > 0 && (r.Action == ActionAdopt || r.Action == ActionUpdate) {
+			return true
+		}
+	}
+	return false
+}
+
+// HasErrors reports whether the plan holds a decision that is an error:
+// a replacement Azure cannot make in place.
+func (p *Plan) HasErrors() bool {
+	for _, r := range p.Resources {
+		if r.Action == ActionReplace {
+			return true
+		}
+	}
+	return false
+}
+
+// SkipMissing reports a skip decision for a resource that does not exist:
+// its dependents are blocked.
+func (r *Resource) SkipMissing() bool { return r.Action == ActionSkip && !r.Exists }

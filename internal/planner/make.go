@@ -1,0 +1,657 @@
+package planner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/azkcli/azk/internal/arm"
+	"github.com/azkcli/azk/internal/convert"
+	"github.com/azkcli/azk/internal/diag"
+	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/registry"
+)
+
+// Reader reads Azure. *arm.Client satisfies it.
+type Reader interface {
+	Get(ctx context.Context, id, apiVersion string) (*arm.Response, error)
+	List(ctx context.Context, path, apiVersion string) ([]json.RawMessage, error)
+	RoleDefinitionID(ctx context.Context, roleName string) (string, error)
+}
+
+// Options configure Make. Reader is required; every other zero value is a
+// default.
+type Options struct {
+	// Reader reads the current state of every resource.
+	Reader Reader
+	// ReconcilePolicyIfExists is --reconcile-policy-if-exists: the policy for
+	// existing resources without an annotation; "" means manage.
+	ReconcilePolicyIfExists string
+	// Inputs are recorded in the plan, for applying a saved plan later.
+	Inputs Inputs
+	// Parallelism bounds the reads in flight; 0 means arm.DefaultParallelism.
+	Parallelism int
+	// Progress receives a one-line progress report while reading (count and
+	// rate), rewritten in place; nil is quiet.
+	Progress io.Writer
+	// LookupEnv reads secrets that are not in the input; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+	// Drift makes a drift report instead of a plan (see Plan.Drift).
+	Drift bool
+}
+
+// Reason prefixes that renderers and the apply engine may rely on.
+const (
+	policySourceAnnotation         = "annotation " + graph.AnnotationReconcilePolicy
+	policySourceAnnotationIfExists = "annotation " + graph.AnnotationReconcilePolicyIfExists
+	policySourceFlag               = "flag --reconcile-policy-if-exists"
+	policySourceDefault            = "default"
+)
+
+// resourceGroupsAPIVersion reads resource groups and lists their resources.
+const resourceGroupsAPIVersion = "2021-04-01"
+
+// Make reads the current state of every ARM resource of g and decides what
+// applying would do to each. Problems that stop planning (an unreadable
+// resource, a bad option) are error diagnostics; problems of one resource
+// (a missing secret, a missing armId target) block that resource and its
+// dependents and are reported in the plan. The plan is returned even with
+// errors, holding every decision that could be made.
+func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) {
+	var diags diag.List
+	if opts.Reader == nil {
+		diags.Add(diag.Errorf(diag.Source{}, "", "", "planning needs a reader of Azure state"))
+		return nil, diags
+	}
+	switch opts.ReconcilePolicyIfExists {
+	case "", graph.PolicyManage, graph.PolicyDetachOnDelete, graph.PolicySkip:
+	default:
+		diags.Add(diag.Errorf(diag.Source{}, "", "", "--reconcile-policy-if-exists %q: use manage, detach-on-delete or skip", opts.ReconcilePolicyIfExists))
+		return nil, diags
+	}
+	if opts.Parallelism <= 0 {
+		opts.Parallelism = arm.DefaultParallelism
+	}
+	m := newMaker(ctx, g, opts)
+	m.readAll()
+	p := &Plan{
+		FormatVersion: FormatVersion,
+		Subscription:  g.Subscription,
+		Inputs:        opts.Inputs,
+		InputsDigest:  inputsDigest(g, opts.ReconcilePolicyIfExists),
+		Drift:         opts.Drift,
+	}
+	for _, n := range g.Nodes {
+		if st := m.states[n]; st != nil {
+			p.Resources = append(p.Resources, m.decide(st))
+		}
+	}
+	p.Unmanaged = m.unmanaged()
+	for _, st := range m.ordered {
+		diags = append(diags, st.diags...)
+	}
+	diags = append(diags, m.diags...)
+	diags.Sort()
+	return p, diags
+}
+
+// nodeState is what Make learns about one node.
+type nodeState struct {
+	node *graph.Node
+	// read is closed once the resource was read (or the read was skipped),
+	// converted is closed once its request is built.
+	read, converted chan struct{}
+
+	exists  bool
+	current map[string]any
+	etag    string
+	// notRead means the owner will be created, so there was nothing to read.
+	notRead bool
+	// missingARMIDs are armId owners and references that do not exist.
+	missingARMIDs []string
+	// roleErrors are built-in role names that did not resolve.
+	roleErrors []string
+	// readErr is a read that failed for another reason than absence.
+	readErr error
+
+	request *convert.Request
+	diags   diag.List
+	// decision is set by decide, in dependency order.
+	decision *Resource
+}
+
+type maker struct {
+	ctx   context.Context
+	g     *graph.Graph
+	opts  Options
+	sem   chan struct{}
+	reg   *registry.Registry
+	diags diag.List
+
+	states  map[*graph.Node]*nodeState
+	ordered []*nodeState
+	byID    map[string]*nodeState // lower-cased ARM ID
+
+	armIDs sync.Map // lower-cased ARM ID -> *armIDCheck
+	roles  sync.Map // lower-cased role name -> *roleLookup
+
+	progress *progress
+
+	apiVersionsOnce sync.Once
+	apiVersions     map[string]string // lower-cased ARM type -> api-version
+}
+
+func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
+	m := &maker{
+		ctx:    ctx,
+		g:      g,
+		opts:   opts,
+		sem:    make(chan struct{}, opts.Parallelism),
+		reg:    registry.Default(),
+		states: map[*graph.Node]*nodeState{},
+		byID:   map[string]*nodeState{},
+	}
+	for _, n := range g.Nodes {
+		if !n.Kind.IsARM() || n.ID == "" {
+			continue
+		}
+		st := &nodeState{node: n, read: make(chan struct{}), converted: make(chan struct{})}
+		m.states[n] = st
+		m.ordered = append(m.ordered, st)
+		m.byID[strings.ToLower(n.ID)] = st
+	}
+	return m
+}
+
+// readAll reads and converts every node concurrently: a node is read once its
+// owner's read tells whether the owner exists (a resource under an owner that
+// will be created does not exist either), and converted once everything it
+// depends on was read (exported config-map values come from their status).
+func (m *maker) readAll() {
+	m.progress = startProgress(m.opts.Progress, len(m.ordered))
+	var wg sync.WaitGroup
+	for _, st := range m.ordered {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.readNode(st)
+			m.convertNode(st)
+		}()
+	}
+	wg.Wait()
+	m.progress.stop()
+}
+
+// acquire takes a read slot; it returns false when ctx is done.
+func (m *maker) acquire() bool {
+	select {
+	case m.sem <- struct{}{}:
+		return true
+	case <-m.ctx.Done():
+		return false
+	}
+}
+
+func (m *maker) release() { <-m.sem }
+
+// get reads one resource: its body and ETag, or nil when it does not exist.
+func (m *maker) get(id, apiVersion string) (map[string]any, string, error) {
+	if !m.acquire() {
+		return nil, "", m.ctx.Err()
+	}
+	resp, err := m.opts.Reader.Get(m.ctx, id, apiVersion)
+	m.release()
+	if arm.IsNotFound(err) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	body := map[string]any{}
+	if len(resp.Body) > 0 {
+		if err := json.Unmarshal(resp.Body, &body); err != nil {
+			return nil, "", fmt.Errorf("GET %s: reading the body: %w", id, err)
+		}
+	}
+	return body, resp.ETag, nil
+}
+
+func (m *maker) readNode(st *nodeState) {
+	defer close(st.read)
+	defer m.progress.add()
+	n := st.node
+	if owner := m.states[n.Owner]; owner != nil {
+		<-owner.read
+		if !owner.exists {
+			st.notRead = true
+		}
+	}
+	if !st.notRead {
+		body, etag, err := m.get(n.ID, n.Kind.APIVersion)
+		switch {
+		case err != nil:
+			st.readErr = err
+		case body != nil:
+			st.exists, st.current, st.etag = true, body, etag
+		}
+	}
+	for _, e := range n.Edges {
+		if e.ARMID == "" || (e.Kind == graph.EdgeOwner && st.exists) {
+			continue // an existing resource proves its owner exists
+		}
+		exists, err := m.checkARMID(e.ARMID)
+		switch {
+		case err != nil:
+			st.diags.Add(diag.Warningf(lineOf(n, e.Ref.Line), n.Address(), e.Field, "could not check that %s exists: %v", e.ARMID, err))
+		case !exists:
+			what := "referenced resource"
+			if e.Kind == graph.EdgeOwner {
+				what = "owner"
+			}
+			st.missingARMIDs = append(st.missingARMIDs, fmt.Sprintf("%s %s (%s) does not exist", what, e.ARMID, e.Field))
+		}
+	}
+	for _, r := range n.Refs {
+		if r.Field.Ref != registry.RefWellKnown {
+			continue
+		}
+		name := scalarAt(r.Node, "wellKnownName")
+		if name == "" {
+			continue
+		}
+		if _, err := m.roleID(name); err != nil {
+			st.roleErrors = append(st.roleErrors, fmt.Sprintf("%s: built-in role %q does not resolve: %v", r.Path, name, err))
+		}
+	}
+}
+
+// convertNode builds the node's request once every dependency was read.
+func (m *maker) convertNode(st *nodeState) {
+	defer close(st.converted)
+	n := st.node
+	for _, d := range n.DependsOn() {
+		if ds := m.states[d]; ds != nil {
+			<-ds.read
+		}
+	}
+	src := convert.Sources{
+		LookupEnv: m.opts.LookupEnv,
+		Status: func(from *graph.Node) map[string]any {
+			fs := m.states[from]
+			if fs == nil || !fs.exists {
+				return nil
+			}
+			return convert.Status(from.Kind, fs.current)
+		},
+		RoleDefinitionID: func(name string) (string, bool) {
+			id, err := m.roleID(name)
+			return id, err == nil
+		},
+		Get: func(id, apiVersion string) (map[string]any, error) {
+			if strings.EqualFold(id, n.ID) {
+				if st.readErr != nil {
+					return nil, st.readErr
+				}
+				return st.current, nil
+			}
+			body, _, err := m.get(id, apiVersion)
+			return body, err
+		},
+	}
+	st.request, st.diags = convert.Convert(m.g, n, src)
+}
+
+// armIDCheck is the shared answer to "does this armId exist", asked once per run.
+type armIDCheck struct {
+	once   sync.Once
+	exists bool
+	err    error
+}
+
+func (m *maker) checkARMID(id string) (bool, error) {
+	v, _ := m.armIDs.LoadOrStore(strings.ToLower(id), &armIDCheck{})
+	c := v.(*armIDCheck)
+	c.once.Do(func() {
+		if st := m.stateByID(id); st != nil {
+			<-st.read
+			c.exists, c.err = st.exists, st.readErr
+			return
+		}
+		apiVersion, ok := m.apiVersionOf(armTypeOf(id))
+		if !ok {
+			c.exists, c.err = true, fmt.Errorf("azk knows no api-version for %s resources", armTypeOf(id))
+			return
+		}
+		body, _, err := m.get(id, apiVersion)
+		c.exists, c.err = body != nil, err
+	})
+	return c.exists, c.err
+}
+
+func (m *maker) stateByID(id string) *nodeState { return m.byID[strings.ToLower(id)] }
+
+// lineOf is n's source with the line of one of its fields, when known.
+func lineOf(n *graph.Node, line int) diag.Source {
+	src := n.Object.Source
+	if line > 0 {
+		src.Line = line
+	}
+	return src
+}
+
+// scalarAt reads a scalar field of a YAML mapping, or "".
+func scalarAt(n *yaml.Node, key string) string {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key && n.Content[i+1].Kind == yaml.ScalarNode {
+			return n.Content[i+1].Value
+		}
+	}
+	return ""
+}
+
+// apiVersionOf finds an api-version the registry uses for an ARM type.
+func (m *maker) apiVersionOf(armType string) (string, bool) {
+	m.apiVersionsOnce.Do(func() {
+		m.apiVersions = map[string]string{}
+		for _, gvk := range m.reg.All() {
+			if k, ok := m.reg.Lookup(gvk.Group, gvk.Version, gvk.Kind); ok && k.IsARM() {
+				t := strings.ToLower(k.ARMType)
+				// Versions are listed oldest first: the newest wins.
+				m.apiVersions[t] = k.APIVersion
+			}
+		}
+	})
+	v, ok := m.apiVersions[strings.ToLower(armType)]
+	return v, ok
+}
+
+// armTypeOf is the resource type of an ARM ID: "Microsoft.Network/virtualNetworks/subnets".
+func armTypeOf(id string) string {
+	segs := strings.Split(strings.Trim(id, "/"), "/")
+	last := -1
+	for i, s := range segs {
+		if strings.EqualFold(s, "providers") && i+1 < len(segs) {
+			last = i
+		}
+	}
+	if last < 0 {
+		if len(segs) == 4 && strings.EqualFold(segs[2], "resourceGroups") {
+			return "Microsoft.Resources/resourceGroups"
+		}
+		return ""
+	}
+	typ := segs[last+1]
+	for i := last + 2; i < len(segs); i += 2 {
+		typ += "/" + segs[i]
+	}
+	return typ
+}
+
+type roleLookup struct {
+	once sync.Once
+	id   string
+	err  error
+}
+
+func (m *maker) roleID(name string) (string, error) {
+	v, _ := m.roles.LoadOrStore(strings.ToLower(name), &roleLookup{})
+	r := v.(*roleLookup)
+	r.once.Do(func() {
+		if !m.acquire() {
+			r.err = m.ctx.Err()
+			return
+		}
+		defer m.release()
+		r.id, r.err = m.opts.Reader.RoleDefinitionID(m.ctx, name)
+	})
+	return r.id, r.err
+}
+
+// policy is the reconcile policy that applies to n, and whether it was set
+// explicitly (which makes an existing resource an update, not an adoption).
+func (m *maker) policy(n *graph.Node, exists bool) (Policy, bool) {
+	annotations := n.Object.Node.GetAnnotations()
+	if v, ok := annotations[graph.AnnotationReconcilePolicy]; ok {
+		return Policy{Value: v, Source: policySourceAnnotation}, true
+	}
+	if !exists {
+		// reconcile-policy-if-exists only governs resources that already exist.
+		return Policy{Value: graph.PolicyManage, Source: policySourceDefault}, false
+	}
+	if v, ok := annotations[graph.AnnotationReconcilePolicyIfExists]; ok {
+		return Policy{Value: v, Source: policySourceAnnotationIfExists}, false
+	}
+	if m.opts.ReconcilePolicyIfExists != "" {
+		return Policy{Value: m.opts.ReconcilePolicyIfExists, Source: policySourceFlag}, false
+	}
+	return Policy{Value: graph.PolicyManage, Source: policySourceDefault}, false
+}
+
+// decide makes the decision for one node; dependencies are decided first.
+func (m *maker) decide(st *nodeState) *Resource {
+	n := st.node
+	r := &Resource{
+		Address:    n.Address(),
+		Kind:       n.Kind.Kind,
+		Namespace:  n.Object.Namespace,
+		Name:       n.Object.Name,
+		Source:     n.Object.Source.String(),
+		ARMID:      n.ID,
+		ARMType:    n.Kind.ARMType,
+		APIVersion: n.Kind.APIVersion,
+		Exists:     st.exists,
+		Node:       n,
+		Request:    st.request,
+	}
+	st.decision = r
+	var explicit bool
+	r.Policy, explicit = m.policy(n, st.exists)
+	if st.exists {
+		r.Fingerprint = fingerprint(st.etag, st.current)
+	}
+	for _, d := range n.DependsOn() {
+		r.DependsOn = append(r.DependsOn, d.Address())
+	}
+	if st.request != nil {
+		r.Desired = st.request.Body
+		r.Notes = append(r.Notes, st.request.Notes...)
+	}
+	if reasons := m.blockers(st); len(reasons) > 0 {
+		r.Action, r.Reasons = ActionBlocked, reasons
+		return r
+	}
+	d := newDiffer(n.Kind)
+	if !st.exists {
+		if explicit && r.Policy.Value == graph.PolicySkip {
+			r.Action = ActionSkip
+			r.Reasons = []string{"does not exist, and reconcile-policy skip never creates it"}
+			return r
+		}
+		r.Action = ActionCreate
+		if !m.opts.Drift {
+			r.Changes = d.diff(r.Desired, nil)
+		}
+		return r
+	}
+	changes := d.diff(r.Desired, st.current)
+	if reasons := replaceReasons(r.Desired, st.current); len(reasons) > 0 {
+		r.Action, r.Reasons, r.Changes = ActionReplace, reasons, changes
+		return r
+	}
+	switch {
+	case r.Policy.Value == graph.PolicySkip:
+		r.Action = ActionSkip
+	case !explicit:
+		r.Action = ActionAdopt
+		r.Changes = changes
+		if r.Policy.Value == graph.PolicyDetachOnDelete {
+			r.Notes = append(r.Notes, "detach-on-delete: azk destroy will leave it in Azure")
+		}
+	case len(changes) > 0:
+		r.Action, r.Changes = ActionUpdate, changes
+	default:
+		r.Action = ActionNoChange
+	}
+	if m.opts.Drift {
+		r.Changes = changes
+	}
+	return r
+}
+
+// blockers lists why st cannot be applied, if it cannot.
+func (m *maker) blockers(st *nodeState) []string {
+	var reasons []string
+	for _, d := range st.node.DependsOn() {
+		ds := m.states[d]
+		if ds == nil || ds.decision == nil {
+			continue
+		}
+		switch dr := ds.decision; {
+		case dr.SkipMissing():
+			reasons = append(reasons, fmt.Sprintf("depends on %s, which does not exist and has reconcile-policy skip", dr.Address))
+		case dr.Action == ActionBlocked:
+			reasons = append(reasons, fmt.Sprintf("depends on %s, which is blocked", dr.Address))
+		case dr.Action == ActionReplace:
+			reasons = append(reasons, fmt.Sprintf("depends on %s, which needs replacing", dr.Address))
+		}
+	}
+	reasons = append(reasons, st.missingARMIDs...)
+	reasons = append(reasons, st.roleErrors...)
+	if st.readErr != nil {
+		reasons = append(reasons, "reading it failed: "+st.readErr.Error())
+		st.diags.Add(diag.Errorf(st.node.Object.Source, st.node.Address(), "", "reading %s: %v", st.node.ID, st.readErr))
+	}
+	for _, d := range st.diags {
+		if d.Severity == diag.SeverityError && st.readErr == nil {
+			reasons = append(reasons, fieldMessage(d))
+		}
+	}
+	if st.request == nil && len(reasons) == 0 {
+		reasons = append(reasons, "no ARM request could be built")
+	}
+	return reasons
+}
+
+func fieldMessage(d *diag.Diagnostic) string {
+	if d.Field != "" {
+		return d.Field + ": " + d.Message
+	}
+	return d.Message
+}
+
+// replaceReasons lists changes Azure cannot make in place. azk never deletes
+// to recreate, so each is an error for the user to resolve.
+func replaceReasons(desired, current map[string]any) []string {
+	want, _ := desired["location"].(string)
+	have, _ := current["location"].(string)
+	if want != "" && have != "" && normalLocation(want) != normalLocation(have) {
+		return []string{fmt.Sprintf("location: Azure has %q, the manifest says %q; Azure cannot move it in place and azk does not delete to recreate", have, want)}
+	}
+	return nil
+}
+
+// fingerprint identifies the state a decision was made on.
+func fingerprint(etag string, body map[string]any) string {
+	if etag != "" {
+		return etag
+	}
+	b, _ := json.Marshal(body)
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// unmanaged lists the resources of the input's existing resource groups that
+// are not in the input.
+func (m *maker) unmanaged() []string {
+	inInput := map[string]bool{}
+	groups := map[string]bool{}
+	var groupIDs []string
+	for _, st := range m.ordered {
+		inInput[strings.ToLower(st.node.ID)] = true
+		rg := resourceGroupOf(st.node.ID)
+		if rg == "" || groups[strings.ToLower(rg)] {
+			continue
+		}
+		if rs := m.stateByID(rg); rs != nil && !rs.exists {
+			continue // it will be created: nothing in it yet
+		}
+		groups[strings.ToLower(rg)] = true
+		groupIDs = append(groupIDs, rg)
+	}
+	var (
+		mu  sync.Mutex
+		wg  sync.WaitGroup
+		out []string
+	)
+	for _, rg := range groupIDs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !m.acquire() {
+				return
+			}
+			items, err := m.opts.Reader.List(m.ctx, rg+"/resources", resourceGroupsAPIVersion)
+			m.release()
+			if arm.IsNotFound(err) {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				m.diags.Add(diag.Warningf(diag.Source{}, "", "", "listing the resources of %s for the unmanaged report: %v", rg, err))
+				return
+			}
+			for _, raw := range items {
+				var item struct {
+					ID string `json:"id"`
+				}
+				if json.Unmarshal(raw, &item) == nil && item.ID != "" && !inInput[strings.ToLower(item.ID)] {
+					out = append(out, item.ID)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i]) < strings.ToLower(out[j]) })
+	return out
+}
+
+// resourceGroupOf is the resource group ID containing id, or "".
+func resourceGroupOf(id string) string {
+	segs := strings.Split(strings.Trim(id, "/"), "/")
+	if len(segs) >= 4 && strings.EqualFold(segs[0], "subscriptions") && strings.EqualFold(segs[2], "resourceGroups") {
+		return "/" + strings.Join(segs[:4], "/")
+	}
+	return ""
+}
+
+// inputsDigest identifies the resolved inputs: every object as parsed, the
+// subscription and the policy flag. Secrets are left out (their values are
+// compared through the salted digests of the desired bodies instead).
+func inputsDigest(g *graph.Graph, ifExists string) string {
+	var docs []string
+	for _, n := range g.Nodes {
+		docs = append(docs, n.Address()+"\n"+n.ID+"\n"+n.Object.Node.MustString())
+	}
+	for _, cm := range g.ConfigMaps {
+		docs = append(docs, cm.Address()+"\n"+cm.Node.MustString())
+	}
+	sort.Strings(docs)
+	h := sha256.New()
+	fmt.Fprintf(h, "subscription %s\nif-exists %s\n", g.Subscription, ifExists)
+	for _, d := range docs {
+		fmt.Fprintf(h, "%d\n%s", len(d), d)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,66 @@
+package planner
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// progress rewrites one status line ("reading Azure: 120/2000 (85/s)")
+// while reads run. A nil *progress is quiet.
+type progress struct {
+	w       io.Writer
+	total   int
+	done    atomic.Int64
+	started time.Time
+	stopped chan struct{}
+	wg      sync.WaitGroup
+}
+
+const progressEvery = 200 * time.Millisecond
+
+func startProgress(w io.Writer, total int) *progress {
+	if w == nil {
+		return nil
+	}
+	p := &progress{w: w, total: total, started: time.Now(), stopped: make(chan struct{})}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				p.print("\r")
+			case <-p.stopped:
+				return
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progress) add() {
+	if p != nil {
+		p.done.Add(1)
+	}
+}
+
+func (p *progress) print(prefix string) {
+	done := p.done.Load()
+	rate := float64(done) / max(time.Since(p.started).Seconds(), 1e-3)
+	fmt.Fprintf(p.w, "%sreading Azure: %d/%d resources (%.0f/s)", prefix, done, p.total, rate)
+}
+
+func (p *progress) stop() {
+	if p == nil {
+		return
+	}
+	close(p.stopped)
+	p.wg.Wait()
+	p.print("\r")
+	fmt.Fprintln(p.w)
+}
