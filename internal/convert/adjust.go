@@ -28,12 +28,54 @@ const deletedVaultsAPIVersion = "2024-11-01"
 // adjust applies the operator's pre-PUT changes to body. It needs Azure's
 // current state; without a Get source it leaves what it cannot know unknown.
 func (c *converter) adjust(body map[string]any, r *Request) {
+	if c.n.Kind.NullCollections {
+		nullCollections(c.n.Kind.Spec, body)
+	}
 	armType := strings.ToLower(c.n.Kind.ARMType)
 	if path, ok := preservedCollections[armType]; ok {
 		c.preserveChildren(body, path)
 	}
 	if armType == "microsoft.keyvault/vaults" {
 		c.vaultCreateMode(body, r)
+	}
+}
+
+// nullCollections sets every unset list and map field of the objects present
+// in body to null, as the operator's explicit-collections payload mode sends
+// them. Keyed identity maps and one-of alternatives are left alone.
+func nullCollections(f *registry.Field, obj map[string]any) {
+	for _, child := range f.Fields {
+		if len(child.ARM) == 0 || child.KeyedByRef || child.Ref != "" {
+			continue
+		}
+		v, found := lookup(obj, child.ARM)
+		if !found {
+			parent, ok := lookup(obj, child.ARM[:len(child.ARM)-1])
+			if m, isObj := parent.(map[string]any); ok && isObj && (child.Type == registry.TypeArray || child.Type == registry.TypeMap) {
+				m[child.ARM[len(child.ARM)-1]] = nil
+			}
+			continue
+		}
+		switch t := v.(type) {
+		case map[string]any:
+			if child.Type == registry.TypeObject {
+				nullCollections(child, t)
+			} else if child.Type == registry.TypeMap && child.Values != nil && child.Values.Type == registry.TypeObject {
+				for _, e := range t {
+					if m, ok := e.(map[string]any); ok {
+						nullCollections(child.Values, m)
+					}
+				}
+			}
+		case []any:
+			if child.Items != nil && child.Items.Type == registry.TypeObject {
+				for _, e := range t {
+					if m, ok := e.(map[string]any); ok {
+						nullCollections(child.Items, m)
+					}
+				}
+			}
+		}
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 const Subscription = "00000000-0000-0000-0000-000000000000"
 
 // SampleResourceGroup is the resource group the operator's test harness adds
-// to every samples folder.
+// to every samples folder (in westus2, as its recorded PUTs show).
 const SampleResourceGroup = "aso-sample-rg"
 
 const sampleResourceGroupYAML = `apiVersion: resources.azure.com/v1api20200601
@@ -28,7 +28,7 @@ metadata:
   name: aso-sample-rg
   namespace: default
 spec:
-  location: westcentralus
+  location: westus2
 `
 
 // Samples is a samples folder loaded the way the operator's test harness

@@ -2,26 +2,12 @@ package graph_test
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/azkcli/azk/internal/corpus"
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
 )
-
-// knownDefects are errors azk rightly reports in samples the operator's
-// harness never recorded, or that rely on objects the harness itself creates.
-// Each is checked to still occur, so the list cannot go stale.
-var knownDefects = []struct{ folder, message, reason string }{
-	{"compute/v1api", `reference target keyvault.azure.com/Vault "aso-sample-kv" is not in the input`, "no sample defines the vault; disk encryption sets are not in the recordings"},
-	{"compute/v20220702", `reference target keyvault.azure.com/Vault "aso-sample-kv" is not in the input`, "as above"},
-	{"compute/v20240302", `reference target keyvault.azure.com/Vault "aso-sample-kv" is not in the input`, "as above"},
-	{"dbforpostgresql/v20250801", `config map "admin-settings"`, "the harness creates admin-settings; no sample does"},
-	{"insights/v1api", "duplicate object", "two Webtest versions share the name samplewebtest; not in the recordings"},
-	{"redhatopenshift/v1api", "duplicate object", "two refs/ files define RoleAssignment aso-sample-sp-to-vnet"},
-	{"redhatopenshift/v1api20260630preview", "", "owner.group/kind the CRD lacks, required fields missing, references to objects not in the folder; not in the recordings"},
-}
 
 // TestCorpusSamplesValidate loads every samples/<group>/<version> folder as the
 // operator's test harness does (with its refs/, the aso-sample-rg resource
@@ -34,7 +20,7 @@ func TestCorpusSamplesValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var resources, unserved, fixups int
-	seen := make([]int, len(knownDefects))
+	seen := make([]int, len(corpus.KnownDefects))
 	for _, folder := range folders {
 		rel, _ := filepath.Rel(samples, folder)
 		s := corpus.LoadSamples(t, folder)
@@ -49,7 +35,7 @@ func TestCorpusSamplesValidate(t *testing.T) {
 			if d.Severity != diag.SeverityError {
 				continue
 			}
-			if defect := knownDefect(rel, d.Message); defect >= 0 {
+			if defect := corpus.KnownDefect(rel, d.Message); defect >= 0 {
 				seen[defect]++
 				continue
 			}
@@ -59,24 +45,15 @@ func TestCorpusSamplesValidate(t *testing.T) {
 		unserved += len(s.Unserved)
 		fixups += len(s.Fixups)
 	}
-	for i, d := range knownDefects {
+	for i, d := range corpus.KnownDefects {
 		if seen[i] == 0 {
-			t.Errorf("known defect in %s no longer occurs: drop it from knownDefects", d.folder)
+			t.Errorf("known defect in %s no longer occurs: drop it from corpus.KnownDefects", d.Folder)
 		}
-		t.Logf("known corpus defect in %s (%d errors): %s", d.folder, seen[i], d.reason)
+		t.Logf("known corpus defect in %s (%d errors): %s", d.Folder, seen[i], d.Reason)
 	}
 	t.Logf("validated %d resources in %d sample folders (%d skipped as no longer served, %d harness fixups)",
 		resources, len(folders), unserved, fixups)
 	if len(folders) == 0 {
 		t.Fatal("no sample folders found")
 	}
-}
-
-func knownDefect(folder, message string) int {
-	for i, d := range knownDefects {
-		if d.folder == folder && strings.Contains(message, d.message) {
-			return i
-		}
-	}
-	return -1
 }

@@ -56,6 +56,10 @@ type Kind struct {
 	// FixedName is the Azure name every resource of this kind has (e.g. "default"
 	// for blob services); empty when users choose the name.
 	FixedName string `json:"fixedName,omitempty"`
+	// NullCollections says the operator sends every unset list and map inside
+	// the objects of its PUT body as an explicit null (its explicit-collections
+	// payload mode), as its recorded requests for the kind's group show.
+	NullCollections bool `json:"nullCollections,omitempty"`
 	// Spec is the schema of .spec; every field carries where it lands in the ARM PUT body.
 	Spec *Field `json:"spec,omitempty"`
 	// Status is the schema of .status; every field carries where it is read from in the ARM GET body.

@@ -73,6 +73,9 @@ func Build(dir string) (*Result, error) {
 	sort.Strings(all.Unpaired)
 	sort.Strings(all.UnpairedStatus)
 	sort.Strings(all.RefLeafMismatches)
+	if err := markNullCollections(dir, all.Kinds); err != nil {
+		return nil, err
+	}
 	return &all, nil
 }
 
