@@ -1,0 +1,364 @@
+// Package applier carries out plans against Azure: it applies resources in
+// dependency order, as parallel as the graph and --parallelism allow, and
+// destroys them in reverse order with cascade safety. Each resource is one
+// step; a failed step stops only what depends on it.
+package applier
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/azkcli/azk/internal/arm"
+	"github.com/azkcli/azk/internal/convert"
+	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/planner"
+)
+
+// Options configure Apply and Destroy. Client is required; the zero value of
+// every other field is usable.
+type Options struct {
+	Client *arm.Client
+	// Graph is the resolved input the plan was made from. It is needed to
+	// re-convert a body whose values become known only during the apply
+	// (config maps exported by other resources, built-in role IDs).
+	Graph *graph.Graph
+	// Parallelism bounds the resources being worked on at once; below 1 means 1.
+	Parallelism int
+	// Heartbeat is how often a long operation reports that it is still
+	// running (EventStill); zero means never.
+	Heartbeat time.Duration
+	// Events receives progress, one call at a time; nil discards it.
+	Events func(Event)
+	// Drain, once closed, stops new work from starting; work in flight goes on
+	// until it ends or the context passed to Apply or Destroy is cancelled.
+	Drain <-chan struct{}
+	// LookupEnv reads secrets when a body is re-converted; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+}
+
+// Apply carries out the plan's resources: create, adopt and update are PUT
+// and followed to the end, then read back to confirm the resource converged
+// and to capture its status for the resources that consume it. Resources with
+// nothing to do are read only when another resource needs their status.
+func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Report {
+	a := &applier{opts: opts, status: map[*graph.Node]map[string]any{}, emit: serialized(opts.Events)}
+	steps := make([]*step, len(resources))
+	byAddress := make(map[string]*step, len(resources))
+	byNode := make(map[*graph.Node]*step, len(resources))
+	for i, r := range resources {
+		steps[i] = &step{index: i}
+		byAddress[r.Address] = steps[i]
+		if r.Node != nil {
+			byNode[r.Node] = steps[i]
+		}
+	}
+	for i, r := range resources {
+		steps[i].deps = dependencies(r, byNode, byAddress)
+	}
+	a.producers = producers(resources)
+	run(ctx, opts.Drain, steps, opts.Parallelism, func(ctx context.Context, s *step) (Outcome, error) {
+		return a.apply(ctx, resources[s.index])
+	})
+	report := &Report{Operation: OperationApply, Interrupted: interrupted(ctx, opts.Drain)}
+	for i, r := range resources {
+		s := steps[i]
+		res := &Result{Address: r.Address, ARMID: r.ARMID, Action: string(r.Action), Outcome: s.outcome, Err: s.err}
+		if s.blockedBy != nil {
+			res.BlockedBy = resources[s.blockedBy.index].Address
+		}
+		report.Results = append(report.Results, res)
+	}
+	return report
+}
+
+// dependencies maps what r waits for to steps: the graph's edges when r has
+// its node, else the plan's addresses. Dependencies outside the plan (kinds
+// that are not ARM resources) do not hold r back.
+func dependencies(r *planner.Resource, byNode map[*graph.Node]*step, byAddress map[string]*step) []*step {
+	var deps []*step
+	if r.Node != nil {
+		for _, d := range r.Node.DependsOn() {
+			if s := byNode[d]; s != nil {
+				deps = append(deps, s)
+			}
+		}
+		return deps
+	}
+	for _, addr := range r.DependsOn {
+		if s := byAddress[addr]; s != nil {
+			deps = append(deps, s)
+		}
+	}
+	return deps
+}
+
+// producers are the nodes whose status another resource reads through a config map.
+func producers(resources []*planner.Resource) map[*graph.Node]bool {
+	out := map[*graph.Node]bool{}
+	for _, r := range resources {
+		if r.Node == nil {
+			continue
+		}
+		for _, e := range r.Node.Edges {
+			if e.Kind == graph.EdgeConfigMap && e.To != nil {
+				out[e.To] = true
+			}
+		}
+	}
+	return out
+}
+
+func interrupted(ctx context.Context, drain <-chan struct{}) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	select {
+	case <-drain:
+		return true
+	default:
+		return false
+	}
+}
+
+type applier struct {
+	opts      Options
+	emit      func(Event)
+	producers map[*graph.Node]bool
+
+	mu     sync.Mutex
+	status map[*graph.Node]map[string]any // read back after each write, for config-map chaining
+}
+
+func (a *applier) apply(ctx context.Context, r *planner.Resource) (Outcome, error) {
+	switch r.Action {
+	case planner.ActionCreate, planner.ActionAdopt, planner.ActionUpdate:
+		return a.write(ctx, r)
+	case planner.ActionNoChange, planner.ActionSkip:
+		outcome := OutcomeUnchanged
+		if r.Action == planner.ActionSkip {
+			outcome = OutcomeSkipped
+		}
+		if r.Node == nil || !a.producers[r.Node] {
+			return outcome, nil
+		}
+		if _, err := a.readBack(ctx, r, idOf(r)); err != nil && !arm.IsNotFound(err) {
+			return OutcomeFailed, err
+		}
+		return outcome, nil
+	default:
+		err := fmt.Errorf("the plan says %s", r.Action)
+		if len(r.Reasons) > 0 {
+			err = fmt.Errorf("the plan says %s: %s", r.Action, strings.Join(r.Reasons, "; "))
+		}
+		a.emit(Event{Type: EventEnd, Address: r.Address, ARMID: r.ARMID, Action: string(r.Action), Outcome: OutcomeFailed, Error: failureOf(err)})
+		return OutcomeFailed, err
+	}
+}
+
+// write PUTs the resource, follows the operation and reads the result back.
+func (a *applier) write(ctx context.Context, r *planner.Resource) (Outcome, error) {
+	started := time.Now()
+	outcome := map[planner.Action]Outcome{planner.ActionCreate: OutcomeCreated, planner.ActionAdopt: OutcomeAdopted, planner.ActionUpdate: OutcomeUpdated}[r.Action]
+	a.emit(Event{Type: EventStart, Address: r.Address, ARMID: r.ARMID, Action: string(r.Action), Method: "PUT"})
+	stop := heartbeat(a.opts.Heartbeat, a.emit, Event{Address: r.Address, ARMID: r.ARMID, Action: string(r.Action)}, started)
+	err := a.put(ctx, r)
+	stop()
+	ev := Event{Type: EventEnd, Address: r.Address, ARMID: r.ARMID, Action: string(r.Action), Outcome: outcome, Elapsed: Seconds(time.Since(started))}
+	if err != nil {
+		ev.Outcome, ev.Error = OutcomeFailed, failureOf(err)
+		outcome = OutcomeFailed
+	}
+	a.emit(ev)
+	return outcome, err
+}
+
+func (a *applier) put(ctx context.Context, r *planner.Resource) error {
+	req := r.Request
+	if req == nil {
+		return errors.New("the plan holds no request for this resource: make a new plan")
+	}
+	if convert.HasUnknown(req.Body) {
+		var err error
+		if req, err = a.reconvert(ctx, r); err != nil {
+			return err
+		}
+	}
+	id, apiVersion, err := splitURL(req.URL)
+	if err != nil {
+		return err
+	}
+	if req.PurgeFirst != "" {
+		// arm.Client has no POST; ARM also purges a deleted vault on DELETE of its deletedVaults entry.
+		if err := wait(ctx, func() (*arm.Operation, error) {
+			return a.opts.Client.Delete(ctx, req.PurgeFirst, deletedVaultsAPIVersion)
+		}); err != nil {
+			return fmt.Errorf("purging the soft-deleted vault first: %w", err)
+		}
+	}
+	body, err := convert.MarshalRequest(req.Body)
+	if err != nil {
+		return err
+	}
+	if err := wait(ctx, func() (*arm.Operation, error) { return a.opts.Client.Put(ctx, id, apiVersion, json.RawMessage(body)) }); err != nil {
+		return err
+	}
+	got, err := a.readBack(ctx, r, id)
+	if err != nil {
+		return fmt.Errorf("reading back after the write: %w", err)
+	}
+	if state := provisioningState(got); state != "" && !strings.EqualFold(state, "Succeeded") {
+		return fmt.Errorf("did not converge: provisioningState is %s after the operation ended", state)
+	}
+	return nil
+}
+
+// deletedVaultsAPIVersion is the Microsoft.KeyVault api-version for deleted vaults.
+const deletedVaultsAPIVersion = "2024-11-01"
+
+func wait(ctx context.Context, start func() (*arm.Operation, error)) error {
+	op, err := start()
+	if err != nil {
+		return err
+	}
+	_, err = op.Wait(ctx)
+	return err
+}
+
+// readBack GETs the resource and keeps its status for config-map chaining.
+func (a *applier) readBack(ctx context.Context, r *planner.Resource, id string) (map[string]any, error) {
+	resp, err := a.opts.Client.Get(ctx, id, apiVersionOf(r))
+	if err != nil {
+		return nil, err
+	}
+	var body map[string]any
+	if err := json.Unmarshal(resp.Body, &body); err != nil {
+		return nil, fmt.Errorf("GET %s: reading body: %w", id, err)
+	}
+	if r.Node != nil && r.Node.Kind != nil {
+		a.mu.Lock()
+		a.status[r.Node] = convert.Status(r.Node.Kind, body)
+		a.mu.Unlock()
+	}
+	return body, nil
+}
+
+func (a *applier) statusOf(n *graph.Node) map[string]any {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.status[n]
+}
+
+// reconvert builds the request again now that the resources it depends on
+// exist: their read-back status fills exported config-map values, and role
+// names are looked up in Azure.
+func (a *applier) reconvert(ctx context.Context, r *planner.Resource) (*convert.Request, error) {
+	if r.Node == nil || a.opts.Graph == nil {
+		return nil, errors.New("values are known only after apply, but the resolved input is not available to compute them")
+	}
+	var roleErr error
+	src := convert.Sources{
+		LookupEnv: a.opts.LookupEnv,
+		Status:    a.statusOf,
+		RoleDefinitionID: func(name string) (string, bool) {
+			id, err := a.opts.Client.RoleDefinitionID(ctx, name)
+			if err != nil {
+				roleErr = err
+				return "", false
+			}
+			return id, true
+		},
+		Get: func(id, apiVersion string) (map[string]any, error) {
+			resp, err := a.opts.Client.Get(ctx, id, apiVersion)
+			if arm.IsNotFound(err) {
+				return nil, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			var m map[string]any
+			return m, json.Unmarshal(resp.Body, &m)
+		},
+	}
+	req, diags := convert.Convert(a.opts.Graph, r.Node, src)
+	if err := diags.Err(); err != nil {
+		return nil, err
+	}
+	if unknown := convert.HasUnknown(req.Body); unknown && roleErr != nil {
+		return nil, roleErr
+	}
+	return req, nil
+}
+
+// heartbeat emits an EventStill copy of ev every interval until the returned
+// func is called.
+func heartbeat(interval time.Duration, emit func(Event), ev Event, started time.Time) func() {
+	if interval <= 0 {
+		return func() {}
+	}
+	ev.Type = EventStill
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				ev.Elapsed = Seconds(time.Since(started))
+				emit(ev)
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// splitURL separates a request URL into ARM ID and api-version.
+func splitURL(u string) (id, apiVersion string, err error) {
+	path, query, _ := strings.Cut(u, "?")
+	q, err := url.ParseQuery(query)
+	if err != nil || q.Get("api-version") == "" {
+		return "", "", fmt.Errorf("request URL %q has no api-version", u)
+	}
+	return path, q.Get("api-version"), nil
+}
+
+func idOf(r *planner.Resource) string {
+	if r.ARMID != "" {
+		return r.ARMID
+	}
+	if r.Node != nil {
+		return r.Node.ID
+	}
+	return ""
+}
+
+func apiVersionOf(r *planner.Resource) string {
+	if r.APIVersion != "" {
+		return r.APIVersion
+	}
+	if r.Node != nil && r.Node.Kind != nil {
+		return r.Node.Kind.APIVersion
+	}
+	if r.Request != nil {
+		if _, v, err := splitURL(r.Request.URL); err == nil {
+			return v
+		}
+	}
+	return ""
+}
+
+func provisioningState(body map[string]any) string {
+	props, _ := body["properties"].(map[string]any)
+	s, _ := props["provisioningState"].(string)
+	return s
+}

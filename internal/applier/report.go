@@ -1,0 +1,293 @@
+package applier
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/azkcli/azk/internal/arm"
+)
+
+// Outcome is what happened to one resource.
+type Outcome string
+
+const (
+	OutcomeCreated      Outcome = "created"
+	OutcomeAdopted      Outcome = "adopted"
+	OutcomeUpdated      Outcome = "updated"
+	OutcomeUnchanged    Outcome = "unchanged"
+	OutcomeSkipped      Outcome = "skipped"  // reconcile-policy skip: never written or deleted
+	OutcomeDeleted      Outcome = "deleted"  // DELETE sent and finished
+	OutcomeCascaded     Outcome = "cascaded" // deleted by ARM with the parent deleted in the same run
+	OutcomeDetached     Outcome = "detached" // detach-on-delete: released, left in Azure
+	OutcomeAlreadyGone  Outcome = "already-gone"
+	OutcomeFailed       Outcome = "failed"
+	OutcomeNotAttempted Outcome = "not-attempted" // a dependency failed, or an interrupt stopped new work
+)
+
+func (o Outcome) succeeded() bool {
+	return o != "" && o != OutcomeFailed && o != OutcomeNotAttempted
+}
+
+// Operation names what a Report is about.
+type Operation string
+
+const (
+	OperationApply   Operation = "apply"
+	OperationDestroy Operation = "destroy"
+)
+
+// Result is what happened to one resource.
+type Result struct {
+	Address string
+	ARMID   string
+	// Action is the plan's action (apply) or the destroy action.
+	Action  string
+	Outcome Outcome
+	// Err is why the resource failed; an *arm.ResponseError when ARM said so.
+	Err error
+	// BlockedBy is the failed resource a not-attempted one waited for; empty
+	// when an interrupt stopped it.
+	BlockedBy string
+	// CascadedBy is the resource whose deletion took this one with it.
+	CascadedBy string
+}
+
+// Report is the end state of an apply or destroy, in plan order.
+type Report struct {
+	Operation Operation
+	Results   []*Result
+	// Interrupted is set when the run was stopped before it finished.
+	Interrupted bool
+}
+
+// Count returns how many resources ended with outcome o.
+func (r *Report) Count(o Outcome) int {
+	n := 0
+	for _, res := range r.Results {
+		if res.Outcome == o {
+			n++
+		}
+	}
+	return n
+}
+
+// Failed reports whether anything failed or was left undone.
+func (r *Report) Failed() bool {
+	return r.Count(OutcomeFailed) > 0 || r.Count(OutcomeNotAttempted) > 0
+}
+
+// Summary is the closing line, e.g.
+// "Apply complete! Resources: 3 created, 1 adopted, 2 updated, 0 failed."
+func (r *Report) Summary() string {
+	var counts string
+	if r.Operation == OperationDestroy {
+		counts = fmt.Sprintf("%d deleted, %d deleted by cascade, %d detached, %d failed", r.Count(OutcomeDeleted), r.Count(OutcomeCascaded), r.Count(OutcomeDetached), r.Count(OutcomeFailed))
+	} else {
+		counts = fmt.Sprintf("%d created, %d adopted, %d updated, %d failed", r.Count(OutcomeCreated), r.Count(OutcomeAdopted), r.Count(OutcomeUpdated), r.Count(OutcomeFailed))
+	}
+	if n := r.Count(OutcomeNotAttempted); n > 0 {
+		counts += fmt.Sprintf(", %d not attempted", n)
+	}
+	verb := map[Operation]string{OperationApply: "Apply", OperationDestroy: "Destroy"}[r.Operation]
+	switch {
+	case r.Interrupted:
+		return fmt.Sprintf("%s interrupted! Resources: %s.", verb, counts)
+	case r.Failed():
+		return fmt.Sprintf("%s failed! Resources: %s.", verb, counts)
+	}
+	return fmt.Sprintf("%s complete! Resources: %s.", verb, counts)
+}
+
+// WriteText writes the end report: failures with ARM's code, message and
+// correlation ID, what was not attempted and why, then the summary line.
+func (r *Report) WriteText(w io.Writer) {
+	var failed, skipped []string
+	for _, res := range r.Results {
+		switch res.Outcome {
+		case OutcomeFailed:
+			failed = append(failed, fmt.Sprintf("  %s: %s", res.Address, describe(res.Err)))
+		case OutcomeNotAttempted:
+			why := "stopped by the interrupt"
+			if res.BlockedBy != "" {
+				why = "waits for " + res.BlockedBy
+			}
+			skipped = append(skipped, fmt.Sprintf("  %s (%s)", res.Address, why))
+		}
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(w, "\nFailed:\n%s\n", strings.Join(failed, "\n"))
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(w, "\nNot attempted:\n%s\n", strings.Join(skipped, "\n"))
+	}
+	fmt.Fprintf(w, "\n%s\n", r.Summary())
+}
+
+// describe prints an error with ARM's code, message and correlation ID first.
+func describe(err error) string { return describeFailure(failureOf(err)) }
+
+// EventType says what an Event reports.
+type EventType string
+
+const (
+	EventStart   EventType = "start"   // work on a resource began
+	EventStill   EventType = "still"   // a long operation is still running
+	EventEnd     EventType = "end"     // work on a resource ended (see Outcome)
+	EventSummary EventType = "summary" // the run ended; written by WriteJSONSummary
+)
+
+// Event is one line of progress.
+type Event struct {
+	Type    EventType `json:"type"`
+	Address string    `json:"address,omitempty"`
+	ARMID   string    `json:"armId,omitempty"`
+	Action  string    `json:"action,omitempty"`
+	// Method is the ARM request of a start event: PUT or DELETE.
+	Method  string   `json:"method,omitempty"`
+	Outcome Outcome  `json:"outcome,omitempty"`
+	Elapsed Seconds  `json:"elapsedSeconds,omitempty"`
+	Error   *Failure `json:"error,omitempty"`
+	// CascadedBy names the deleted parent of a resource removed with it.
+	CascadedBy string `json:"cascadedBy,omitempty"`
+}
+
+// Failure is an error as reported: ARM's code, message and correlation ID
+// when ARM answered, else the message alone.
+type Failure struct {
+	Code          string `json:"code,omitempty"`
+	Message       string `json:"message"`
+	CorrelationID string `json:"correlationId,omitempty"`
+}
+
+func failureOf(err error) *Failure {
+	if err == nil {
+		return nil
+	}
+	var re *arm.ResponseError
+	if errors.As(err, &re) {
+		return &Failure{Code: re.Code, Message: re.Message, CorrelationID: re.CorrelationID}
+	}
+	return &Failure{Message: err.Error()}
+}
+
+// Seconds is a duration that marshals as seconds.
+type Seconds time.Duration
+
+// MarshalJSON writes seconds with millisecond precision.
+func (s Seconds) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(s).Round(time.Millisecond).Seconds())
+}
+
+// String rounds to seconds from one second on, like Terraform's "after 2s".
+func (s Seconds) String() string {
+	d := time.Duration(s)
+	if d >= time.Second {
+		return d.Round(time.Second).String()
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+func serialized(f func(Event)) func(Event) {
+	if f == nil {
+		return func(Event) {}
+	}
+	var mu sync.Mutex
+	return func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		f(e)
+	}
+}
+
+// TextProgress returns an Events function printing one line per event:
+//
+//	resources.azure.com/ResourceGroup/default/rg: Creating...
+//	resources.azure.com/ResourceGroup/default/rg: Still creating... [30s elapsed]
+//	resources.azure.com/ResourceGroup/default/rg: Creation complete after 2s
+func TextProgress(w io.Writer) func(Event) {
+	return func(e Event) {
+		verb := verbs[e.Action]
+		if verb.doing == "" {
+			verb = verbs["default"]
+		}
+		switch e.Type {
+		case EventStart:
+			fmt.Fprintf(w, "%s: %s...\n", e.Address, verb.doing)
+		case EventStill:
+			fmt.Fprintf(w, "%s: Still %s... [%s elapsed]\n", e.Address, strings.ToLower(verb.doing), time.Duration(e.Elapsed).Round(time.Second))
+		case EventEnd:
+			switch e.Outcome {
+			case OutcomeFailed:
+				fmt.Fprintf(w, "%s: %s failed after %s: %s\n", e.Address, verb.done, e.Elapsed, describeFailure(e.Error))
+			case OutcomeCascaded:
+				fmt.Fprintf(w, "%s: Deleted with %s\n", e.Address, e.CascadedBy)
+			case OutcomeAlreadyGone:
+				fmt.Fprintf(w, "%s: Already gone\n", e.Address)
+			case OutcomeDetached:
+				fmt.Fprintf(w, "%s: Detached (left in Azure)\n", e.Address)
+			default:
+				fmt.Fprintf(w, "%s: %s complete after %s\n", e.Address, verb.done, e.Elapsed)
+			}
+		}
+	}
+}
+
+var verbs = map[string]struct{ doing, done string }{
+	"create":  {"Creating", "Creation"},
+	"adopt":   {"Adopting", "Adoption"},
+	"update":  {"Updating", "Update"},
+	"delete":  {"Deleting", "Deletion"},
+	"default": {"Working", "Work"},
+}
+
+func describeFailure(f *Failure) string {
+	if f == nil {
+		return "unknown error"
+	}
+	if f.Code == "" {
+		return f.Message
+	}
+	s := f.Code + ": " + f.Message
+	if f.CorrelationID != "" {
+		s += " (correlation ID " + f.CorrelationID + ")"
+	}
+	return s
+}
+
+// JSONProgress returns an Events function writing one JSON object per line.
+func JSONProgress(w io.Writer) func(Event) {
+	enc := json.NewEncoder(w)
+	return func(e Event) { _ = enc.Encode(e) }
+}
+
+// WriteJSONSummary writes the closing event of a -o json run: the counts of
+// every outcome and each resource that did not succeed.
+func (r *Report) WriteJSONSummary(w io.Writer) error {
+	type problem struct {
+		Address   string   `json:"address"`
+		Outcome   Outcome  `json:"outcome"`
+		Error     *Failure `json:"error,omitempty"`
+		BlockedBy string   `json:"blockedBy,omitempty"`
+	}
+	out := struct {
+		Type        EventType       `json:"type"`
+		Operation   Operation       `json:"operation"`
+		Complete    bool            `json:"complete"`
+		Interrupted bool            `json:"interrupted,omitempty"`
+		Counts      map[Outcome]int `json:"counts"`
+		Problems    []problem       `json:"problems,omitempty"`
+		Message     string          `json:"message"`
+	}{Type: EventSummary, Operation: r.Operation, Complete: !r.Failed() && !r.Interrupted, Interrupted: r.Interrupted, Counts: map[Outcome]int{}, Message: r.Summary()}
+	for _, res := range r.Results {
+		out.Counts[res.Outcome]++
+		if !res.Outcome.succeeded() {
+			out.Problems = append(out.Problems, problem{Address: res.Address, Outcome: res.Outcome, Error: failureOf(res.Err), BlockedBy: res.BlockedBy})
+		}
+	}
+	return json.NewEncoder(w).Encode(out)
+}
