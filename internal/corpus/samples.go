@@ -26,7 +26,7 @@ const sampleResourceGroupYAML = `apiVersion: resources.azure.com/v1api20200601
 kind: ResourceGroup
 metadata:
   name: aso-sample-rg
-  namespace: default
+  namespace: {namespace}
 spec:
   location: westus2
 `
@@ -52,7 +52,7 @@ func LoadSamples(t testing.TB, folder string) *Samples {
 	res, diags := loader.Load(loader.Options{Paths: []string{folder}})
 	if !hasObject(res, "ResourceGroup", SampleResourceGroup) {
 		rgFile := filepath.Join(t.TempDir(), "harness-rg.yaml")
-		if err := os.WriteFile(rgFile, []byte(sampleResourceGroupYAML), 0o644); err != nil {
+		if err := os.WriteFile(rgFile, []byte(strings.ReplaceAll(sampleResourceGroupYAML, "{namespace}", "default")), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		rg, _ := loader.Load(loader.Options{Paths: []string{rgFile}})
