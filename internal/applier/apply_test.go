@@ -1,0 +1,418 @@
+package applier_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/azkcli/azk/internal/applier"
+	"github.com/azkcli/azk/internal/arm"
+	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/planner"
+)
+
+func TestApplyCreatesEveryResourceAfterItsDependencies(t *testing.T) {
+	e := start(t, emulator.Options{LRO: []emulator.LRORule{{Type: "*", Write: 150 * time.Millisecond}}}, 10)
+	g := load(t, quickstart)
+	rec := &recorder{}
+	rep := applier.Apply(context.Background(), e.decide(t, g), e.options(g, rec))
+	if rep.Failed() {
+		var b bytes.Buffer
+		rep.WriteText(&b)
+		t.Fatalf("apply failed:\n%s", b.String())
+	}
+	if got, want := rep.Count(applier.OutcomeCreated), len(g.Nodes); got != want {
+		t.Fatalf("created %d, want %d", got, want)
+	}
+	for _, n := range g.Nodes {
+		if e.get(t, n.ID, n.Kind.APIVersion) == nil {
+			t.Errorf("%s is not in the emulator after apply", n.ID)
+		}
+		started := rec.index(applier.EventStart, n.Address())
+		for _, d := range n.DependsOn() {
+			if ended := rec.index(applier.EventEnd, d.Address()); ended < 0 || ended > started {
+				t.Errorf("%s started (event %d) before %s ended (event %d)", n.Address(), started, d.Address(), ended)
+			}
+		}
+	}
+	want := fmt.Sprintf("Apply complete! Resources: %d created, 0 adopted, 0 updated, 0 failed.", len(g.Nodes))
+	if rep.Summary() != want {
+		t.Errorf("summary %q, want %q", rep.Summary(), want)
+	}
+
+	// Everything exists now: applying the same manifests again changes nothing
+	// in Azure that was not already so, and succeeds (idempotent re-apply).
+	again := applier.Apply(context.Background(), e.decide(t, g), e.options(g, &recorder{}))
+	if again.Failed() || again.Count(applier.OutcomeUpdated)+again.Count(applier.OutcomeAdopted)+again.Count(applier.OutcomeSkipped) != len(g.Nodes) {
+		t.Fatalf("re-apply: %v", outcomes(again))
+	}
+}
+
+func TestApplyRunsIndependentResourcesInParallelUpToTheLimit(t *testing.T) {
+	e := start(t, emulator.Options{LRO: []emulator.LRORule{{Type: "Microsoft.ManagedIdentity/*", Write: 300 * time.Millisecond}}}, 10)
+	var docs strings.Builder
+	docs.WriteString("apiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: par\nspec:\n  location: westus2\n")
+	for i := range 9 {
+		docs.WriteString("---\napiVersion: managedidentity.azure.com/v1api20230131\nkind: UserAssignedIdentity\nmetadata:\n  name: id" + string(rune('a'+i)) + "\nspec:\n  location: westus2\n  owner:\n    name: par\n")
+	}
+	g := load(t, writeManifests(t, docs.String()))
+	rec := &recorder{}
+	var mu sync.Mutex
+	running, peak := 0, 0
+	opts := e.options(g, rec)
+	opts.Parallelism = 3
+	opts.Events = func(ev applier.Event) {
+		mu.Lock()
+		switch ev.Type {
+		case applier.EventStart:
+			running++
+			peak = max(peak, running)
+		case applier.EventEnd:
+			running--
+		}
+		mu.Unlock()
+		rec.record(ev)
+	}
+	began := time.Now()
+	rep := applier.Apply(context.Background(), e.decide(t, g), opts)
+	elapsed := time.Since(began)
+	if rep.Failed() {
+		t.Fatalf("apply failed: %v", outcomes(rep))
+	}
+	if peak != 3 {
+		t.Errorf("at most %d resources were in flight at once, want exactly --parallelism 3", peak)
+	}
+	// Nine 300 ms operations three at a time take three rounds, not nine.
+	if elapsed > 2500*time.Millisecond {
+		t.Errorf("apply took %s: the identities did not run in parallel", elapsed)
+	}
+}
+
+func TestApplyAdoptsUnderEachPolicy(t *testing.T) {
+	e := start(t, emulator.Options{}, 10)
+	ctx := context.Background()
+	rg := "/subscriptions/" + subscription + "/resourceGroups/adopt"
+	for _, id := range []string{rg, rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/managed", rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/detached", rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/skipped"} {
+		op, err := e.client.Put(ctx, id, "2023-01-31", map[string]any{"location": "westus2", "tags": map[string]any{"owner": "portal"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := op.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	docs := `apiVersion: resources.azure.com/v1api20200601
+kind: ResourceGroup
+metadata:
+  name: adopt
+spec:
+  location: westus2
+---
+apiVersion: managedidentity.azure.com/v1api20230131
+kind: UserAssignedIdentity
+metadata:
+  name: managed
+  annotations:
+    serviceoperator.azure.com/reconcile-policy-if-exists: manage
+spec:
+  location: westus2
+  owner: {name: adopt}
+  tags: {owner: azk}
+---
+apiVersion: managedidentity.azure.com/v1api20230131
+kind: UserAssignedIdentity
+metadata:
+  name: detached
+  annotations:
+    serviceoperator.azure.com/reconcile-policy-if-exists: detach-on-delete
+spec:
+  location: westus2
+  owner: {name: adopt}
+  tags: {owner: azk}
+---
+apiVersion: managedidentity.azure.com/v1api20230131
+kind: UserAssignedIdentity
+metadata:
+  name: skipped
+  annotations:
+    serviceoperator.azure.com/reconcile-policy-if-exists: skip
+spec:
+  location: westus2
+  owner: {name: adopt}
+  tags: {owner: azk}
+`
+	g := load(t, writeManifests(t, docs))
+	rep := applier.Apply(ctx, e.decide(t, g), e.options(g, &recorder{}))
+	got := outcomes(rep)
+	want := map[string]applier.Outcome{
+		"resources.azure.com/ResourceGroup/default/adopt":                 applier.OutcomeAdopted,
+		"managedidentity.azure.com/UserAssignedIdentity/default/managed":  applier.OutcomeAdopted,
+		"managedidentity.azure.com/UserAssignedIdentity/default/detached": applier.OutcomeAdopted,
+		"managedidentity.azure.com/UserAssignedIdentity/default/skipped":  applier.OutcomeSkipped,
+	}
+	for addr, o := range want {
+		if got[addr] != o {
+			t.Errorf("%s: %s, want %s", addr, got[addr], o)
+		}
+	}
+	tagOf := func(name string) any {
+		body := e.get(t, rg+"/providers/Microsoft.ManagedIdentity/userAssignedIdentities/"+name, "2023-01-31")
+		return body["tags"].(map[string]any)["owner"]
+	}
+	for name, want := range map[string]string{"managed": "azk", "detached": "azk", "skipped": "portal"} {
+		if got := tagOf(name); got != want {
+			t.Errorf("%s: tag owner=%v after apply, want %s", name, got, want)
+		}
+	}
+	if s := rep.Summary(); s != "Apply complete! Resources: 0 created, 3 adopted, 0 updated, 0 failed." {
+		t.Errorf("summary %q", s)
+	}
+}
+
+func TestApplyUpdatesAndLeavesUnchangedAlone(t *testing.T) {
+	e := start(t, emulator.Options{}, 10)
+	ctx := context.Background()
+	doc := func(tag string) string {
+		return `apiVersion: resources.azure.com/v1api20200601
+kind: ResourceGroup
+metadata:
+  name: upd
+  annotations:
+    serviceoperator.azure.com/reconcile-policy: manage
+spec:
+  location: westus2
+  tags: {env: ` + tag + `}
+`
+	}
+	g := load(t, writeManifests(t, doc("dev")))
+	if rep := applier.Apply(ctx, e.decide(t, g), e.options(g, &recorder{})); rep.Count(applier.OutcomeCreated) != 1 {
+		t.Fatalf("create: %v", outcomes(rep))
+	}
+	g = load(t, writeManifests(t, doc("prod")))
+	rep := applier.Apply(ctx, e.decide(t, g), e.options(g, &recorder{}))
+	if rep.Count(applier.OutcomeUpdated) != 1 || rep.Failed() {
+		t.Fatalf("update: %v", outcomes(rep))
+	}
+	if tag := e.get(t, g.Nodes[0].ID, "2020-06-01")["tags"].(map[string]any)["env"]; tag != "prod" {
+		t.Errorf("tag env=%v after update, want prod", tag)
+	}
+	etag := e.get(t, g.Nodes[0].ID, "2020-06-01")["etag"]
+	resources := e.decide(t, g)
+	resources[0].Action = planner.ActionNoChange
+	rec := &recorder{}
+	rep = applier.Apply(ctx, resources, e.options(g, rec))
+	if rep.Count(applier.OutcomeUnchanged) != 1 || len(rec.all()) != 0 {
+		t.Fatalf("no change: %v, events %v", outcomes(rep), rec.all())
+	}
+	if got := e.get(t, g.Nodes[0].ID, "2020-06-01")["etag"]; got != etag {
+		t.Errorf("a no-change apply wrote the resource: etag %v -> %v", etag, got)
+	}
+}
+
+func TestApplyFailureStopsDependentsOnlyAndReRunConverges(t *testing.T) {
+	e := start(t, emulator.Options{
+		LRO: []emulator.LRORule{{Type: "Microsoft.Network/*", Write: 200 * time.Millisecond}},
+		Faults: emulator.Faults{Failures: []emulator.FailureRule{{
+			Type: "Microsoft.Storage/storageAccounts", After: 50 * time.Millisecond, Code: "StorageAccountQuotaExceeded", Message: "too many storage accounts",
+		}}},
+	}, 10)
+	g := load(t, quickstart)
+	rec := &recorder{}
+	rep := applier.Apply(context.Background(), e.decide(t, g), e.options(g, rec))
+	got := outcomes(rep)
+	const account = "storage.azure.com/StorageAccount/default/azkquickstartsa"
+	if got[account] != applier.OutcomeFailed {
+		t.Fatalf("storage account: %s, want failed", got[account])
+	}
+	for _, addr := range []string{"storage.azure.com/StorageAccountsBlobService/default/azkquickstartsa-blob", "storage.azure.com/StorageAccountsBlobServicesContainer/default/artifacts"} {
+		if got[addr] != applier.OutcomeNotAttempted {
+			t.Errorf("%s: %s, want not attempted", addr, got[addr])
+		}
+		if rec.index(applier.EventStart, addr) >= 0 {
+			t.Errorf("%s was started although the storage account failed", addr)
+		}
+	}
+	for _, addr := range []string{"network.azure.com/VirtualNetworksSubnet/default/web", "network.azure.com/NetworkSecurityGroupsSecurityRule/default/allow-https"} {
+		if got[addr] != applier.OutcomeCreated {
+			t.Errorf("independent branch %s: %s, want created", addr, got[addr])
+		}
+	}
+	var failure *arm.ResponseError
+	for _, r := range rep.Results {
+		if r.Address == account && !errors.As(r.Err, &failure) {
+			t.Fatalf("failure is %T %v, want *arm.ResponseError", r.Err, r.Err)
+		}
+	}
+	var text bytes.Buffer
+	rep.WriteText(&text)
+	for _, want := range []string{
+		account + ": StorageAccountQuotaExceeded: too many storage accounts (correlation ID " + failure.CorrelationID + ")",
+		"storage.azure.com/StorageAccountsBlobServicesContainer/default/artifacts (waits for " + account + ")",
+		"Apply failed! Resources: 6 created, 0 adopted, 0 updated, 1 failed, 2 not attempted.",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, text.String())
+		}
+	}
+	if failure.CorrelationID == "" {
+		t.Error("the failure has no correlation ID")
+	}
+
+	// Fix the cause and run again: the rest is created, what exists is rewritten to the same.
+	e.run.Server.SetFaults(emulator.Faults{})
+	again := applier.Apply(context.Background(), e.decide(t, g), e.options(g, &recorder{}))
+	if again.Failed() {
+		t.Fatalf("re-run after the fix: %v", outcomes(again))
+	}
+	if n := again.Count(applier.OutcomeCreated); n != 2 {
+		t.Errorf("re-run created %d, want the 2 not attempted before", n)
+	}
+}
+
+func TestApplyChainsConfigMapsAndResolvesRoleNames(t *testing.T) {
+	e := start(t, emulator.Options{LRO: []emulator.LRORule{{Type: "Microsoft.ContainerService/*", Write: 300 * time.Millisecond}}}, 10)
+	g := load(t, "../../examples/aks-workload-identity")
+	resources := e.decide(t, g)
+	var assignment *planner.Resource
+	for _, r := range resources {
+		if r.Node.Kind.Kind == "RoleAssignment" {
+			assignment = r
+		}
+	}
+	if assignment == nil {
+		t.Fatal("the example has no role assignment")
+	}
+	rep := applier.Apply(context.Background(), resources, e.options(g, &recorder{}))
+	if rep.Failed() {
+		var b bytes.Buffer
+		rep.WriteText(&b)
+		t.Fatalf("apply failed:\n%s", b.String())
+	}
+	body := e.get(t, assignment.ARMID, assignment.APIVersion)
+	props := body["properties"].(map[string]any)
+	if props["principalId"] != "11111111-2222-3333-4444-555555555555" {
+		t.Errorf("principalId %v: not the identity's, read back after it was created", props["principalId"])
+	}
+	if id, _ := props["roleDefinitionId"].(string); !strings.HasSuffix(id, "/roleDefinitions/4633458b-17de-408a-b874-0445c86b69e6") {
+		t.Errorf("roleDefinitionId %q is not Key Vault Secrets User", id)
+	}
+}
+
+func TestApplyInterrupt(t *testing.T) {
+	docs := `apiVersion: resources.azure.com/v1api20200601
+kind: ResourceGroup
+metadata:
+  name: intr
+spec:
+  location: westus2
+---
+apiVersion: managedidentity.azure.com/v1api20230131
+kind: UserAssignedIdentity
+metadata:
+  name: slow
+spec:
+  location: westus2
+  owner: {name: intr}
+---
+apiVersion: managedidentity.azure.com/v1api20230131
+kind: FederatedIdentityCredential
+metadata:
+  name: after-slow
+spec:
+  owner: {name: slow}
+  audiences: [api://AzureADTokenExchange]
+  issuer: https://issuer.example.com/
+  subject: system:serviceaccount:demo:app
+`
+	lro := emulator.Options{LRO: []emulator.LRORule{{Type: "Microsoft.ManagedIdentity/userAssignedIdentities", Write: 400 * time.Millisecond}}}
+	const slow = "managedidentity.azure.com/UserAssignedIdentity/default/slow"
+	const after = "managedidentity.azure.com/FederatedIdentityCredential/default/after-slow"
+
+	t.Run("first interrupt drains", func(t *testing.T) {
+		e := start(t, lro, 10)
+		g := load(t, writeManifests(t, docs))
+		drain := make(chan struct{})
+		opts := e.options(g, &recorder{})
+		opts.Drain = drain
+		opts.Events = func(ev applier.Event) {
+			if ev.Type == applier.EventStart && ev.Address == slow {
+				close(drain)
+			}
+		}
+		rep := applier.Apply(context.Background(), e.decide(t, g), opts)
+		got := outcomes(rep)
+		if got[slow] != applier.OutcomeCreated || got[after] != applier.OutcomeNotAttempted || !rep.Interrupted {
+			t.Fatalf("outcomes %v, interrupted %v: want the in-flight identity finished and its credential not started", got, rep.Interrupted)
+		}
+		if !strings.HasPrefix(rep.Summary(), "Apply interrupted! ") {
+			t.Errorf("summary %q", rep.Summary())
+		}
+	})
+	t.Run("cancel stops waiting at once", func(t *testing.T) {
+		e := start(t, emulator.Options{LRO: []emulator.LRORule{{Type: "Microsoft.ManagedIdentity/userAssignedIdentities", Write: time.Minute}}}, 10)
+		g := load(t, writeManifests(t, docs))
+		ctx, cancel := context.WithCancel(context.Background())
+		opts := e.options(g, &recorder{})
+		opts.Events = func(ev applier.Event) {
+			if ev.Type == applier.EventStart && ev.Address == slow {
+				time.AfterFunc(100*time.Millisecond, cancel)
+			}
+		}
+		began := time.Now()
+		rep := applier.Apply(ctx, e.decide(t, g), opts)
+		if time.Since(began) > 5*time.Second {
+			t.Errorf("cancel took %s to stop a minute-long operation", time.Since(began))
+		}
+		got := outcomes(rep)
+		if got[slow] != applier.OutcomeFailed || got[after] != applier.OutcomeNotAttempted {
+			t.Fatalf("outcomes %v", got)
+		}
+		for _, r := range rep.Results {
+			if r.Address == slow && (!errors.Is(r.Err, context.Canceled) || !strings.Contains(r.Err.Error(), "may still be running in Azure")) {
+				t.Errorf("interrupted operation error %q does not say it may still run", r.Err)
+			}
+		}
+	})
+}
+
+func TestApplyHeartbeat(t *testing.T) {
+	e := start(t, emulator.Options{LRO: []emulator.LRORule{{Type: "*", Write: 500 * time.Millisecond}}}, 10)
+	g := load(t, writeManifests(t, "apiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: hb\nspec:\n  location: westus2\n"))
+	var out bytes.Buffer
+	opts := e.options(g, &recorder{})
+	opts.Heartbeat = 150 * time.Millisecond
+	opts.Events = applier.TextProgress(&out)
+	applier.Apply(context.Background(), e.decide(t, g), opts)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) < 4 || lines[0] != "resources.azure.com/ResourceGroup/default/hb: Creating..." ||
+		!strings.HasPrefix(lines[1], "resources.azure.com/ResourceGroup/default/hb: Still creating... [") ||
+		!strings.HasPrefix(lines[len(lines)-1], "resources.azure.com/ResourceGroup/default/hb: Creation complete after ") {
+		t.Errorf("progress:\n%s", out.String())
+	}
+}
+
+// A blocked resource fails without a request and stops its dependents.
+func TestApplyBlockedResourceIsAFailure(t *testing.T) {
+	e := start(t, emulator.Options{}, 10)
+	g := load(t, quickstart)
+	resources := e.decide(t, g)
+	var rg *graph.Node
+	for _, r := range resources {
+		if r.Node.Kind.Kind == "ResourceGroup" {
+			r.Action, r.Reasons, rg = planner.ActionBlocked, []string{"secret missing"}, r.Node
+		}
+	}
+	rep := applier.Apply(context.Background(), resources, e.options(g, &recorder{}))
+	if rep.Count(applier.OutcomeFailed) != 1 || rep.Count(applier.OutcomeNotAttempted) != len(g.Nodes)-1 {
+		t.Fatalf("outcomes %v", outcomes(rep))
+	}
+	if e.get(t, rg.ID, rg.Kind.APIVersion) != nil {
+		t.Error("a blocked resource was written")
+	}
+}
