@@ -80,11 +80,13 @@ func writeRequests(g *globalOptions, reqs []*convert.Request, showSensitive bool
 		if i > 0 {
 			fmt.Fprintln(g.stdout)
 		}
-		body, err := json.MarshalIndent(r.Body, "", "  ")
-		if err != nil {
+		fmt.Fprintf(g.stdout, "# %s (%s)\n%s %s\n", r.Resource, reqs[i].Node.Object.Source, r.Method, r.URL)
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r.Body); err != nil {
 			return err
 		}
-		fmt.Fprintf(g.stdout, "# %s (%s)\n%s %s\n%s\n", r.Resource, reqs[i].Node.Object.Source, r.Method, r.URL, body)
 	}
 	return nil
 }

@@ -25,6 +25,8 @@ func (b *builder) identify() {
 				continue // the owner could not be identified; its error is reported
 			}
 			n.OwnerID = n.Owner.ID
+		} else if n.OwnerID == "" && hasOwnerField(n) {
+			continue // the owner did not resolve; its error is reported
 		}
 		if hasStableUUIDName(n) && !b.stableName(n) {
 			continue
