@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/google/uuid"
+
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/registry"
 )
@@ -86,6 +88,9 @@ func (d *differ) value(path, schema string, want, have any, ok, creating bool, o
 	if ok && have == nil {
 		ok = false // JSON null is absent
 	}
+	if isNil(want) {
+		return // a null the manifests send sets nothing
+	}
 	switch w := want.(type) {
 	case convert.Sensitive, SensitiveDigest:
 		// Secrets are write-only in ARM: never read back, so never compared.
@@ -126,12 +131,22 @@ func (d *differ) value(path, schema string, want, have any, ok, creating bool, o
 		if s, isString := want.(string); isString && s == "" && !creating {
 			return // an empty string is not kept apart from absent
 		}
+		if !creating && writeOnly[schema] {
+			return
+		}
 		*out = append(*out, Change{Path: path, After: want})
 		return
 	}
 	if !d.equal(schema, want, have) {
 		*out = append(*out, Change{Path: path, Before: have, After: want})
 	}
+}
+
+// writeOnly are properties ARM accepts on a PUT but never returns on a GET
+// (the corpus recordings show it for every resource provider that has them):
+// absent in Azure, they are not a change.
+var writeOnly = map[string]bool{
+	"properties.createMode": true,
 }
 
 // list compares arrays: objects with a name are matched by name (ARM keeps
@@ -207,6 +222,17 @@ func (d *differ) list(path, schema string, want []any, have any, ok, creating bo
 	}
 }
 
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Map, reflect.Slice, reflect.Pointer, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
 func nilIfAbsent(v []any, ok bool) any {
 	if !ok {
 		return nil
@@ -229,12 +255,18 @@ func (d *differ) equal(schema string, want, have any) bool {
 	switch {
 	case ws == hs:
 		return true
-	case lastSegment(schema) == "location":
+	case strings.HasSuffix(strings.ToLower(lastSegment(schema)), "location"):
 		return normalLocation(ws) == normalLocation(hs)
-	case isARMID(ws) && isARMID(hs), d.enums[schema]:
+	case isARMID(ws) && isARMID(hs), isUUID(ws) && isUUID(hs), d.enums[schema]:
 		return strings.EqualFold(ws, hs)
 	}
 	return false
+}
+
+// isUUID reports a GUID, which ARM compares (and often returns) case-insensitively.
+func isUUID(s string) bool {
+	_, err := uuid.Parse(s)
+	return err == nil && len(s) == 36
 }
 
 func number(v any) (float64, bool) {
