@@ -270,3 +270,45 @@ spec:
 		})
 	}
 }
+
+func TestSubscriptionFromARMIDOwner(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "in.yaml")
+	os.WriteFile(file, []byte(strings.Replace(vnet, "    name: rg1\n", "    armId: /subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/existing\n", 1)), 0o644)
+	res, _ := loader.Load(loader.Options{Paths: []string{file}})
+	g, diags := graph.Build(res, graph.Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	if g.Subscription != "11111111-2222-3333-4444-555555555555" {
+		t.Errorf("subscription %q", g.Subscription)
+	}
+	if want := "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/existing/providers/Microsoft.Network/virtualNetworks/vnet1"; g.Nodes[0].ID != want {
+		t.Errorf("ID %s", g.Nodes[0].ID)
+	}
+}
+
+func TestRoleNames(t *testing.T) {
+	assignment := func(name, extra string) string {
+		return `apiVersion: authorization.azure.com/v1api20220401
+kind: RoleAssignment
+metadata:
+  name: ` + name + `
+spec:
+  owner:
+    group: resources.azure.com
+    kind: ResourceGroup
+    name: rg1
+  principalId: p
+  roleDefinitionReference:
+    armId: /subscriptions/s/providers/Microsoft.Authorization/roleDefinitions/r
+` + extra
+	}
+	g, diags, _ := build(t, rg, assignment("3f2504e0-4f89-11d3-9a0c-0305e82c3301", ""))
+	if diags.HasErrors() || !strings.HasSuffix(g.Nodes[1].ID, "/roleAssignments/3f2504e0-4f89-11d3-9a0c-0305e82c3301") {
+		t.Errorf("a UUID metadata.name is the Azure name: %s %v", g.Nodes[1].ID, diags.Err())
+	}
+	_, diags, _ = build(t, rg, assignment("ra", "  operatorSpec:\n    namingConvention: random\n"))
+	if err := diags.Err(); err == nil || !strings.Contains(err.Error(), "namingConvention random gives a name that is unknown") {
+		t.Errorf("random naming must be reported as not plannable: %v", err)
+	}
+}
