@@ -3,6 +3,7 @@ package arm
 import (
 	"encoding/json"
 	"errors"
+	"github.com/azkcli/azk/internal/corpus"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,34 +18,6 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
-
-// corpusDir finds the ASO corpus: $AZK_CORPUS, else ../shared/aso next to the
-// repository root (the folder holding go.mod).
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	if dir := os.Getenv("AZK_CORPUS"); dir != "" {
-		return dir
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory, so no corpus at ../shared/aso; set AZK_CORPUS")
-		}
-		dir = parent
-	}
-	corpus := filepath.Join(dir, "..", "shared", "aso")
-	if _, err := os.Stat(filepath.Join(corpus, "recordings")); err != nil {
-		t.Skipf("ASO corpus not found at %s (set AZK_CORPUS): %v", corpus, err)
-	}
-	return corpus
-}
 
 // recording is the part of a go-vcr v2 cassette the replay needs.
 type recording struct {
@@ -148,7 +121,7 @@ func jsonEqual(a, b string) bool {
 // resource group's deletion followed through Location, and a delete that ARM
 // refused with ResourceGroupNotFound.
 func TestReplayCorpusRecording(t *testing.T) {
-	path := filepath.Join(corpusDir(t), "recordings", "Test_Appconfiguration_v1api20220501_CreationAndDeletion.yaml")
+	path := filepath.Join(corpus.Dir(t), "recordings", "Test_Appconfiguration_v1api20220501_CreationAndDeletion.yaml")
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Skipf("recording not in the corpus: %v", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/azkcli/azk/internal/corpus"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -252,7 +253,7 @@ func TestRoleDefinitions(t *testing.T) {
 // TestBuiltInRoleGUIDsMatchCorpus checks every seeded GUID against the role
 // list real ARM returned in a corpus recording.
 func TestBuiltInRoleGUIDsMatchCorpus(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(corpusDir(t), "recordings", "Test_Authorization_v20220401_CreationAndDeletion.yaml"))
+	data, err := os.ReadFile(filepath.Join(corpus.Dir(t), "recordings", "Test_Authorization_v20220401_CreationAndDeletion.yaml"))
 	if err != nil {
 		t.Skipf("corpus recording not available: %v", err)
 	}
@@ -397,27 +398,6 @@ func TestConcurrentRequests(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-}
-
-// corpusDir finds ../shared/aso next to the module root, or $AZK_CORPUS.
-func corpusDir(t testing.TB) string {
-	if d := os.Getenv("AZK_CORPUS"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "aso")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
 }
 
 func mustJSON(t testing.TB, v any) json.RawMessage {

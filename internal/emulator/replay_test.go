@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"encoding/json"
+	"github.com/azkcli/azk/internal/corpus"
 	"net/http"
 	"net/url"
 	"os"
@@ -41,7 +42,7 @@ type vcrCassette struct {
 // outside the emulator's model (429 throttling, 400 validation, 409 and 404
 // from a resource provider's own checks on PUT).
 func TestReplayCorpusRecordings(t *testing.T) {
-	dir := filepath.Join(corpusDir(t), "recordings")
+	dir := filepath.Join(corpus.Dir(t), "recordings")
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("ASO corpus recordings not found at %s (set AZK_CORPUS): %v", dir, err)
 	}

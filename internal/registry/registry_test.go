@@ -3,6 +3,7 @@ package registry_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/azkcli/azk/internal/corpus"
 	"io/fs"
 	"net/url"
 	"os"
@@ -17,34 +18,6 @@ import (
 	"github.com/azkcli/azk/internal/registry"
 	"github.com/azkcli/azk/internal/registry/internal/corpusgen"
 )
-
-// corpusDir finds the ASO corpus: $AZK_CORPUS, else ../shared/aso next to the
-// folder holding go.mod. Tests that need it skip when it is absent.
-func corpusDir(t testing.TB) string {
-	t.Helper()
-	if dir := os.Getenv("AZK_CORPUS"); dir != "" {
-		return dir
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("ASO corpus not found: no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	corpus := filepath.Join(dir, "..", "shared", "aso")
-	if _, err := os.Stat(filepath.Join(corpus, "crds")); err != nil {
-		t.Skipf("ASO corpus not found at %s (set AZK_CORPUS to override)", corpus)
-	}
-	return corpus
-}
 
 // servedKinds lists, straight from the CRDs, every served version that is
 // not an internal storage version.
@@ -85,7 +58,7 @@ func servedKinds(t *testing.T, corpus string) []registry.GVK {
 }
 
 func TestEveryServedKindIsRegistered(t *testing.T) {
-	want := servedKinds(t, corpusDir(t))
+	want := servedKinds(t, corpus.Dir(t))
 	got := registry.Default().All()
 	t.Logf("CRDs serve %d non-storage group/version/kinds; registry has %d", len(want), len(got))
 	if len(got) != len(want) {
@@ -99,7 +72,7 @@ func TestEveryServedKindIsRegistered(t *testing.T) {
 }
 
 func TestRegenerationIsByteIdentical(t *testing.T) {
-	res, err := corpusgen.Build(corpusDir(t))
+	res, err := corpusgen.Build(corpus.Dir(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,7 +452,7 @@ func (s *armShape) explain(v any, p string, out *[]string) {
 // every key of every PUT body the operator recorded must be a place some spec
 // field of the matching kind (ARM type and api-version) lands in.
 func TestRecordedPutBodiesFitTheSpecPaths(t *testing.T) {
-	corpus := corpusDir(t)
+	corpus := corpus.Dir(t)
 	files, err := filepath.Glob(filepath.Join(corpus, "recordings", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)

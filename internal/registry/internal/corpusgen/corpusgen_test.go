@@ -1,41 +1,12 @@
 package corpusgen
 
 import (
-	"os"
-	"path/filepath"
+	"github.com/azkcli/azk/internal/corpus"
 	"sync"
 	"testing"
 
 	"github.com/azkcli/azk/internal/registry"
 )
-
-// corpusDir finds the ASO corpus: $AZK_CORPUS, else ../shared/aso next to the
-// folder holding go.mod.
-func corpusDir(t testing.TB) string {
-	t.Helper()
-	if dir := os.Getenv("AZK_CORPUS"); dir != "" {
-		return dir
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("ASO corpus not found: no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	corpus := filepath.Join(dir, "..", "shared", "aso")
-	if _, err := os.Stat(filepath.Join(corpus, "crds")); err != nil {
-		t.Skipf("ASO corpus not found at %s (set AZK_CORPUS)", corpus)
-	}
-	return corpus
-}
 
 var (
 	buildOnce   sync.Once
@@ -45,7 +16,7 @@ var (
 
 func built(t *testing.T) *Result {
 	t.Helper()
-	dir := corpusDir(t)
+	dir := corpus.Dir(t)
 	buildOnce.Do(func() { buildResult, buildErr = Build(dir) })
 	if buildErr != nil {
 		t.Fatal(buildErr)
