@@ -112,7 +112,7 @@ func PlanDestroy(ctx context.Context, g *graph.Graph, client *arm.Client, parall
 		}
 		if d.Action != DestroyDelete {
 			p.Cascades = append(p.Cascades, Cascade{By: d.CascadedBy, ID: d.ARMID, Address: d.Address,
-				Reason: fmt.Sprintf("marked %s: deleting %s removes it anyway", d.Policy.Value, d.CascadedBy)})
+				Reason: "marked " + d.Policy.Value + ", which deleting its parent defeats"})
 		}
 		d.Action = DestroyCascade
 	}

@@ -1,0 +1,367 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/azkcli/azk/internal/applier"
+	"github.com/azkcli/azk/internal/arm"
+	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/planner"
+)
+
+func init() { subcommands = append(subcommands, newApplyCommand) }
+
+// runFlags are what apply and destroy share: confirmation and interrupts.
+type runFlags struct {
+	autoApprove bool
+	grace       time.Duration
+}
+
+func (f *runFlags) register(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.autoApprove, "auto-approve", false, "do not ask for confirmation (required without a terminal)")
+	cmd.Flags().DurationVar(&f.grace, "grace-period", 2*time.Minute, "after the first Ctrl-C, how long to wait for operations in flight before stopping")
+}
+
+func newApplyCommand(g *globalOptions) *cobra.Command {
+	var (
+		in          inputFlags
+		az          azureFlags
+		rf          runFlags
+		ifExists    string
+		writePolicy bool
+	)
+	cmd := &cobra.Command{
+		Use:   "apply PATH... [-k DIR] | apply PLANFILE",
+		Short: "Make Azure match the manifests: plan, confirm, then create, adopt and update",
+		Long: `Apply plans (see azk plan), shows the plan and asks for confirmation, then
+writes to Azure in dependency order: a resource starts as soon as everything it
+depends on (owner, references, config maps exported by other resources) has
+succeeded, with at most --parallelism at once. Each write is followed to its
+end and the resource read back, to confirm it converged and to pass its status
+to the resources that consume it.
+
+A resource that fails stops only the resources that depend on it; the rest go
+on. The end report lists what succeeded, what failed (with ARM's code, message
+and correlation ID) and what was not attempted. Running apply again after a fix
+converges from where it stopped.
+
+azk apply PLANFILE applies a plan saved with azk plan --out, without asking,
+and refuses when the manifests or anything read for the plan changed since.
+
+The first Ctrl-C stops starting new work and waits up to --grace-period for
+operations in flight; a second one exits at once and prints how to check them.
+
+  -o text   progress lines and a closing summary (default)
+  -o json   one JSON event per line, then a summary event
+
+Exit status: 0 success, 1 error or any resource failed.`,
+		Example: `  azk apply --emulator --auto-approve examples/quickstart
+  azk plan ./manifests --out plan.azk && azk apply plan.azk
+  azk apply ./manifests --write-policy`,
+		Args: in.requireInputs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if g.output != "text" && g.output != "json" {
+				return fmt.Errorf("unknown output format %q for apply: use text or json", g.output)
+			}
+			saved, err := savedPlan(args, in.kustomize)
+			if err != nil {
+				return err
+			}
+			if saved != nil {
+				args, in.kustomize, g.namespace = saved.Inputs.Paths, saved.Inputs.Kustomize, saved.Inputs.Namespace
+				ifExists = savedIfExists(saved)
+				for _, p := range args {
+					if p == "-" {
+						return errors.New("the saved plan was made from standard input, which cannot be read again: plan and apply in one step with azk apply -")
+					}
+				}
+			}
+			ctx := cmd.Context()
+			client, release, err := az.client(ctx, g)
+			if err != nil {
+				return err
+			}
+			defer release()
+			if g.subscriptionID() == "" {
+				g.subscription = client.Subscription()
+			}
+			gr, diags := in.resolve(g, args)
+			if diags.HasErrors() {
+				printDiagnostics(g.stderr, diags)
+				return failed()
+			}
+			var progress io.Writer
+			if isTerminal(g.stderr) {
+				progress = g.stderr
+			}
+			p, more := planner.Make(ctx, gr, planner.Options{
+				Reader:                  client,
+				ReconcilePolicyIfExists: ifExists,
+				Inputs:                  planner.Inputs{Paths: args, Kustomize: in.kustomize, Namespace: g.namespace},
+				Parallelism:             az.parallelism,
+				Progress:                progress,
+			})
+			diags = append(diags, more...)
+			printDiagnostics(g.stderr, diags)
+			if p == nil || diags.HasErrors() {
+				return failed()
+			}
+			if saved != nil {
+				if moved := planner.Stale(ctx, saved, p); len(moved) > 0 {
+					return fmt.Errorf("the saved plan is stale; nothing was applied. What moved:\n  %s\nMake a new plan with azk plan --out", strings.Join(moved, "\n  "))
+				}
+			} else {
+				if err := showPlan(g, p); err != nil {
+					return err
+				}
+			}
+			if p.HasErrors() {
+				return errors.New("the plan has changes Azure cannot make in place (see above); nothing was applied")
+			}
+			if !p.HasChanges() && !(writePolicy && p.Summary().Adopt > 0) {
+				if g.output == "text" {
+					fmt.Fprintln(g.stdout, "\nNo changes. Azure matches the manifests.")
+				}
+				return nil
+			}
+			if saved == nil {
+				if err := rf.confirm(g, "Do you want to perform these actions?"); err != nil {
+					return err
+				}
+			}
+			rep := rf.execute(g, az.parallelism, func(ctx context.Context, opts applier.Options) *applier.Report {
+				opts.Graph = gr
+				return applier.Apply(ctx, p.Resources, opts)
+			}, client)
+			if writePolicy {
+				writePolicies(g, p, rep)
+			}
+			if rep.Failed() || rep.Interrupted {
+				return failed()
+			}
+			return nil
+		},
+	}
+	in.register(cmd)
+	az.register(cmd)
+	rf.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&ifExists, "reconcile-policy-if-exists", "", "policy for existing resources without a reconcile-policy annotation: manage, detach-on-delete or skip (default manage)")
+	f.BoolVar(&writePolicy, "write-policy", false, "after adopting a resource, write its effective reconcile-policy annotation into its source file")
+	return cmd
+}
+
+// savedPlan returns the plan when the only argument is a file saved by azk plan --out.
+func savedPlan(args, kustomize []string) (*planner.Plan, error) {
+	if len(args) != 1 || len(kustomize) > 0 {
+		return nil, nil
+	}
+	info, err := os.Stat(args[0])
+	if err != nil || info.IsDir() {
+		return nil, nil
+	}
+	data, err := os.ReadFile(args[0])
+	if err != nil {
+		return nil, nil
+	}
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(data, &probe) != nil || probe["formatVersion"] == nil || probe["resources"] == nil {
+		return nil, nil // manifests, not a plan
+	}
+	return planner.Load(args[0])
+}
+
+// savedIfExists recovers --reconcile-policy-if-exists from the decisions it drove.
+func savedIfExists(p *planner.Plan) string {
+	for _, r := range p.Resources {
+		if r.Policy.Source == "flag --reconcile-policy-if-exists" {
+			return r.Policy.Value
+		}
+	}
+	return ""
+}
+
+func showPlan(g *globalOptions, p *planner.Plan) error {
+	if g.output == "json" {
+		return json.NewEncoder(g.stdout).Encode(struct {
+			Type    string          `json:"type"`
+			Summary planner.Summary `json:"summary"`
+		}{Type: "plan", Summary: p.Summary()})
+	}
+	return planner.WriteText(g.stdout, p, g.color())
+}
+
+// confirm asks question and accepts only "yes"; without a terminal it refuses
+// unless --auto-approve was given.
+func (f *runFlags) confirm(g *globalOptions, question string) error {
+	if f.autoApprove {
+		return nil
+	}
+	in, ok := g.stdin.(*os.File)
+	if !ok || !isTerminal(in) {
+		return errors.New("no terminal to confirm on: pass --auto-approve to proceed without confirmation")
+	}
+	fmt.Fprintf(g.stderr, "\n%s Only 'yes' will be accepted: ", question)
+	answer, _ := bufio.NewReader(in).ReadString('\n')
+	if strings.TrimSpace(answer) != "yes" {
+		return &exitError{code: 1, err: errors.New("cancelled: nothing was changed")}
+	}
+	return nil
+}
+
+// exitAtOnce ends the process on a second interrupt; tests replace it.
+var exitAtOnce = func() { os.Exit(130) }
+
+// execute runs apply or destroy with progress on stdout and Ctrl-C handling,
+// then writes the end report.
+func (f *runFlags) execute(g *globalOptions, parallelism int, do func(context.Context, applier.Options) *applier.Report, client *arm.Client) *applier.Report {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	drain := make(chan struct{})
+	flight := &inFlight{started: map[string]applier.Event{}, at: map[string]time.Time{}}
+	var emit func(applier.Event)
+	heartbeat := time.Duration(0)
+	if g.output == "json" {
+		emit = applier.JSONProgress(g.stdout)
+	} else {
+		emit = applier.TextProgress(g.stdout)
+		if isTerminal(g.stdout) {
+			heartbeat = 10 * time.Second
+		}
+	}
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-signals:
+		case <-done:
+			return
+		}
+		close(drain)
+		fmt.Fprintf(g.stderr, "\nInterrupt: no new work will start; waiting up to %s for %d operations in flight. Press Ctrl-C again to stop at once.\n", f.grace, flight.count())
+		timer := time.NewTimer(f.grace)
+		defer timer.Stop()
+		select {
+		case <-signals:
+			flight.write(g.stderr)
+			exitAtOnce()
+		case <-timer.C:
+			cancel()
+		case <-done:
+		}
+	}()
+	rep := do(ctx, applier.Options{
+		Client:      client,
+		Parallelism: parallelism,
+		Heartbeat:   heartbeat,
+		Drain:       drain,
+		Events: func(e applier.Event) {
+			flight.note(e)
+			emit(e)
+		},
+	})
+	if g.output == "json" {
+		_ = rep.WriteJSONSummary(g.stdout)
+	} else {
+		rep.WriteText(g.stdout)
+	}
+	return rep
+}
+
+// inFlight tracks the operations started and not ended, from the events.
+type inFlight struct {
+	mu      sync.Mutex
+	started map[string]applier.Event
+	at      map[string]time.Time
+}
+
+func (f *inFlight) note(e applier.Event) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch e.Type {
+	case applier.EventStart:
+		f.started[e.Address], f.at[e.Address] = e, time.Now()
+	case applier.EventEnd:
+		delete(f.started, e.Address)
+		delete(f.at, e.Address)
+	}
+}
+
+func (f *inFlight) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.started)
+}
+
+// write lists each operation in flight and how to check on it.
+func (f *inFlight) write(w io.Writer) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.started) == 0 {
+		fmt.Fprintln(w, "Stopped. No operations were in flight.")
+		return
+	}
+	addrs := make([]string, 0, len(f.started))
+	for a := range f.started {
+		addrs = append(addrs, a)
+	}
+	sort.Strings(addrs)
+	fmt.Fprintf(w, "Stopped at once. These operations were in flight and may still be running in Azure:\n")
+	for _, a := range addrs {
+		e := f.started[a]
+		fmt.Fprintf(w, "  %s %s (%s, for %s)\n    check: az resource show --ids %s --query properties.provisioningState\n",
+			e.Method, e.ARMID, a, time.Since(f.at[a]).Round(time.Second), e.ARMID)
+	}
+	fmt.Fprintln(w, "Run azk plan again to see where things stand; apply converges from there.")
+}
+
+// writePolicies writes the effective policy of each adopted resource back to its file.
+func writePolicies(g *globalOptions, p *planner.Plan, rep *applier.Report) {
+	adopted := map[string]bool{}
+	for _, r := range rep.Results {
+		if r.Outcome == applier.OutcomeAdopted {
+			adopted[r.Address] = true
+		}
+	}
+	for _, r := range p.Resources {
+		if !adopted[r.Address] || r.Node == nil {
+			continue
+		}
+		o := r.Node.Object
+		switch err := applier.WritePolicy(o, r.Policy.Value); {
+		case errors.Is(err, applier.ErrNotAFile):
+			fmt.Fprintf(g.stderr, "Policy not written: %s was not read from a plain file (%s); add %s: %s yourself\n", r.Address, sourceLabel(o.Source.File, o.Kustomization), graph.AnnotationReconcilePolicy, r.Policy.Value)
+		case err != nil:
+			fmt.Fprintf(g.stderr, "Policy not written: %s: %v\n", r.Address, err)
+		default:
+			fmt.Fprintf(g.stderr, "Wrote %s: %s to %s (%s)\n", graph.AnnotationReconcilePolicy, r.Policy.Value, o.Source, r.Address)
+		}
+	}
+}
+
+func sourceLabel(file, kustomization string) string {
+	if kustomization != "" {
+		return "kustomize " + kustomization
+	}
+	if file == "-" {
+		return "standard input"
+	}
+	return file
+}

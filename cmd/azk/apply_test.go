@@ -1,0 +1,257 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/azkcli/azk/internal/arm"
+	"github.com/azkcli/azk/internal/emulator"
+)
+
+// emulatorAt starts an emulator over plain HTTP for one test and returns the
+// flags that point azk at it.
+func emulatorAt(t *testing.T) (*emulator.Running, []string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	run, err := emulator.Start(ctx, emulator.Options{}, "127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); _ = run.Close() })
+	return run, []string{"--endpoint", run.URL, "--insecure-http", "--subscription", emulatorSubscription}
+}
+
+// azk runs the command line and returns stdout, stderr and the exit code.
+func azk(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := newRootCommand(strings.NewReader(stdin), &out, &errOut)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	if err == nil {
+		return out.String(), errOut.String(), 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			errOut.WriteString(ee.err.Error())
+		}
+		return out.String(), errOut.String(), ee.code
+	}
+	errOut.WriteString(err.Error())
+	return out.String(), errOut.String(), 1
+}
+
+// copyExample copies an example folder so a test may change it.
+func copyExample(t *testing.T, name string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join("..", "..", "examples", name, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("example %s: %v", name, err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func mustContain(t *testing.T, what, got string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, got)
+		}
+	}
+}
+
+func TestQuickstartAppliesPlansCleanAndDestroys(t *testing.T) {
+	_, flags := emulatorAt(t)
+	dir := copyExample(t, "quickstart")
+	with := func(args ...string) []string { return append(args, flags...) }
+
+	out, errOut, code := azk(t, "", with("apply", "--auto-approve", dir)...)
+	if code != 0 {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	mustContain(t, "apply output", out, "Apply complete! Resources: 9 created, 0 adopted, 0 updated, 0 failed.",
+		"resources.azure.com/ResourceGroup/default/azk-quickstart: Creation complete after ")
+
+	if out, errOut, code := azk(t, "", with("plan", "--detailed-exitcode", dir)...); code != 0 {
+		t.Fatalf("plan after apply: exit %d, want 0 (no changes)\n%s\n%s", code, out, errOut)
+	}
+	out, _, code = azk(t, "", with("apply", "--auto-approve", dir)...)
+	if code != 0 || !strings.Contains(out, "No changes. Azure matches the manifests.") {
+		t.Fatalf("second apply: exit %d\n%s", code, out)
+	}
+
+	// The blob service is detach-on-delete; deleting the resource group takes it along.
+	out, errOut, code = azk(t, "", with("destroy", "--auto-approve", dir)...)
+	if code != 1 {
+		t.Fatalf("destroy without --allow-cascade: exit %d, want a refusal\n%s", code, out)
+	}
+	mustContain(t, "refusal", out+errOut, "! storage.azure.com/StorageAccountsBlobService/default/azkquickstartsa-blob", "--allow-cascade")
+
+	out, errOut, code = azk(t, "", with("destroy", "--auto-approve", "--allow-cascade", dir)...)
+	if code != 0 {
+		t.Fatalf("destroy: exit %d\n%s\n%s", code, out, errOut)
+	}
+	mustContain(t, "destroy output", out, "Destroy complete! Resources: 1 deleted, 8 deleted by cascade, 0 detached, 0 failed.")
+	out, _, _ = azk(t, "", with("plan", dir)...)
+	mustContain(t, "plan after destroy", out, "Plan: 9 to create")
+	out, _, code = azk(t, "", with("destroy", "--auto-approve", dir)...)
+	if code != 0 || !strings.Contains(out, "Nothing to delete.") {
+		t.Errorf("destroying what is gone: exit %d\n%s", code, out)
+	}
+}
+
+func TestApplyAsksAndRefusesWithoutTerminal(t *testing.T) {
+	_, flags := emulatorAt(t)
+	dir := copyExample(t, "quickstart")
+	out, errOut, code := azk(t, "yes\n", append([]string{"apply", dir}, flags...)...)
+	if code != 1 || !strings.Contains(errOut, "no terminal to confirm on: pass --auto-approve") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if strings.Contains(out, "Creating...") {
+		t.Error("apply wrote without confirmation")
+	}
+}
+
+func TestApplySavedPlanRefusesWhenStale(t *testing.T) {
+	run, flags := emulatorAt(t)
+	dir := copyExample(t, "quickstart")
+	planFile := filepath.Join(t.TempDir(), "plan.azk")
+	with := func(args ...string) []string { return append(args, flags...) }
+	if out, errOut, code := azk(t, "", with("plan", dir, "--out", planFile)...); code != 0 {
+		t.Fatalf("plan: exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	// The manifests change after the plan was made.
+	rg := filepath.Join(dir, "resourcegroup.yaml")
+	original, _ := os.ReadFile(rg)
+	if err := os.WriteFile(rg, bytes.Replace(original, []byte("project: azk-quickstart"), []byte("project: moved"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := azk(t, "", with("apply", planFile)...)
+	if code != 1 {
+		t.Fatalf("stale plan applied: exit %d\n%s", code, out)
+	}
+	mustContain(t, "refusal", errOut, "the saved plan is stale", "the manifests changed since the plan was made")
+	if strings.Contains(out, "Creating...") {
+		t.Fatal("a stale plan was applied")
+	}
+	if err := os.WriteFile(rg, original, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// Azure changes after the plan was made.
+	if _, _, code := azk(t, "", with("apply", "--auto-approve", dir)...); code != 0 {
+		t.Fatal("apply failed")
+	}
+	if _, _, code := azk(t, "", with("plan", dir, "--out", planFile)...); code != 0 {
+		t.Fatal("plan failed")
+	}
+	id := "/subscriptions/" + emulatorSubscription + "/resourceGroups/azk-quickstart/providers/Microsoft.Network/virtualNetworks/quickstart-vnet"
+	if err := run.Server.Drift(id, json.RawMessage(`{"tags":{"changed":"portal"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = azk(t, "", with("apply", planFile)...)
+	if code != 1 {
+		t.Fatal("a plan made before Azure changed was applied")
+	}
+	mustContain(t, "refusal", errOut, "network.azure.com/VirtualNetwork/default/quickstart-vnet: changed in Azure since the plan was made")
+
+	// A fresh saved plan applies without asking.
+	if _, _, code := azk(t, "", with("plan", dir, "--out", planFile)...); code != 0 {
+		t.Fatal("plan failed")
+	}
+	out, errOut, code = azk(t, "", with("apply", planFile)...)
+	if code != 0 {
+		t.Fatalf("fresh saved plan: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+func TestApplyWritePolicyAfterAdopting(t *testing.T) {
+	run, flags := emulatorAt(t)
+	client, err := arm.New(arm.Options{Subscription: emulatorSubscription, Endpoint: run.URL, AllowHTTP: true, Credential: arm.EmulatorCredential})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	op, err := client.Put(ctx, "/subscriptions/"+emulatorSubscription+"/resourceGroups/from-portal", "2020-06-01", map[string]any{"location": "westus2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := op.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	manifest := "# Made in the portal first.\napiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: from-portal # adopted\nspec:\n  location: westus2\n"
+	path := filepath.Join(t.TempDir(), "rg.yaml")
+	if err := os.WriteFile(path, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := azk(t, "", append([]string{"apply", "--auto-approve", "--write-policy", "--reconcile-policy-if-exists", "detach-on-delete", path}, flags...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	mustContain(t, "apply output", out, "Apply complete! Resources: 0 created, 1 adopted, 0 updated, 0 failed.")
+	got, _ := os.ReadFile(path)
+	want := "# Made in the portal first.\napiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: from-portal # adopted\n  annotations:\n    serviceoperator.azure.com/reconcile-policy: detach-on-delete\nspec:\n  location: westus2\n"
+	if string(got) != want {
+		t.Errorf("file after --write-policy:\n%s\nwant:\n%s", got, want)
+	}
+
+	// From standard input there is no file to write to: said, not silently skipped.
+	_, errOut, code = azk(t, manifest, append([]string{"apply", "--auto-approve", "--write-policy", "--reconcile-policy-if-exists", "manage", "-"}, flags...)...)
+	if code != 0 {
+		t.Fatalf("stdin apply: exit %d\n%s", code, errOut)
+	}
+	mustContain(t, "stdin apply", errOut, "Policy not written: resources.azure.com/ResourceGroup/default/from-portal was not read from a plain file (standard input)")
+	if _, _, code := azk(t, "", append([]string{"destroy", "--auto-approve", path}, flags...)...); code != 0 {
+		t.Fatal("destroy failed")
+	}
+	if _, err := client.Get(ctx, "/subscriptions/"+emulatorSubscription+"/resourceGroups/from-portal", "2020-06-01"); err != nil {
+		t.Errorf("the written detach-on-delete policy was not honoured by destroy: %v", err)
+	}
+}
+
+func TestApplyJSONEvents(t *testing.T) {
+	_, flags := emulatorAt(t)
+	dir := copyExample(t, "quickstart")
+	out, errOut, code := azk(t, "", append([]string{"apply", "--auto-approve", "-o", "json", dir}, flags...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	types := map[string]int{}
+	var last map[string]any
+	for _, line := range lines {
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("not one JSON event per line: %q: %v", line, err)
+		}
+		types[ev["type"].(string)]++
+		last = ev
+	}
+	if types["plan"] != 1 || types["start"] != 9 || types["end"] != 9 || types["summary"] != 1 {
+		t.Errorf("event counts %v", types)
+	}
+	if last["type"] != "summary" || last["complete"] != true || last["message"] != "Apply complete! Resources: 9 created, 0 adopted, 0 updated, 0 failed." {
+		t.Errorf("last event %v", last)
+	}
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/azkcli/azk/internal/applier"
+)
+
+func init() { subcommands = append(subcommands, newDestroyCommand) }
+
+func newDestroyCommand(g *globalOptions) *cobra.Command {
+	var (
+		in           inputFlags
+		az           azureFlags
+		rf           runFlags
+		allowCascade bool
+	)
+	cmd := &cobra.Command{
+		Use:   "destroy PATH... [-k DIR]",
+		Short: "Delete the manifests' resources from Azure, in reverse dependency order",
+		Long: `Destroy deletes the resources of the manifests, each only once nothing that
+depends on it remains. Resources with reconcile-policy detach-on-delete are
+released and left in Azure; skip resources are untouched. A resource whose
+parent is deleted in the same run is not deleted on its own: ARM removes it with
+the parent, and it is reported as deleted by cascade. Deleting something that
+is already gone succeeds.
+
+Destroy refuses, unless --allow-cascade, when a deletion would take with it
+Azure resources that are not in the manifests (found by listing the children of
+each resource to delete and the contents of resource groups) or a resource
+marked detach-on-delete or skip.
+
+Exit status: 0 success, 1 error, refusal or any deletion failed.`,
+		Example: `  azk destroy --emulator --auto-approve examples/quickstart --allow-cascade
+  azk destroy ./manifests`,
+		Args: in.requireInputs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if g.output != "text" && g.output != "json" {
+				return fmt.Errorf("unknown output format %q for destroy: use text or json", g.output)
+			}
+			ctx := cmd.Context()
+			client, release, err := az.client(ctx, g)
+			if err != nil {
+				return err
+			}
+			defer release()
+			if g.subscriptionID() == "" {
+				g.subscription = client.Subscription()
+			}
+			gr, diags := in.resolve(g, args)
+			printDiagnostics(g.stderr, diags)
+			if diags.HasErrors() {
+				return failed()
+			}
+			p, err := applier.PlanDestroy(ctx, gr, client, az.parallelism)
+			if err != nil {
+				return err
+			}
+			if g.output == "text" {
+				p.WriteText(g.stdout)
+			}
+			if len(p.Cascades) > 0 && !allowCascade {
+				return errors.New("deleting would also remove the resources marked ! above: pass --allow-cascade to delete them too, or remove them (or their policy) first")
+			}
+			if p.Counts()[applier.DestroyDelete] == 0 {
+				if g.output == "text" {
+					fmt.Fprintln(g.stdout, "\nNothing to delete.")
+				}
+				return nil
+			}
+			if err := rf.confirm(g, "Do you really want to delete these resources?"); err != nil {
+				return err
+			}
+			rep := rf.execute(g, az.parallelism, func(ctx context.Context, opts applier.Options) *applier.Report {
+				return applier.Destroy(ctx, p, opts)
+			}, client)
+			if rep.Failed() || rep.Interrupted {
+				return failed()
+			}
+			return nil
+		},
+	}
+	in.register(cmd)
+	az.register(cmd)
+	rf.register(cmd)
+	cmd.Flags().BoolVar(&allowCascade, "allow-cascade", false, "delete even when that removes resources outside the manifests or marked detach-on-delete or skip")
+	return cmd
+}
