@@ -485,13 +485,18 @@ func (m *maker) decide(st *nodeState) *Resource {
 		return r
 	}
 	changes := d.diff(r.Desired, st.current)
+	if m.opts.Drift {
+		r.Changes = changes
+	}
+	if r.Policy.Value == graph.PolicySkip {
+		r.Action = ActionSkip // never written, so nothing to replace either
+		return r
+	}
 	if reasons := replaceReasons(r.Desired, st.current); len(reasons) > 0 {
 		r.Action, r.Reasons, r.Changes = ActionReplace, reasons, changes
 		return r
 	}
 	switch {
-	case r.Policy.Value == graph.PolicySkip:
-		r.Action = ActionSkip
 	case !explicit:
 		r.Action = ActionAdopt
 		r.Changes = changes
@@ -502,9 +507,6 @@ func (m *maker) decide(st *nodeState) *Resource {
 		r.Action, r.Changes = ActionUpdate, changes
 	default:
 		r.Action = ActionNoChange
-	}
-	if m.opts.Drift {
-		r.Changes = changes
 	}
 	return r
 }
@@ -530,12 +532,21 @@ func (m *maker) blockers(st *nodeState) []string {
 	reasons = append(reasons, st.roleErrors...)
 	if st.readErr != nil {
 		reasons = append(reasons, "reading it failed: "+st.readErr.Error())
-		st.diags.Add(diag.Errorf(st.node.Object.Source, st.node.Address(), "", "reading %s: %v", st.node.ID, st.readErr))
 	}
+	// A resource's own conversion errors (a secret not found) block it and
+	// show in the plan with its dependents, rather than failing the plan.
+	kept := st.diags[:0]
 	for _, d := range st.diags {
-		if d.Severity == diag.SeverityError && st.readErr == nil {
+		switch {
+		case d.Severity != diag.SeverityError:
+			kept = append(kept, d)
+		case st.readErr == nil:
 			reasons = append(reasons, fieldMessage(d))
 		}
+	}
+	st.diags = kept
+	if st.readErr != nil {
+		st.diags.Add(diag.Errorf(st.node.Object.Source, st.node.Address(), "", "reading %s: %v", st.node.ID, st.readErr))
 	}
 	if st.request == nil && len(reasons) == 0 {
 		reasons = append(reasons, "no ARM request could be built")

@@ -154,6 +154,8 @@ func changeLines(changes []Change, drift bool) []changeLine {
 				continue
 			}
 			out = append(out, changeLine{"-", ansiRed, c.Path + " = " + formatValue(c.Before)})
+		case drift:
+			out = append(out, changeLine{"~", ansiYellow, c.Path + ": " + formatValue(c.Before) + " in Azure, manifests set " + after})
 		default:
 			out = append(out, changeLine{"~", ansiYellow, c.Path + " = " + formatValue(c.Before) + " -> " + after})
 		}

@@ -1,0 +1,257 @@
+package planner
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/azkcli/azk/internal/arm"
+	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/loader"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+const testSub = "00000000-0000-0000-0000-000000000000"
+
+const rgAdopt = "/subscriptions/" + testSub + "/resourceGroups/rg-adopt"
+
+// testAzure is an emulator over real HTTP and a client of it.
+type testAzure struct {
+	run    *emulator.Running
+	client *arm.Client
+}
+
+func startAzure(t testing.TB, faults emulator.Faults) *testAzure {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	run, err := emulator.Start(ctx, emulator.Options{Faults: faults}, "127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = run.Close() })
+	client, err := arm.New(arm.Options{
+		Credential: arm.EmulatorCredential, Subscription: testSub, Endpoint: run.URL, AllowHTTP: true,
+		Retry: arm.RetryOptions{MaxAttempts: 1}, PollFrequency: time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testAzure{run: run, client: client}
+}
+
+func (a *testAzure) put(t testing.TB, id, apiVersion string, body map[string]any) {
+	t.Helper()
+	op, err := a.client.Put(context.Background(), id, apiVersion, body)
+	if err == nil {
+		_, err = op.Wait(context.Background())
+	}
+	if err != nil {
+		t.Fatalf("seeding %s: %v", id, err)
+	}
+}
+
+// seed creates the Azure state the scenario plans against.
+func (a *testAzure) seed(t *testing.T) {
+	a.put(t, rgAdopt, "2020-06-01", map[string]any{"location": "westus2", "tags": map[string]any{"env": "old"}})
+	net := rgAdopt + "/providers/Microsoft.Network"
+	// Written the way ARM answers: display-name location, upper-case resource group in IDs.
+	a.put(t, net+"/virtualNetworks/vnet-detach", "2020-11-01", map[string]any{"location": "West US 2",
+		"properties": map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}}}})
+	a.put(t, net+"/networkSecurityGroups/nsg-readonly", "2020-11-01", map[string]any{"location": "eastus"})
+	a.put(t, rgAdopt+"/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-nochange", "2023-01-31",
+		map[string]any{"location": "WestUS2", "tags": map[string]any{"team": "platform"}})
+	a.put(t, net+"/virtualNetworks/vnet-update", "2020-11-01", map[string]any{"location": "westus2",
+		"properties": map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{"10.1.0.0/16"}}}})
+	a.put(t, rgAdopt+"/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-moved", "2023-01-31", map[string]any{"location": "eastus"})
+	a.put(t, rgAdopt+"/providers/Microsoft.Storage/storageAccounts/strayaccount", "2023-01-01", map[string]any{"location": "westus2", "kind": "StorageV2"})
+}
+
+func loadScenario(t testing.TB, file string) *graph.Graph {
+	t.Helper()
+	res, diags := loader.Load(loader.Options{Paths: []string{file}})
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	g, diags := graph.Build(res, graph.Options{Subscription: testSub})
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	return g
+}
+
+func envWith(vars map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := vars[k]
+		return v, ok
+	}
+}
+
+const mysqlPassword = "hunter2-never-printed"
+
+func makePlan(t *testing.T, az *testAzure, g *graph.Graph, drift bool) *Plan {
+	t.Helper()
+	p, diags := Make(context.Background(), g, Options{
+		Reader:    az.client,
+		Inputs:    Inputs{Paths: []string{"testdata/scenario.yaml"}, Namespace: "default"},
+		LookupEnv: envWith(map[string]string{"AZK_SECRET_MYSQL_PW_PASSWORD": mysqlPassword}),
+		Drift:     drift,
+	})
+	if diags.HasErrors() {
+		t.Fatalf("Make: %v", diags.Err())
+	}
+	return p
+}
+
+// fingerprints and salts differ from run to run; the golden files show where they are.
+var volatile = regexp.MustCompile(`"(fingerprint|inputsDigest)": "(?:[^"\\]|\\.)*"`)
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	got = volatile.ReplaceAll(got, []byte(`"$1": "(varies)"`))
+	if bytes.Contains(got, []byte(mysqlPassword)) {
+		t.Errorf("%s shows the secret value", name)
+	}
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it); got:\n%s", name, got)
+	}
+}
+
+func renderAll(t *testing.T, prefix string, p *Plan) {
+	t.Helper()
+	var text, color, js, md bytes.Buffer
+	if err := WriteText(&text, p, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteText(&color, p, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, p); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, prefix+".txt.golden", text.Bytes())
+	golden(t, prefix+".color.golden", color.Bytes())
+	golden(t, prefix+".json.golden", js.Bytes())
+	golden(t, prefix+".md.golden", md.Bytes())
+}
+
+func TestPlanEveryDecision(t *testing.T) {
+	az := startAzure(t, emulator.Faults{})
+	az.seed(t)
+	g := loadScenario(t, "testdata/scenario.yaml")
+	p := makePlan(t, az, g, false)
+	renderAll(t, "plan", p)
+
+	want := map[string]Action{
+		"rg-adopt": ActionAdopt, "vnet-detach": ActionAdopt, "nsg-readonly": ActionSkip, "id-nochange": ActionNoChange,
+		"vnet-update": ActionUpdate, "id-moved": ActionReplace, "id-new": ActionCreate, "ra-new": ActionCreate,
+		"ra-badrole": ActionBlocked, "rg-skipped": ActionSkip, "id-under-skipped": ActionBlocked,
+		"id-armid-owner": ActionBlocked, "rg-new": ActionCreate, "vnet-new": ActionCreate,
+		"mysql-env-secret": ActionCreate, "mysql-no-secret": ActionBlocked,
+	}
+	for _, r := range p.Resources {
+		if r.Action != want[r.Name] {
+			t.Errorf("%s: %s, want %s (reasons %v)", r.Name, r.Action, want[r.Name], r.Reasons)
+		}
+	}
+	if got := p.SummaryLine(); got != "Plan: 5 to create, 2 to adopt (1 with changes), 1 to update, 1 unchanged, 2 skipped, 4 blocked, 1 need replacing (error)." {
+		t.Errorf("summary: %s", got)
+	}
+	if len(p.Unmanaged) != 1 || !strings.HasSuffix(p.Unmanaged[0], "/strayaccount") {
+		t.Errorf("unmanaged: %v", p.Unmanaged)
+	}
+	if !p.HasChanges() || !p.HasErrors() {
+		t.Errorf("HasChanges %v, HasErrors %v: want both", p.HasChanges(), p.HasErrors())
+	}
+}
+
+func TestSavedPlanShowsTheSameAndDetectsStaleness(t *testing.T) {
+	az := startAzure(t, emulator.Faults{})
+	az.seed(t)
+	g := loadScenario(t, "testdata/scenario.yaml")
+	p := makePlan(t, az, g, false)
+	file := filepath.Join(t.TempDir(), "plan.azk")
+	if err := Save(file, p); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(mysqlPassword)) {
+		t.Fatal("the saved plan holds the secret value")
+	}
+	if !bytes.Contains(raw, []byte(`"$sensitive": "sha256:`)) {
+		t.Error("the saved plan holds no digest for the secret")
+	}
+	loaded, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var direct, shown bytes.Buffer
+	_ = WriteText(&direct, p, false)
+	_ = WriteText(&shown, loaded, false)
+	if direct.String() != shown.String() {
+		t.Errorf("show of the saved plan differs from the plan:\n%s", shown.String())
+	}
+
+	fresh := makePlan(t, az, g, false)
+	if moved := Stale(context.Background(), loaded, fresh); len(moved) != 0 {
+		t.Errorf("nothing changed, yet stale: %v", moved)
+	}
+	admin := emulator.AdminClient{BaseURL: az.run.URL}
+	if err := admin.Drift(context.Background(), rgAdopt+"/providers/Microsoft.Network/virtualNetworks/vnet-update", map[string]any{"tags": map[string]any{"owner": "portal"}}); err != nil {
+		t.Fatal(err)
+	}
+	changedSecret := p
+	changedSecret, diags := Make(context.Background(), g, Options{Reader: az.client, LookupEnv: envWith(map[string]string{"AZK_SECRET_MYSQL_PW_PASSWORD": "another"})})
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	moved := strings.Join(Stale(context.Background(), loaded, changedSecret), "\n")
+	for _, want := range []string{
+		"network.azure.com/VirtualNetwork/default/vnet-update: changed in Azure since the plan was made",
+		"dbformysql.azure.com/FlexibleServer/default/mysql-env-secret: the body to send changed",
+	} {
+		if !strings.Contains(moved, want) {
+			t.Errorf("stale report lacks %q:\n%s", want, moved)
+		}
+	}
+}
+
+func TestDriftReport(t *testing.T) {
+	az := startAzure(t, emulator.Faults{})
+	az.seed(t)
+	admin := emulator.AdminClient{BaseURL: az.run.URL}
+	if err := admin.Drift(context.Background(), rgAdopt+"/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-nochange",
+		map[string]any{"tags": map[string]any{"team": "someone-else"}}); err != nil {
+		t.Fatal(err)
+	}
+	p := makePlan(t, az, loadScenario(t, "testdata/scenario.yaml"), true)
+	renderAll(t, "drift", p)
+	if err := Save(filepath.Join(t.TempDir(), "x"), p); err == nil {
+		t.Error("a drift report was saved as a plan")
+	}
+}
