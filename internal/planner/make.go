@@ -81,6 +81,7 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 		opts.Parallelism = arm.DefaultParallelism
 	}
 	m := newMaker(ctx, g, opts)
+	unmanaged := m.listUnmanaged()
 	m.readAll()
 	p := &Plan{
 		FormatVersion: FormatVersion,
@@ -94,7 +95,7 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 			p.Resources = append(p.Resources, m.decide(st))
 		}
 	}
-	p.Unmanaged = m.unmanaged()
+	p.Unmanaged = unmanaged()
 	for _, st := range m.ordered {
 		diags = append(diags, st.diags...)
 	}
@@ -582,23 +583,19 @@ func fingerprint(etag string, body map[string]any) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// unmanaged lists the resources of the input's existing resource groups that
-// are not in the input.
-func (m *maker) unmanaged() []string {
+// listUnmanaged starts listing the resources of the input's resource groups
+// that are not in the input, alongside the reads (each group once it is known
+// to exist); the returned function waits for the sorted result.
+func (m *maker) listUnmanaged() func() []string {
 	inInput := map[string]bool{}
 	groups := map[string]bool{}
 	var groupIDs []string
 	for _, st := range m.ordered {
 		inInput[strings.ToLower(st.node.ID)] = true
-		rg := resourceGroupOf(st.node.ID)
-		if rg == "" || groups[strings.ToLower(rg)] {
-			continue
+		if rg := resourceGroupOf(st.node.ID); rg != "" && !groups[strings.ToLower(rg)] {
+			groups[strings.ToLower(rg)] = true
+			groupIDs = append(groupIDs, rg)
 		}
-		if rs := m.stateByID(rg); rs != nil && !rs.exists {
-			continue // it will be created: nothing in it yet
-		}
-		groups[strings.ToLower(rg)] = true
-		groupIDs = append(groupIDs, rg)
 	}
 	var (
 		mu  sync.Mutex
@@ -609,6 +606,11 @@ func (m *maker) unmanaged() []string {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if rs := m.stateByID(rg); rs != nil {
+				if <-rs.read; !rs.exists {
+					return // it will be created: nothing in it yet
+				}
+			}
 			if !m.acquire() {
 				return
 			}
@@ -633,9 +635,11 @@ func (m *maker) unmanaged() []string {
 			}
 		}()
 	}
-	wg.Wait()
-	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i]) < strings.ToLower(out[j]) })
-	return out
+	return func() []string {
+		wg.Wait()
+		sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i]) < strings.ToLower(out[j]) })
+		return out
+	}
 }
 
 // resourceGroupOf is the resource group ID containing id, or "".
