@@ -8,8 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/azkcli/azk/internal/applier"
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/emulator"
 )
@@ -253,5 +257,65 @@ func TestApplyJSONEvents(t *testing.T) {
 	}
 	if last["type"] != "summary" || last["complete"] != true || last["message"] != "Apply complete! Resources: 9 created, 0 adopted, 0 updated, 0 failed." {
 		t.Errorf("last event %v", last)
+	}
+}
+
+// lockedBuffer is written by the command while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestApplyFirstInterruptDrains(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	run, err := emulator.Start(ctx, emulator.Options{LRO: []emulator.LRORule{{Type: "Microsoft.Storage/storageAccounts", Write: time.Second}}}, "127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	dir := copyExample(t, "quickstart")
+	var out, errOut lockedBuffer
+	cmd := newRootCommand(strings.NewReader(""), &out, &errOut)
+	cmd.SetArgs([]string{"apply", "--auto-approve", dir, "--endpoint", run.URL, "--insecure-http", "--subscription", emulatorSubscription})
+	go func() {
+		for !strings.Contains(out.String(), "storage.azure.com/StorageAccount/default/azkquickstartsa: Creating...") {
+			time.Sleep(5 * time.Millisecond)
+		}
+		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+	}()
+	if err := cmd.Execute(); err == nil {
+		t.Fatal("an interrupted apply exited 0")
+	}
+	mustContain(t, "stdout", out.String(),
+		"storage.azure.com/StorageAccount/default/azkquickstartsa: Creation complete after 1s",
+		"storage.azure.com/StorageAccountsBlobService/default/azkquickstartsa-blob (stopped by the interrupt)",
+		"Apply interrupted! Resources: ")
+	mustContain(t, "stderr", errOut.String(), "Interrupt: no new work will start; waiting up to 2m0s for ", "operations in flight. Press Ctrl-C again to stop at once.")
+}
+
+func TestSecondInterruptListsOperationsInFlight(t *testing.T) {
+	f := &inFlight{started: map[string]applier.Event{}, at: map[string]time.Time{}}
+	id := "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/sa"
+	f.note(applier.Event{Type: applier.EventStart, Address: "storage.azure.com/StorageAccount/default/sa", ARMID: id, Method: "PUT"})
+	f.note(applier.Event{Type: applier.EventStart, Address: "done", ARMID: "/x", Method: "PUT"})
+	f.note(applier.Event{Type: applier.EventEnd, Address: "done"})
+	var b bytes.Buffer
+	f.write(&b)
+	mustContain(t, "in-flight list", b.String(), "PUT "+id+" (storage.azure.com/StorageAccount/default/sa, for 0s)", "check: az resource show --ids "+id)
+	if strings.Contains(b.String(), "/x") {
+		t.Errorf("an ended operation is listed:\n%s", b.String())
 	}
 }
