@@ -2,7 +2,6 @@ package convert_test
 
 import (
 	"encoding/json"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,7 +71,7 @@ func recordedPUTs(rec *corpus.Recording) []recordedPUT {
 			continue
 		}
 		path := in.Path()
-		apiVersion := queryValue(in.Request.URL, "api-version")
+		apiVersion := corpus.APIVersion(in.Request.URL)
 		if segs := strings.Split(strings.Trim(path, "/"), "/"); len(segs) == 4 && strings.HasPrefix(segs[3], "asotest-rg-") {
 			continue // the harness's resource group, not a sample
 		}
@@ -107,15 +106,7 @@ func compareRecording(t *testing.T, file, folder string) (matched, total int, mi
 	for _, d := range diags {
 		broken[d.Resource] = broken[d.Resource] || d.Severity == diag.SeverityError
 	}
-	src := convert.Sources{
-		LookupEnv: func(key string) (string, bool) {
-			// The recordings redact secret values as {PASSWORD}.
-			return "{PASSWORD}", strings.HasPrefix(key, "AZK_SECRET_")
-		},
-		Status:           recordedStatus(rec),
-		Get:              recordedGet(rec),
-		RoleDefinitionID: builtInRoles,
-	}
+	src := rec.Sources()
 	var reqs []*convert.Request
 	for _, n := range g.Nodes {
 		if broken[n.Address()] || !n.Kind.IsARM() {
@@ -135,7 +126,7 @@ func compareRecording(t *testing.T, file, folder string) (matched, total int, mi
 		}
 		var body any
 		_ = json.Unmarshal(raw, &body)
-		target := corpus.MaskID(strings.SplitN(r.URL, "?", 2)[0]) + "?api-version=" + queryValue(r.URL, "api-version")
+		target := corpus.MaskID(strings.SplitN(r.URL, "?", 2)[0]) + "?api-version=" + corpus.APIVersion(r.URL)
 		rendered[target] = append(rendered[target], corpus.MaskBody(body))
 	}
 	for _, put := range recordedPUTs(rec) {
@@ -179,56 +170,6 @@ func reportErrors(t *testing.T, folder, name string, diags diag.List) {
 		}
 		t.Errorf("%s: %v", name, d)
 	}
-}
-
-// recordedStatus answers a resource's status from its last successful GET in
-// the recording, as apply reads it back.
-func recordedStatus(rec *corpus.Recording) func(n *graph.Node) map[string]any {
-	return func(n *graph.Node) map[string]any {
-		path, ok := rec.Resolve(n.ID)
-		if !ok {
-			return nil
-		}
-		if body := rec.LastGet(path); body != nil {
-			return convert.Status(n.Kind, body)
-		}
-		return nil
-	}
-}
-
-// recordedGet answers reads as Azure answered the operator just before it
-// PUT the resource (or, for soft-deleted vaults, at all).
-func recordedGet(rec *corpus.Recording) func(id, apiVersion string) (map[string]any, error) {
-	return func(id, apiVersion string) (map[string]any, error) {
-		path, ok := rec.Resolve(id)
-		if !ok {
-			return nil, nil
-		}
-		return rec.StateBeforePut(path), nil
-	}
-}
-
-// builtInRoles resolves the built-in role names the samples use, by their
-// published role definition IDs.
-func builtInRoles(name string) (string, bool) {
-	ids := map[string]string{
-		"reader":      "acdd72a7-3385-48ef-bd42-f606fba81ae7",
-		"contributor": "b24988ac-6180-42a0-ab88-20f7382dd24c",
-		"owner":       "8e3af657-a8ff-443c-a75c-2fe8c4bcb635",
-	}
-	id, ok := ids[strings.ToLower(name)]
-	if !ok {
-		return "", false
-	}
-	return "/subscriptions/" + corpus.Subscription + "/providers/Microsoft.Authorization/roleDefinitions/" + id, true
-}
-
-func queryValue(rawURL, key string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return ""
-	}
-	return u.Query().Get(key)
 }
 
 func mustJSON(v any) string {

@@ -2,7 +2,6 @@ package planner
 
 import (
 	"encoding/json"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -60,12 +59,7 @@ func measureRecording(t *testing.T, rec *corpus.Recording, folder, name string) 
 	if err != nil {
 		t.Logf("%s: %v", name, err)
 	}
-	reqs, _ := convert.Requests(g, convert.Sources{
-		LookupEnv:        func(key string) (string, bool) { return "{PASSWORD}", strings.HasPrefix(key, "AZK_SECRET_") },
-		Status:           recordedStatus(rec),
-		RoleDefinitionID: builtInRoles,
-		Get:              recordedGet(rec),
-	})
+	reqs, _ := convert.Requests(g, rec.Sources())
 	type candidate struct {
 		body map[string]any
 		node *graph.Node
@@ -73,7 +67,7 @@ func measureRecording(t *testing.T, rec *corpus.Recording, folder, name string) 
 	rendered := map[string][]candidate{}
 	for _, r := range reqs {
 		masked, _ := maskIDs(r.Body).(map[string]any)
-		key := corpus.MaskID(strings.SplitN(r.URL, "?", 2)[0]) + "?" + queryValue(r.URL, "api-version")
+		key := corpus.MaskID(strings.SplitN(r.URL, "?", 2)[0]) + "?" + corpus.APIVersion(r.URL)
 		rendered[key] = append(rendered[key], candidate{masked, r.Node})
 	}
 	for i := range rec.Interactions {
@@ -85,7 +79,7 @@ func measureRecording(t *testing.T, rec *corpus.Recording, folder, name string) 
 		if segs := strings.Split(strings.Trim(path, "/"), "/"); len(segs) == 4 && strings.HasPrefix(segs[3], "asotest-rg-") {
 			continue // the harness's resource group
 		}
-		key := corpus.MaskID(path) + "?" + queryValue(put.Request.URL, "api-version")
+		key := corpus.MaskID(path) + "?" + corpus.APIVersion(put.Request.URL)
 		current := lastGetAfter(rec, i, path)
 		candidates := rendered[key]
 		if current == nil || len(candidates) == 0 {
@@ -176,71 +170,4 @@ func lastGetAfter(rec *corpus.Recording, i int, path string) map[string]any {
 		}
 	}
 	return found
-}
-
-// recordedGet answers reads from the last successful GET of the same masked
-// path before the first PUT of it: the state the operator saw.
-func recordedGet(rec *corpus.Recording) func(id, apiVersion string) (map[string]any, error) {
-	return func(id, _ string) (map[string]any, error) {
-		want := corpus.MaskID(id)
-		for i := range rec.Interactions {
-			in := &rec.Interactions[i]
-			if corpus.MaskID(in.Path()) != want {
-				continue
-			}
-			if in.Request.Method == "PUT" {
-				return nil, nil
-			}
-			if in.Request.Method == "GET" && in.Response.Code == 200 {
-				var body map[string]any
-				if json.Unmarshal([]byte(in.Response.Body), &body) == nil {
-					return body, nil
-				}
-			}
-		}
-		return nil, nil
-	}
-}
-
-func recordedStatus(rec *corpus.Recording) func(n *graph.Node) map[string]any {
-	return func(n *graph.Node) map[string]any {
-		want := corpus.MaskID(n.ID)
-		var found map[string]any
-		for i := range rec.Interactions {
-			in := &rec.Interactions[i]
-			if in.Request.Method != "GET" || in.Response.Code != 200 || corpus.MaskID(in.Path()) != want {
-				continue
-			}
-			var body map[string]any
-			if json.Unmarshal([]byte(in.Response.Body), &body) == nil {
-				found = body
-			}
-		}
-		if found == nil {
-			return nil
-		}
-		return convert.Status(n.Kind, found)
-	}
-}
-
-// builtInRoles resolves the role names the samples use by their published IDs.
-func builtInRoles(name string) (string, bool) {
-	ids := map[string]string{
-		"reader":      "acdd72a7-3385-48ef-bd42-f606fba81ae7",
-		"contributor": "b24988ac-6180-42a0-ab88-20f7382dd24c",
-		"owner":       "8e3af657-a8ff-443c-a75c-2fe8c4bcb635",
-	}
-	id, ok := ids[strings.ToLower(name)]
-	if !ok {
-		return "", false
-	}
-	return "/subscriptions/" + corpus.Subscription + "/providers/Microsoft.Authorization/roleDefinitions/" + id, true
-}
-
-func queryValue(rawURL, key string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return ""
-	}
-	return u.Query().Get(key)
 }
