@@ -239,6 +239,7 @@ func (f *runFlags) execute(g *globalOptions, parallelism int, do func(context.Co
 		emit = applier.JSONProgress(g.stdout)
 	} else {
 		emit = applier.TextProgress(g.stdout)
+		fmt.Fprintln(g.stdout)
 		if isTerminal(g.stdout) {
 			heartbeat = 10 * time.Second
 		}
