@@ -84,6 +84,38 @@ func mustContain(t *testing.T, what, got string, want ...string) {
 	}
 }
 
+// TestDestroyRefusesToDefeatDetachOnDelete marks the quickstart's blob service
+// detach-on-delete: deleting the resource group would remove it anyway, so
+// destroy refuses until --allow-cascade.
+func TestDestroyRefusesToDefeatDetachOnDelete(t *testing.T) {
+	_, flags := emulatorAt(t)
+	dir := copyExample(t, "quickstart")
+	with := func(args ...string) []string { return append(args, flags...) }
+	storage := filepath.Join(dir, "storage.yaml")
+	data, err := os.ReadFile(storage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	annotated := strings.Replace(string(data), "  name: azkquickstartsa-blob\n",
+		"  name: azkquickstartsa-blob\n  annotations:\n    serviceoperator.azure.com/reconcile-policy: detach-on-delete\n", 1)
+	if err := os.WriteFile(storage, []byte(annotated), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", dir)...); code != 0 {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	out, errOut, code := azk(t, "", with("destroy", "--auto-approve", dir)...)
+	if code != 1 {
+		t.Fatalf("destroy without --allow-cascade: exit %d, want a refusal\n%s", code, out)
+	}
+	mustContain(t, "refusal", out+errOut, "! storage.azure.com/StorageAccountsBlobService/default/azkquickstartsa-blob", "--allow-cascade")
+	out, errOut, code = azk(t, "", with("destroy", "--auto-approve", "--allow-cascade", dir)...)
+	if code != 0 {
+		t.Fatalf("destroy --allow-cascade: exit %d\n%s\n%s", code, out, errOut)
+	}
+	mustContain(t, "destroy output", out, "Destroy complete! Resources: 1 deleted, 8 deleted by cascade, 0 detached, 0 failed.")
+}
+
 func TestQuickstartAppliesPlansCleanAndDestroys(t *testing.T) {
 	_, flags := emulatorAt(t)
 	dir := copyExample(t, "quickstart")
@@ -104,14 +136,7 @@ func TestQuickstartAppliesPlansCleanAndDestroys(t *testing.T) {
 		t.Fatalf("second apply: exit %d\n%s", code, out)
 	}
 
-	// The blob service is detach-on-delete; deleting the resource group takes it along.
 	out, errOut, code = azk(t, "", with("destroy", "--auto-approve", dir)...)
-	if code != 1 {
-		t.Fatalf("destroy without --allow-cascade: exit %d, want a refusal\n%s", code, out)
-	}
-	mustContain(t, "refusal", out+errOut, "! storage.azure.com/StorageAccountsBlobService/default/azkquickstartsa-blob", "--allow-cascade")
-
-	out, errOut, code = azk(t, "", with("destroy", "--auto-approve", "--allow-cascade", dir)...)
 	if code != 0 {
 		t.Fatalf("destroy: exit %d\n%s\n%s", code, out, errOut)
 	}

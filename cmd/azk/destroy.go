@@ -35,7 +35,7 @@ each resource to delete and the contents of resource groups) or a resource
 marked detach-on-delete or skip.
 
 Exit status: 0 success, 1 error, refusal or any deletion failed.`,
-		Example: `  azk destroy --emulator --auto-approve examples/quickstart --allow-cascade
+		Example: `  azk destroy --emulator --auto-approve examples/quickstart
   azk destroy ./manifests`,
 		Args: in.requireInputs,
 		RunE: func(cmd *cobra.Command, args []string) error {

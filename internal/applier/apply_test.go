@@ -294,10 +294,16 @@ func TestApplyChainsConfigMapsAndResolvesRoleNames(t *testing.T) {
 		rep.WriteText(&b)
 		t.Fatalf("apply failed:\n%s", b.String())
 	}
-	body := e.get(t, assignment.ARMID, assignment.APIVersion)
-	props := body["properties"].(map[string]any)
-	if props["principalId"] != "11111111-2222-3333-4444-555555555555" {
-		t.Errorf("principalId %v: not the identity's, read back after it was created", props["principalId"])
+	var identity *planner.Resource
+	for _, r := range resources {
+		if r.Node.Kind.Kind == "UserAssignedIdentity" {
+			identity = r
+		}
+	}
+	principal := e.get(t, identity.ARMID, identity.APIVersion)["properties"].(map[string]any)["principalId"]
+	props := e.get(t, assignment.ARMID, assignment.APIVersion)["properties"].(map[string]any)
+	if principal == nil || props["principalId"] != principal {
+		t.Errorf("principalId %v: not the identity's (%v), read back after it was created", props["principalId"], principal)
 	}
 	if id, _ := props["roleDefinitionId"].(string); !strings.HasSuffix(id, "/roleDefinitions/4633458b-17de-408a-b874-0445c86b69e6") {
 		t.Errorf("roleDefinitionId %q is not Key Vault Secrets User", id)

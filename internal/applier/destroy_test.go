@@ -3,6 +3,8 @@ package applier_test
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +30,34 @@ func deletions(p *applier.DestroyPlan) map[string]applier.DestroyAction {
 	return out
 }
 
+// TestDestroyFlagsDefeatedDetach marks the blob service detach-on-delete:
+// deleting the resource group would remove it anyway, which needs --allow-cascade.
+func TestDestroyFlagsDefeatedDetach(t *testing.T) {
+	e := start(t, emulator.Options{}, 10)
+	dir := t.TempDir()
+	files, _ := filepath.Glob(filepath.Join(quickstart, "*.yaml"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = []byte(strings.Replace(string(data), "  name: azkquickstartsa-blob\n",
+			"  name: azkquickstartsa-blob\n  annotations:\n    serviceoperator.azure.com/reconcile-policy: detach-on-delete\n", 1))
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := load(t, dir)
+	e.applied(t, g)
+	p, err := applier.PlanDestroy(context.Background(), g, e.client, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Cascades) != 1 || p.Cascades[0].Address != "storage.azure.com/StorageAccountsBlobService/default/azkquickstartsa-blob" {
+		t.Fatalf("cascades %+v, want the detach-on-delete blob service only", p.Cascades)
+	}
+}
+
 func TestDestroyQuickstartCascadesFromTheResourceGroup(t *testing.T) {
 	e := start(t, emulator.Options{LRO: []emulator.LRORule{{Type: "*", Delete: 100 * time.Millisecond}}}, 10)
 	g := load(t, quickstart)
@@ -47,10 +77,8 @@ func TestDestroyQuickstartCascadesFromTheResourceGroup(t *testing.T) {
 			t.Errorf("%s: %s, want cascade with the resource group", addr, action)
 		}
 	}
-	// The blob service is detach-on-delete, but deleting the resource group
-	// removes it anyway: that needs --allow-cascade.
-	if len(p.Cascades) != 1 || p.Cascades[0].Address != "storage.azure.com/StorageAccountsBlobService/default/azkquickstartsa-blob" {
-		t.Fatalf("cascades %+v, want the detach-on-delete blob service only", p.Cascades)
+	if len(p.Cascades) != 0 {
+		t.Fatalf("cascades %+v, want none: everything is in the manifests", p.Cascades)
 	}
 
 	rec := &recorder{}

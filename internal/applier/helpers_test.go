@@ -1,14 +1,10 @@
 package applier_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -40,46 +36,13 @@ func start(t *testing.T, opts emulator.Options, parallelism int) *env {
 	t.Cleanup(func() { cancel(); _ = run.Close() })
 	client, err := arm.New(arm.Options{
 		Subscription: subscription, Endpoint: run.URL, Credential: arm.EmulatorCredential,
-		Transport: &identityTransport{next: run.HTTPClient()}, Parallelism: parallelism,
+		Transport: run.HTTPClient(), Parallelism: parallelism,
 		PollFrequency: 20 * time.Millisecond, Retry: arm.RetryOptions{MaxAttempts: 3, Delay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &env{run: run, client: client}
-}
-
-// identityTransport adds the principal, client and tenant IDs that ARM assigns
-// to a user-assigned identity and the emulator does not, so that config-map
-// chaining from an identity can be exercised end to end.
-type identityTransport struct{ next *http.Client }
-
-func (t *identityTransport) Do(req *http.Request) (*http.Response, error) {
-	resp, err := t.next.Do(req)
-	if err != nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusOK ||
-		!strings.Contains(strings.ToLower(req.URL.Path), "/microsoft.managedidentity/userassignedidentities/") ||
-		strings.Contains(strings.ToLower(req.URL.Path), "/federatedidentitycredentials") {
-		return resp, err
-	}
-	raw, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	var body map[string]any
-	if json.Unmarshal(raw, &body) == nil {
-		props, _ := body["properties"].(map[string]any)
-		if props != nil && props["principalId"] == nil {
-			props["principalId"] = "11111111-2222-3333-4444-" + strings.Repeat("5", 12)
-			props["clientId"] = "66666666-7777-8888-9999-" + strings.Repeat("a", 12)
-			props["tenantId"] = subscription
-			raw, _ = json.Marshal(body)
-		}
-	}
-	resp.Body = io.NopCloser(bytes.NewReader(raw))
-	resp.ContentLength = int64(len(raw))
-	resp.Header.Del("Content-Length")
-	return resp, nil
 }
 
 // load reads manifests and resolves them; any error diagnostic fails the test.

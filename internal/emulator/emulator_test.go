@@ -407,3 +407,25 @@ func mustJSON(t testing.TB, v any) json.RawMessage {
 	}
 	return b
 }
+
+func TestManagedIdentitiesGetPrincipals(t *testing.T) {
+	c := start(t, Options{}, false)
+	rg := sub + "/resourceGroups/ids"
+	c.mustPut(rg, map[string]any{"location": "westus2"})
+	id := rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id1"
+	first := c.mustPut(id, map[string]any{"location": "westus2"})
+	props := first["properties"].(map[string]any)
+	for _, k := range []string{"principalId", "clientId", "tenantId"} {
+		if v, _ := props[k].(string); len(v) != 36 {
+			t.Errorf("%s = %v, want a UUID", k, props[k])
+		}
+	}
+	again := c.mustPut(id, map[string]any{"location": "westus2", "tags": map[string]any{"a": "b"}})
+	if again["properties"].(map[string]any)["principalId"] != props["principalId"] {
+		t.Error("principalId changed on update")
+	}
+	vault := c.mustPut(rg+"/providers/Microsoft.KeyVault/vaults/kv1", map[string]any{"location": "westus2", "identity": map[string]any{"type": "SystemAssigned"}})
+	if v, _ := vault["identity"].(map[string]any)["principalId"].(string); len(v) != 36 {
+		t.Errorf("system-assigned identity has no principalId: %v", vault["identity"])
+	}
+}
