@@ -194,9 +194,8 @@ func (a *applier) put(ctx context.Context, r *planner.Resource) error {
 		return err
 	}
 	if req.PurgeFirst != "" {
-		// arm.Client has no POST; ARM also purges a deleted vault on DELETE of its deletedVaults entry.
 		if err := wait(ctx, func() (*arm.Operation, error) {
-			return a.opts.Client.Delete(ctx, req.PurgeFirst, deletedVaultsAPIVersion)
+			return a.opts.Client.Post(ctx, req.PurgeFirst+"/purge", deletedVaultsAPIVersion, nil)
 		}); err != nil {
 			return fmt.Errorf("purging the soft-deleted vault first: %w", err)
 		}

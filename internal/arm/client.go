@@ -257,6 +257,12 @@ func (c *Client) Delete(ctx context.Context, id, apiVersion string) (*Operation,
 	return c.start(ctx, http.MethodDelete, id, apiVersion, nil)
 }
 
+// Post invokes an action on a resource, such as
+// ".../locations/{l}/deletedVaults/{name}/purge", and returns the operation.
+func (c *Client) Post(ctx context.Context, path, apiVersion string, body any) (*Operation, error) {
+	return c.start(ctx, http.MethodPost, path, apiVersion, body)
+}
+
 // List reads every item of a collection, following nextLink from page to
 // page. path is an ARM path such as "/subscriptions/{s}/resourceGroups/{rg}/resources",
 // optionally with a query ("...?$filter=...").
