@@ -128,6 +128,8 @@ type Client struct {
 	subscription string
 	opts         Options
 	shared       *sharedState
+	// routes maps lower-cased ARM IDs to the client that acts on them (see Route).
+	routes sync.Map
 }
 
 // sharedState is what every client of one azk run has in common.
@@ -205,6 +207,21 @@ func newClient(o Options, shared *sharedState) (*Client, error) {
 	return &Client{pipeline: pl, endpoint: rm.Endpoint, subscription: o.Subscription, opts: o, shared: shared}, nil
 }
 
+// Route sends every request for the resource id (reads, writes and deletes of
+// that ARM ID) through client instead: a resource the operator would reach
+// with its own credential (serviceoperator.azure.com/credential-from).
+func (c *Client) Route(id string, client *Client) {
+	c.routes.Store(strings.ToLower(id), client)
+}
+
+// For is the client that acts on the resource id: the routed one, else c.
+func (c *Client) For(id string) *Client {
+	if r, ok := c.routes.Load(strings.ToLower(id)); ok {
+		return r.(*Client)
+	}
+	return c
+}
+
 // Subscription is the subscription the client acts in ("" when none was given).
 func (c *Client) Subscription() string { return c.subscription }
 
@@ -228,6 +245,9 @@ type Response struct {
 // Get reads the resource with the given ARM ID. A missing resource is a
 // *ResponseError for which IsNotFound is true.
 func (c *Client) Get(ctx context.Context, id, apiVersion string) (*Response, error) {
+	if r := c.For(id); r != c {
+		return r.Get(ctx, id, apiVersion)
+	}
 	u, err := c.url(id, apiVersion)
 	if err != nil {
 		return nil, err
@@ -243,18 +263,18 @@ func (c *Client) Get(ctx context.Context, id, apiVersion string) (*Response, err
 // accepts, typically map[string]any or json.RawMessage) and returns the
 // operation; call Wait for its result.
 func (c *Client) Put(ctx context.Context, id, apiVersion string, body any) (*Operation, error) {
-	return c.start(ctx, http.MethodPut, id, apiVersion, body)
+	return c.For(id).start(ctx, http.MethodPut, id, apiVersion, body)
 }
 
 // Patch updates a resource with a merge-patch body and returns the operation.
 func (c *Client) Patch(ctx context.Context, id, apiVersion string, body any) (*Operation, error) {
-	return c.start(ctx, http.MethodPatch, id, apiVersion, body)
+	return c.For(id).start(ctx, http.MethodPatch, id, apiVersion, body)
 }
 
 // Delete deletes a resource and returns the operation. Deleting a resource
 // that does not exist succeeds, as ARM answers 204.
 func (c *Client) Delete(ctx context.Context, id, apiVersion string) (*Operation, error) {
-	return c.start(ctx, http.MethodDelete, id, apiVersion, nil)
+	return c.For(id).start(ctx, http.MethodDelete, id, apiVersion, nil)
 }
 
 // Post invokes an action on a resource, such as

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"net/http"
 	"strings"
 	"sync"
@@ -633,5 +635,36 @@ func TestNotFoundUnderANewParentIsNotRetried(t *testing.T) {
 	}
 	if n := emu.rec.method(http.MethodGet) - before; n != 1 {
 		t.Errorf("a child that does not exist yet was read %d times, want 1", n)
+	}
+}
+
+// countingCredential counts the tokens asked of it.
+type countingCredential struct{ n atomic.Int32 }
+
+func (c *countingCredential) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
+	c.n.Add(1)
+	return azcore.AccessToken{Token: "t", ExpiresOn: time.Now().Add(time.Hour)}, nil
+}
+
+func TestRouteSendsAResourcesRequestsThroughItsClient(t *testing.T) {
+	emu := startEmulator(t, emulator.Options{})
+	var main, routed countingCredential
+	c := emu.client(t, func(o *Options) { o.Credential = &main })
+	other := emu.client(t, func(o *Options) { o.Credential = &routed })
+	own := rgID("routed")
+	c.Route(own, other)
+	put(t, c, strings.ToUpper(own[:14])+own[14:], rgAPI, map[string]any{"location": "westus2"})
+	if _, err := c.Get(testContext(t), own, rgAPI); err != nil {
+		t.Fatal(err)
+	}
+	if main.n.Load() != 0 || routed.n.Load() == 0 {
+		t.Fatalf("routed resource used the main identity: main %d, routed %d tokens", main.n.Load(), routed.n.Load())
+	}
+	put(t, c, rgID("unrouted"), rgAPI, map[string]any{"location": "westus2"})
+	if main.n.Load() == 0 {
+		t.Error("other resources must use the main identity")
+	}
+	if c.For(own) != other || c.For(rgID("unrouted")) != c {
+		t.Error("For does not name the routed client")
 	}
 }

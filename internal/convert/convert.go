@@ -4,7 +4,6 @@
 package convert
 
 import (
-	"encoding/base64"
 	"fmt"
 	"os"
 	"regexp"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
-	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/registry"
 )
 
@@ -278,7 +276,7 @@ func (c *converter) secret(n *yaml.Node, path string) any {
 	name, key := scalar(n, "name"), scalar(n, "key")
 	ns := c.n.Object.Namespace
 	if s := c.g.Secrets[ns+"/"+name]; s != nil {
-		if v, ok := dataValue(s, key); ok {
+		if v, ok := s.Value(key); ok {
 			return Sensitive{value: v}
 		}
 		c.errorf(n.Line, path, "secret %s has no key %q (%s)", name, key, s.Source)
@@ -301,15 +299,9 @@ func (c *converter) secretMap(n *yaml.Node, path string) any {
 		return nil
 	}
 	out := map[string]any{}
-	for _, section := range []string{"data", "stringData"} {
-		m := mapValue(s.Node.YNode(), section)
-		if m == nil {
-			continue
-		}
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			if v, ok := dataValue(s, m.Content[i].Value); ok {
-				out[m.Content[i].Value] = Sensitive{value: v}
-			}
+	for _, key := range s.Keys() {
+		if v, ok := s.Value(key); ok {
+			out[key] = Sensitive{value: v}
 		}
 	}
 	return out
@@ -320,7 +312,7 @@ func (c *converter) configMap(n *yaml.Node, path string) any {
 	e := c.edges[path]
 	switch {
 	case e != nil && e.Object != nil:
-		if v, ok := dataValue(e.Object, key); ok {
+		if v, ok := e.Object.Value(key); ok {
 			return v
 		}
 	case e != nil && e.To != nil:
@@ -393,30 +385,6 @@ func exportSource(k *registry.Kind, name string) []string {
 		}
 	}
 	return nil
-}
-
-// dataValue reads a key of a v1 Secret or ConfigMap: stringData and data as
-// text (Secret data is base64), binaryData decoded.
-func dataValue(o *loader.Object, key string) (string, bool) {
-	root := o.Node.YNode()
-	if v := mapValue(mapValue(root, "stringData"), key); v != nil {
-		return v.Value, true
-	}
-	if v := mapValue(mapValue(root, "data"), key); v != nil {
-		if !o.IsSecret() {
-			return v.Value, true
-		}
-		decoded, err := base64.StdEncoding.DecodeString(v.Value)
-		if err != nil {
-			return "", false
-		}
-		return string(decoded), true
-	}
-	if v := mapValue(mapValue(root, "binaryData"), key); v != nil {
-		decoded, err := base64.StdEncoding.DecodeString(v.Value)
-		return string(decoded), err == nil
-	}
-	return "", false
 }
 
 // plain converts YAML without a schema: mappings, sequences and typed scalars.

@@ -42,6 +42,7 @@ func Build(in *loader.Result, opts Options) (*Graph, diag.List) {
 	b.exports(nodes)
 	for _, n := range nodes {
 		b.resolve(n)
+		b.credential(n)
 	}
 	b.g.Subscription = b.subscription(opts.Subscription, nodes)
 	b.g.Nodes = b.order(nodes)
@@ -340,7 +341,7 @@ func (b *builder) secret(n *Node, r validate.Ref) {
 		return
 	}
 	if s := b.g.Secrets[n.Object.Namespace+"/"+name]; s != nil {
-		if key := stringAt(r.Node, "key"); r.Field.Ref == registry.RefSecret && key != "" && !hasDataKey(s, key) {
+		if key := stringAt(r.Node, "key"); r.Field.Ref == registry.RefSecret && key != "" && !hasKey(s, key) {
 			b.errorf(n.Object, r.Line, r.Path+".key", "secret %q (%s) has no key %q", name, s.Source, key)
 			return
 		}
@@ -358,7 +359,7 @@ func (b *builder) configMap(n *Node, r validate.Ref) {
 	}
 	ns := n.Object.Namespace
 	if cm := b.g.ConfigMaps[ns+"/"+name]; cm != nil {
-		if !hasDataKey(cm, key) {
+		if !hasKey(cm, key) {
 			b.errorf(n.Object, r.Line, r.Path+".key", "config map %q (%s) has no key %q", name, cm.Source, key)
 			return
 		}
@@ -371,13 +372,6 @@ func (b *builder) configMap(n *Node, r validate.Ref) {
 	}
 	b.errorf(n.Object, r.Line, r.Path, "config map %q key %q is not in the input: add a v1 ConfigMap or a resource that exports it in spec.operatorSpec.configMaps",
 		name, key)
-}
-
-func hasDataKey(o *loader.Object, key string) bool {
-	root := o.Node.YNode()
-	return mapValue(mapValue(root, "data"), key) != nil ||
-		mapValue(mapValue(root, "stringData"), key) != nil ||
-		mapValue(mapValue(root, "binaryData"), key) != nil
 }
 
 // subscription picks the subscription for ARM IDs: the given one, else the
@@ -493,4 +487,9 @@ func (h *byIndex) Pop() any {
 	n := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return n
+}
+
+func hasKey(o *loader.Object, key string) bool {
+	_, ok := o.Value(key)
+	return ok
 }

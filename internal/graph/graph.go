@@ -55,6 +55,9 @@ type Node struct {
 	Edges []*Edge
 	// Refs are every reference field found in the spec, in document order.
 	Refs []validate.Ref
+	// Credential is the v1 Secret named by the serviceoperator.azure.com/credential-from
+	// annotation: the identity, and subscription, the operator uses for this resource.
+	Credential *loader.Object
 
 	index int // position in the input, for stable ordering
 }

@@ -312,3 +312,31 @@ spec:
 		t.Errorf("random naming must be reported as not plannable: %v", err)
 	}
 }
+
+func TestCredentialFromPutsTheResourceInItsSubscription(t *testing.T) {
+	secret := `apiVersion: v1
+kind: Secret
+metadata:
+  name: other-sub
+stringData:
+  AZURE_SUBSCRIPTION_ID: 99999999-0000-0000-0000-000000000000
+  AZURE_TENANT_ID: t
+  AZURE_CLIENT_ID: c
+  AZURE_CLIENT_SECRET: s3cret
+`
+	withCredential := strings.Replace(rg, "  name: rg1\n", "  name: rg1\n  annotations:\n    serviceoperator.azure.com/credential-from: other-sub\n", 1)
+	g, diags, _ := build(t, secret, withCredential, vnet)
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	if g.Nodes[0].Credential == nil || g.Nodes[0].ID != "/subscriptions/99999999-0000-0000-0000-000000000000/resourceGroups/rg1" {
+		t.Errorf("resource group %s, credential %v", g.Nodes[0].ID, g.Nodes[0].Credential)
+	}
+	if !strings.HasPrefix(g.Nodes[1].ID, "/subscriptions/99999999-0000-0000-0000-000000000000/resourceGroups/rg1/") {
+		t.Errorf("the owned network is not under its resource group: %s", g.Nodes[1].ID)
+	}
+	_, diags, file := build(t, withCredential)
+	if err := diags.Err(); err == nil || !strings.Contains(err.Error(), file+`:6: resources.azure.com/ResourceGroup/default/rg1: metadata.annotations.serviceoperator.azure.com/credential-from: credential secret "other-sub" is not in the input`) {
+		t.Errorf("missing credential secret: %v", err)
+	}
+}

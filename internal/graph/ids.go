@@ -34,7 +34,7 @@ func (b *builder) identify() {
 		if !b.checkName(n) {
 			continue
 		}
-		id, err := armID(n.Kind, n.OwnerID, b.g.Subscription, n.AzureName)
+		id, err := armID(n.Kind, n.OwnerID, b.subscriptionFor(n), n.AzureName)
 		if err != nil {
 			b.errorf(n.Object, 0, "spec.owner", "%v", err)
 			continue

@@ -8,7 +8,13 @@ import (
 const (
 	AnnotationReconcilePolicy         = "serviceoperator.azure.com/reconcile-policy"
 	AnnotationReconcilePolicyIfExists = "serviceoperator.azure.com/reconcile-policy-if-exists"
+	// AnnotationCredentialFrom names a v1 Secret holding the identity (and
+	// subscription) the operator uses for one resource.
+	AnnotationCredentialFrom = "serviceoperator.azure.com/credential-from"
 )
+
+// credentialSubscription is the Secret key that puts a resource in another subscription.
+const credentialSubscription = "AZURE_SUBSCRIPTION_ID"
 
 // Reconcile policies accepted by both annotations.
 const (
@@ -38,4 +44,36 @@ func (b *builder) policies(o *loader.Object) {
 		b.errorf(o, loader.FieldLine(o, "metadata", "annotations"), "metadata.annotations", "set either %s or %s, not both: the explicit policy already decides what happens to an existing resource",
 			AnnotationReconcilePolicy, AnnotationReconcilePolicyIfExists)
 	}
+}
+
+// credential resolves the credential-from annotation to a Secret in the input.
+func (b *builder) credential(n *Node) {
+	o := n.Object
+	name, ok := o.Node.GetAnnotations()[AnnotationCredentialFrom]
+	if !ok {
+		return
+	}
+	field := "metadata.annotations." + AnnotationCredentialFrom
+	secret := b.g.Secrets[o.Namespace+"/"+name]
+	if secret == nil {
+		b.errorf(o, loader.FieldLine(o, "metadata", "annotations", AnnotationCredentialFrom), field,
+			"credential secret %q is not in the input: add the v1 Secret holding AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and AZURE_CLIENT_ID", name)
+		return
+	}
+	if !hasKey(secret, credentialSubscription) {
+		b.errorf(o, loader.FieldLine(o, "metadata", "annotations", AnnotationCredentialFrom), field,
+			"credential secret %q (%s) has no %s", name, secret.Source, credentialSubscription)
+		return
+	}
+	n.Credential = secret
+}
+
+// subscriptionFor is the subscription n's ARM ID is built in: its credential's, else the graph's.
+func (b *builder) subscriptionFor(n *Node) string {
+	if n.Credential != nil {
+		if sub, ok := n.Credential.Value(credentialSubscription); ok {
+			return sub
+		}
+	}
+	return b.g.Subscription
 }
