@@ -16,23 +16,55 @@ import (
 )
 
 // differ compares a desired ARM body with the current one the way ARM means
-// them: only what the desired body sets, with ARM's equivalences.
+// them: only what the desired body sets, with ARM's equivalences. Paths are
+// ARM body paths with array indices as "[]".
 type differ struct {
-	// enums are the ARM paths (array indices as "[]") of enum-valued fields,
-	// which ARM matches case-insensitively.
+	// enums are the paths of enum-valued fields, which ARM matches
+	// case-insensitively.
 	enums map[string]bool
+	// writeOnly are paths ARM does not return (registry.Observed.WriteOnly).
+	writeOnly map[string]bool
+	// caseFolded are paths ARM returns in its own case (registry.Observed.CaseFolded).
+	caseFolded map[string]bool
+	// rewrites are the values ARM stores in place of others, by path.
+	rewrites map[string][]registry.Rewrite
+	// added are the lower-cased names of items ARM keeps in arrays of named
+	// objects, by the array's path.
+	added map[string]map[string]bool
 }
 
-var enumCache sync.Map // *registry.Kind -> map[string]bool
+var differCache sync.Map // *registry.Kind -> *differ
 
+// newDiffer builds the comparison rules of a kind once; differs are read-only.
 func newDiffer(k *registry.Kind) *differ {
-	if v, ok := enumCache.Load(k); ok {
-		return &differ{enums: v.(map[string]bool)}
+	if v, ok := differCache.Load(k); ok {
+		return v.(*differ)
 	}
-	enums := map[string]bool{}
-	collectEnums(k.Spec, "", enums)
-	enumCache.Store(k, enums)
-	return &differ{enums: enums}
+	d := &differ{enums: map[string]bool{}, writeOnly: map[string]bool{}, caseFolded: map[string]bool{},
+		rewrites: map[string][]registry.Rewrite{}, added: map[string]map[string]bool{}}
+	collectEnums(k.Spec, "", d.enums)
+	for _, p := range genericWriteOnly {
+		d.writeOnly[p] = true
+	}
+	if o := k.Observed; o != nil {
+		for _, p := range o.WriteOnly {
+			d.writeOnly[p] = true
+		}
+		for _, p := range o.CaseFolded {
+			d.caseFolded[p] = true
+		}
+		for _, r := range o.Rewrites {
+			d.rewrites[r.Path] = append(d.rewrites[r.Path], r)
+		}
+		for _, a := range o.AddedItems {
+			if d.added[a.Path] == nil {
+				d.added[a.Path] = map[string]bool{}
+			}
+			d.added[a.Path][strings.ToLower(a.Name)] = true
+		}
+	}
+	v, _ := differCache.LoadOrStore(k, d)
+	return v.(*differ)
 }
 
 // collectEnums walks a spec schema to the ARM paths its fields land at, as
@@ -91,6 +123,11 @@ func (d *differ) value(path, schema string, want, have any, ok, creating bool, o
 	if isNil(want) {
 		return // a null the manifests send sets nothing
 	}
+	if !ok && !creating && d.writeOnly[schema] {
+		// ARM never returns it, so its absence says nothing: like a secret,
+		// it is shown when created and not compared after.
+		return
+	}
 	switch w := want.(type) {
 	case convert.Sensitive, SensitiveDigest:
 		// Secrets are write-only in ARM: never read back, so never compared.
@@ -131,9 +168,6 @@ func (d *differ) value(path, schema string, want, have any, ok, creating bool, o
 		if s, isString := want.(string); isString && s == "" && !creating {
 			return // an empty string is not kept apart from absent
 		}
-		if !creating && writeOnly[schema] {
-			return
-		}
 		*out = append(*out, Change{Path: path, After: want})
 		return
 	}
@@ -142,12 +176,10 @@ func (d *differ) value(path, schema string, want, have any, ok, creating bool, o
 	}
 }
 
-// writeOnly are properties ARM accepts on a PUT but never returns on a GET
-// (the corpus recordings show it for every resource provider that has them):
-// absent in Azure, they are not a change.
-var writeOnly = map[string]bool{
-	"properties.createMode": true,
-}
+// genericWriteOnly are paths ARM accepts on a PUT but never returns on a GET
+// for any resource provider: the recordings show it for every one that has
+// them, so it holds for types no recording covers too.
+var genericWriteOnly = []string{"properties.createMode"}
 
 // list compares arrays: objects with a name are matched by name (ARM keeps
 // them as named children), scalars as a whole list in order, other objects by position.
@@ -191,6 +223,9 @@ func (d *differ) list(path, schema string, want []any, have any, ok, creating bo
 		for i, item := range h {
 			if !matched[i] {
 				name, _ := item.(map[string]any)["name"].(string)
+				if d.added[schema][strings.ToLower(name)] {
+					continue // ARM keeps it whatever the PUT says
+				}
 				*out = append(*out, Change{Path: fmt.Sprintf("%s[name=%s]", path, name), Before: shown(item)})
 			}
 		}
@@ -243,6 +278,11 @@ func nilIfAbsent(v []any, ok bool) any {
 // equal compares two scalars as ARM does: numbers by value, ARM IDs and
 // enum values case-insensitively, locations by their canonical name.
 func (d *differ) equal(schema string, want, have any) bool {
+	for _, r := range d.rewrites[schema] {
+		if sameJSON(want, r.Sent) && sameJSON(have, r.Stored) {
+			return true // ARM stores the sent value as this one
+		}
+	}
 	if wn, ok := number(want); ok {
 		hn, ok := number(have)
 		return ok && (wn == hn || math.Abs(wn-hn) <= 1e-9*math.Max(math.Abs(wn), math.Abs(hn)))
@@ -257,10 +297,17 @@ func (d *differ) equal(schema string, want, have any) bool {
 		return true
 	case strings.HasSuffix(strings.ToLower(lastSegment(schema)), "location"):
 		return normalLocation(ws) == normalLocation(hs)
-	case isARMID(ws) && isARMID(hs), isUUID(ws) && isUUID(hs), d.enums[schema]:
+	case isARMID(ws) && isARMID(hs), isUUID(ws) && isUUID(hs), d.enums[schema], d.caseFolded[schema]:
 		return strings.EqualFold(ws, hs)
 	}
 	return false
+}
+
+// sameJSON reports whether a and b are the same JSON value (numbers by value).
+func sameJSON(a, b any) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && string(ja) == string(jb)
 }
 
 // isUUID reports a GUID, which ARM compares (and often returns) case-insensitively.

@@ -60,6 +60,9 @@ type Kind struct {
 	// the objects of its PUT body as an explicit null (its explicit-collections
 	// payload mode), as its recorded requests for the kind's group show.
 	NullCollections bool `json:"nullCollections,omitempty"`
+	// Observed is what the corpus recordings show ARM does with the values
+	// it is sent for this ARM type; nil when no recording shows anything.
+	Observed *Observed `json:"observed,omitempty"`
 	// Spec is the schema of .spec; every field carries where it lands in the ARM PUT body.
 	Spec *Field `json:"spec,omitempty"`
 	// Status is the schema of .status; every field carries where it is read from in the ARM GET body.
@@ -165,4 +168,37 @@ func (f *Field) Child(name string) *Field {
 		}
 	}
 	return nil
+}
+
+// Observed are facts about an ARM type that no schema carries, learnt by
+// comparing each recorded PUT body with the body of the last successful GET
+// that followed it. Paths are ARM body paths with array items as "[]", e.g.
+// "properties.workloadProfiles[].name". The zero Observed knows nothing.
+type Observed struct {
+	// WriteOnly are paths ARM accepted at this api-version but left out of
+	// every GET after a PUT that set them: they cannot be read back.
+	WriteOnly []string `json:"writeOnly,omitempty"`
+	// CaseFolded are string paths whose value ARM returned at this
+	// api-version in another case than it was sent.
+	CaseFolded []string `json:"caseFolded,omitempty"`
+	// Rewrites are values ARM stored as another value, the same way in at
+	// least two recordings of the ARM type (at any api-version): a
+	// normalisation, not a value ARM assigned at random.
+	Rewrites []Rewrite `json:"rewrites,omitempty"`
+	// AddedItems are items of arrays of named objects that ARM added when a
+	// PUT left them out, in at least two recordings of the ARM type.
+	AddedItems []AddedItem `json:"addedItems,omitempty"`
+}
+
+// Rewrite is one value ARM stores in place of the one sent.
+type Rewrite struct {
+	Path   string `json:"path"`
+	Sent   any    `json:"sent"`
+	Stored any    `json:"stored"`
+}
+
+// AddedItem is an item ARM keeps in an array of named objects.
+type AddedItem struct {
+	Path string `json:"path"`
+	Name string `json:"name"`
 }

@@ -76,6 +76,9 @@ func Build(dir string) (*Result, error) {
 	if err := markNullCollections(dir, all.Kinds); err != nil {
 		return nil, err
 	}
+	if err := markObserved(dir, all.Kinds); err != nil {
+		return nil, err
+	}
 	return &all, nil
 }
 
