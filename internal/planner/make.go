@@ -96,6 +96,7 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 		}
 	}
 	p.Unmanaged = unmanaged()
+	noteSameTypeUnmanaged(p)
 	for _, st := range m.ordered {
 		diags = append(diags, st.diags...)
 	}
@@ -639,6 +640,32 @@ func (m *maker) listUnmanaged() func() []string {
 		wg.Wait()
 		sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i]) < strings.ToLower(out[j]) })
 		return out
+	}
+}
+
+// noteSameTypeUnmanaged tells, on each create, which unmanaged resources of
+// the same type share its resource group: a new Azure name or owner is a new
+// ARM ID, so a plan cannot tell a rename or a move from a second resource.
+func noteSameTypeUnmanaged(p *Plan) {
+	if len(p.Unmanaged) == 0 {
+		return
+	}
+	for _, r := range p.Resources {
+		if r.Action != ActionCreate {
+			continue
+		}
+		rg := resourceGroupOf(r.ARMID)
+		var names []string
+		for _, id := range p.Unmanaged {
+			if strings.EqualFold(armTypeOf(id), r.ARMType) && strings.EqualFold(resourceGroupOf(id), rg) {
+				names = append(names, id[strings.LastIndexByte(id, '/')+1:])
+			}
+		}
+		if len(names) > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s in this resource group not in the input: %s; if this renames or moves one of them, "+
+				"azk cannot tell (the Azure name and owner are part of the ARM ID): it creates a second resource and leaves the old one",
+				r.ARMType, strings.Join(names, ", ")))
+		}
 	}
 }
 

@@ -1,6 +1,23 @@
 // Package planner decides, per resource, what applying the manifests would do
 // to Azure: create, adopt, update, leave alone, skip or block, with
 // property-level changes. A Plan is data; rendering it is separate.
+//
+// Diffs compare only what the desired body sets, under ARM's equivalences:
+// ARM IDs, GUIDs and enum values in any case; locations by canonical name;
+// numbers by value; named array items by name; empty as absent. Beyond the
+// schema, the registry carries what the corpus recordings show ARM does with
+// the values of each ARM type (registry.Observed): a property ARM never
+// returns is shown on create and not compared after, like a secret; a string
+// ARM returns in its own case (Postgres charset UTF8, role definition type
+// CustomRole) compares in any case, other strings exactly, because ARM keeps
+// their case; a value ARM stores as another one (MySQL utf8 as utf8mb3) and an
+// item ARM adds to a named list (a Consumption workload profile) are not
+// changes, as a PUT cannot change them.
+//
+// A stateless plan cannot see a change of Azure name or owner: either is
+// another ARM ID, so the old resource is not read and the new one plans as a
+// create. Where the input's resource groups hold unmanaged resources of the
+// same type, the create says so (see Resource.Notes).
 package planner
 
 import (
@@ -165,9 +182,12 @@ func (p *Plan) Summary() Summary {
 	return s
 }
 
-// HasChanges reports whether applying the plan would write to Azure: a
-// create, an update, or an adoption that changes the resource. For a drift
-// report it says whether anything drifted.
+// HasChanges reports whether applying the plan would change Azure: a
+// create, an update, or an adoption that changes the resource. An adoption
+// without changes is not one: its PUT leaves Azure as it is, so
+// --detailed-exitcode exits 0 for it, while the summary still counts it under
+// "to adopt" (and not "with changes"). For a drift report it says whether
+// anything drifted.
 func (p *Plan) HasChanges() bool {
 	for _, r := range p.Resources {
 		if p.Drift {

@@ -255,3 +255,68 @@ func TestDriftReport(t *testing.T) {
 		t.Error("a drift report was saved as a plan")
 	}
 }
+
+const rgKV = "/subscriptions/" + testSub + "/resourceGroups/rg-kv"
+
+// TestPlanReadsWhatTheOperatorReads: the bodies the operator would send
+// depend on Azure state beyond the resource (soft-deleted vaults, children
+// managed as their own resources); the plan reads it and says what follows.
+func TestPlanReadsWhatTheOperatorReads(t *testing.T) {
+	az := startAzure(t, emulator.Faults{})
+	az.put(t, rgKV, "2020-06-01", map[string]any{"location": "westus2"})
+	vault := map[string]any{"location": "westus2", "properties": map[string]any{
+		"tenantId": testSub, "sku": map[string]any{"family": "A", "name": "standard"}}}
+	for _, name := range []string{"kv-recover", "kv-purge"} {
+		id := rgKV + "/providers/Microsoft.KeyVault/vaults/" + name
+		az.put(t, id, "2023-07-01", vault)
+		op, err := az.client.Delete(context.Background(), id, "2023-07-01")
+		if err == nil {
+			_, err = op.Wait(context.Background())
+		}
+		if err != nil {
+			t.Fatalf("soft-deleting %s: %v", name, err)
+		}
+	}
+	vnet := rgKV + "/providers/Microsoft.Network/virtualNetworks/vnet-kept"
+	// ARM lists a virtual network's subnets in its body; the emulator does
+	// not fold child resources into their parent's GET, so the network is
+	// written with the subnet as ARM shows it, besides the subnet resource.
+	az.put(t, vnet, "2020-11-01", map[string]any{"location": "westus2", "properties": map[string]any{
+		"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}},
+		"subnets": []any{map[string]any{"name": "web", "id": vnet + "/subnets/web",
+			"properties": map[string]any{"addressPrefix": "10.0.1.0/24", "provisioningState": "Succeeded"}}}}})
+	az.put(t, vnet+"/subnets/web", "2020-11-01", map[string]any{"properties": map[string]any{"addressPrefix": "10.0.1.0/24"}})
+	az.put(t, rgKV+"/providers/Microsoft.Storage/storageAccounts/oldaccount", "2023-01-01", map[string]any{"location": "westus2", "kind": "StorageV2"})
+
+	p := makePlan(t, az, loadScenario(t, "testdata/children.yaml"), false)
+	renderAll(t, "children", p)
+
+	byName := map[string]*Resource{}
+	for _, r := range p.Resources {
+		byName[r.Name] = r
+	}
+	for name, want := range map[string]string{
+		"kv-recover": "will recover a soft-deleted vault", "kv-purge": "will purge the soft-deleted vault first",
+		"newaccount": "oldaccount; if this renames or moves one of them",
+	} {
+		if r := byName[name]; r == nil || !strings.Contains(strings.Join(r.Notes, "\n"), want) {
+			t.Errorf("%s: notes lack %q", name, want)
+		}
+	}
+	if notes := byName["kv-fresh"].Notes; len(notes) != 0 {
+		t.Errorf("kv-fresh has no soft-deleted vault, yet: %v", notes)
+	}
+	kept := byName["vnet-kept"]
+	if kept.Action != ActionUpdate {
+		t.Fatalf("vnet-kept: %s %v", kept.Action, kept.Changes)
+	}
+	for _, c := range kept.Changes {
+		if strings.Contains(c.Path, "subnets") {
+			t.Errorf("the subnet managed on its own would change: %+v", c)
+		}
+	}
+	subnets, _ := kept.Desired["properties"].(map[string]any)["subnets"].([]any)
+	if len(subnets) != 1 || subnets[0].(map[string]any)["name"] != "web" {
+		t.Errorf("the PUT does not carry the existing subnet: %v", subnets)
+	}
+}
