@@ -36,7 +36,14 @@ serviceoperator.azure.com/reconcile-policy-if-exists, else
 --reconcile-policy-if-exists, else manage.
 
 Exit status: 0 success, 1 error (including a change Azure cannot make in place);
-with --detailed-exitcode, 0 no changes, 2 changes present, 1 error.`,
+with --detailed-exitcode, 0 no changes, 2 changes present, 1 error. Changes are
+creates, updates and adoptions with changes; an adoption without changes writes
+nothing Azure does not hold and is not one (the summary counts it under "to
+adopt"). With --drift, 2 means something drifted.
+
+A new Azure name or owner is a new ARM ID: the plan cannot tell a rename or a
+move from a new resource, and shows a create (with a note naming unmanaged
+resources of the same type in its resource group).`,
 		Example: `  azk plan ./manifests --out plan.azk
   azk plan ./manifests -o markdown > comment.md
   azk plan ./manifests --drift --detailed-exitcode`,
@@ -106,7 +113,7 @@ with --detailed-exitcode, 0 no changes, 2 changes present, 1 error.`,
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", "save the plan to FILE for azk apply and azk show (secrets saved as salted digests, never their values)")
 	f.StringVar(&ifExists, "reconcile-policy-if-exists", "", "policy for existing resources without a reconcile-policy annotation: manage, detach-on-delete or skip (default manage)")
-	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 0 when there are no changes, 2 when there are, 1 on error")
+	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 0 when there are no changes (adoptions without changes included), 2 when there are, 1 on error")
 	f.BoolVar(&drift, "drift", false, "report only what changed in Azure against the manifests, proposing nothing")
 	return cmd
 }
