@@ -193,7 +193,7 @@ func newClient(o Options, shared *sharedState) (*Client, error) {
 			Telemetry: policy.TelemetryOptions{ApplicationID: "azk"},
 			// The retry policy clamps a server's Retry-After to MaxDelay instead of
 			// giving up: an apply should wait out a long throttle, not fail on it.
-			PerRetryPolicies: []policy.Policy{retryAfterCap{max: o.Retry.MaxDelay}},
+			PerRetryPolicies: []policy.Policy{retryAfterCap{max: o.Retry.MaxDelay}, failFast{}},
 			PerCallPolicies:  []policy.Policy{shared.limiter},
 		},
 		// The emulator has no resource provider registration endpoint.

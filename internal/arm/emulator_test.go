@@ -668,3 +668,47 @@ func TestRouteSendsAResourcesRequestsThroughItsClient(t *testing.T) {
 		t.Error("For does not name the routed client")
 	}
 }
+
+func TestUntrustedCertificateFailsAtOnce(t *testing.T) {
+	emu := startEmulator(t, emulator.Options{})
+	tries := &countingTransport{next: &http.Client{}} // system roots do not trust the emulator's certificate
+	c := emu.client(t, func(o *Options) {
+		o.Transport = tries
+		o.Retry = RetryOptions{MaxAttempts: 6, Delay: time.Millisecond, MaxDelay: time.Millisecond}
+	})
+	_, err := c.Get(testContext(t), rgID("tls"), rgAPI)
+	if err == nil || !strings.Contains(err.Error(), "AZK_ENDPOINT_CERT_SHA256") {
+		t.Fatalf("want a certificate error naming the pin, got %v", err)
+	}
+	if n := tries.n.Load(); n != 1 {
+		t.Errorf("%d tries: a certificate error must not be retried", n)
+	}
+}
+
+// countingTransport counts the requests sent through it.
+type countingTransport struct {
+	next *http.Client
+	n    atomic.Int32
+}
+
+func (c *countingTransport) Do(req *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.next.Do(req)
+}
+
+func TestRefusedConnectionFailsAtOnce(t *testing.T) {
+	emu := startEmulator(t, emulator.Options{})
+	tries := &countingTransport{next: emu.run.HTTPClient()}
+	c := emu.client(t, func(o *Options) {
+		o.Endpoint = "https://127.0.0.1:1" // nothing listens on port 1
+		o.Transport = tries
+		o.Retry = RetryOptions{MaxAttempts: 6, Delay: time.Millisecond, MaxDelay: time.Millisecond}
+	})
+	_, err := c.Get(testContext(t), rgID("refused"), rgAPI)
+	if err == nil || !strings.Contains(err.Error(), "is the endpoint (or azk emulator) running?") {
+		t.Fatalf("want a refused-connection error with a hint, got %v", err)
+	}
+	if n := tries.n.Load(); n != 1 {
+		t.Errorf("%d tries: a refused connection must not be retried", n)
+	}
+}
