@@ -91,30 +91,17 @@ Exit status: 0 success, 1 error or any resource failed.`,
 				}
 			}
 			ctx := cmd.Context()
-			client, release, err := az.client(ctx, g)
+			session, diags, err := openSession(ctx, g, &az, &in, args)
 			if err != nil {
 				return err
 			}
-			defer release()
-			if g.subscriptionID() == "" {
-				g.subscription = client.Subscription()
-			}
-			gr, diags := in.resolve(g, args)
-			if diags.HasErrors() {
+			if session == nil {
 				printDiagnostics(g.stderr, diags)
 				return failed()
 			}
-			var progress io.Writer
-			if isTerminal(g.stderr) {
-				progress = g.stderr
-			}
-			p, more := planner.Make(ctx, gr, planner.Options{
-				Reader:                  client,
-				ReconcilePolicyIfExists: ifExists,
-				Inputs:                  planner.Inputs{Paths: args, Kustomize: in.kustomize, Namespace: g.namespace},
-				Parallelism:             az.parallelism,
-				Progress:                progress,
-			})
+			defer session.release()
+			client, gr := session.client, session.graph
+			p, more := session.plan(ctx, g, &az, planner.Inputs{Paths: args, Kustomize: in.kustomize, Namespace: g.namespace}, ifExists, false)
 			diags = append(diags, more...)
 			printDiagnostics(g.stderr, diags)
 			if p == nil || diags.HasErrors() {

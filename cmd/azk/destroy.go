@@ -43,19 +43,16 @@ Exit status: 0 success, 1 error, refusal or any deletion failed.`,
 				return fmt.Errorf("unknown output format %q for destroy: use text or json", g.output)
 			}
 			ctx := cmd.Context()
-			client, release, err := az.client(ctx, g)
+			session, diags, err := openSession(ctx, g, &az, &in, args)
+			printDiagnostics(g.stderr, diags)
 			if err != nil {
 				return err
 			}
-			defer release()
-			if g.subscriptionID() == "" {
-				g.subscription = client.Subscription()
-			}
-			gr, diags := in.resolve(g, args)
-			printDiagnostics(g.stderr, diags)
-			if diags.HasErrors() {
+			if session == nil {
 				return failed()
 			}
+			defer session.release()
+			client, gr := session.client, session.graph
 			p, err := applier.PlanDestroy(ctx, gr, client, az.parallelism)
 			if err != nil {
 				return err

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -11,27 +9,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-// run executes azk with args and returns stdout, stderr and the exit code.
-func run(t *testing.T, stdin string, args ...string) (string, string, int) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	cmd := newRootCommand(strings.NewReader(stdin), &out, &errOut)
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	code := 0
-	if err != nil {
-		code = 1
-		var ee *exitError
-		if errors.As(err, &ee) {
-			code = ee.code
-		}
-		if ee == nil || ee.err != nil {
-			errOut.WriteString("Error: " + err.Error() + "\n")
-		}
-	}
-	return out.String(), errOut.String(), code
-}
 
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
@@ -56,7 +33,7 @@ const quickstart = "../../examples/quickstart"
 
 func TestValidateQuickstart(t *testing.T) {
 	t.Setenv("AZURE_SUBSCRIPTION_ID", "")
-	out, errOut, code := run(t, "", "validate", quickstart)
+	out, errOut, code := azk(t, "", "validate", quickstart)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -90,7 +67,7 @@ spec:
     name: vnet1
   adressPrefix: 10.0.0.0/24
 `), 0o644)
-	out, errOut, code := run(t, "", "validate", bad, "--subscription", "sub1")
+	out, errOut, code := azk(t, "", "validate", bad, "--subscription", "sub1")
 	if code != 1 || out != "" {
 		t.Fatalf("exit %d, stdout %q", code, out)
 	}
@@ -104,7 +81,7 @@ spec:
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
 	}
-	jsonOut, _, code := run(t, "", "validate", bad, "--subscription", "sub1", "-o", "json")
+	jsonOut, _, code := azk(t, "", "validate", bad, "--subscription", "sub1", "-o", "json")
 	if code != 1 || !strings.Contains(jsonOut, `"valid": false`) || !strings.Contains(jsonOut, `"line": 19`) {
 		t.Errorf("json exit %d: %s", code, jsonOut)
 	}
@@ -115,7 +92,7 @@ func TestValidateReadsStdin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code := run(t, string(data), "validate", "-", "--subscription", "sub1")
+	out, errOut, code := azk(t, string(data), "validate", "-", "--subscription", "sub1")
 	if code != 0 || out != "1 resources valid\n" {
 		t.Errorf("exit %d, %q %q", code, out, errOut)
 	}
@@ -124,7 +101,7 @@ func TestValidateReadsStdin(t *testing.T) {
 func TestGraphFormats(t *testing.T) {
 	for _, format := range []string{"text", "dot", "mermaid", "json"} {
 		t.Run(format, func(t *testing.T) {
-			out, errOut, code := run(t, "", "graph", quickstart, "-o", format, "--subscription", "00000000-0000-0000-0000-000000000001")
+			out, errOut, code := azk(t, "", "graph", quickstart, "-o", format, "--subscription", "00000000-0000-0000-0000-000000000001")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
@@ -136,7 +113,7 @@ func TestGraphFormats(t *testing.T) {
 func TestRenderQuickstart(t *testing.T) {
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
-			out, errOut, code := run(t, "", "render", quickstart, "-o", format, "--subscription", "00000000-0000-0000-0000-000000000001")
+			out, errOut, code := azk(t, "", "render", quickstart, "-o", format, "--subscription", "00000000-0000-0000-0000-000000000001")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
@@ -176,11 +153,11 @@ spec:
       name: vm-secret
       key: password
 `), 0o644)
-	out, _, code := run(t, "", "render", in, "--subscription", "s")
+	out, _, code := azk(t, "", "render", in, "--subscription", "s")
 	if code != 0 || strings.Contains(out, "hunter2") || !strings.Contains(out, `"adminPassword": "(sensitive)"`) {
 		t.Errorf("exit %d, secret shown or not marked:\n%s", code, out)
 	}
-	out, _, _ = run(t, "", "render", in, "--subscription", "s", "--show-sensitive")
+	out, _, _ = azk(t, "", "render", in, "--subscription", "s", "--show-sensitive")
 	if !strings.Contains(out, `"adminPassword": "hunter2-very-secret"`) {
 		t.Errorf("--show-sensitive did not reveal:\n%s", out)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -57,31 +56,16 @@ resources of the same type in its resource group).`,
 				return fmt.Errorf("--drift makes a report, not a plan to apply: it cannot be saved with --out")
 			}
 			ctx := cmd.Context()
-			client, release, err := az.client(ctx, g)
+			session, diags, err := openSession(ctx, g, &az, &in, args)
 			if err != nil {
 				return err
 			}
-			defer release()
-			if g.subscriptionID() == "" {
-				g.subscription = client.Subscription()
-			}
-			gr, diags := in.resolve(g, args)
-			if diags.HasErrors() {
+			if session == nil {
 				printDiagnostics(g.stderr, diags)
 				return failed()
 			}
-			var progress io.Writer
-			if isTerminal(g.stderr) {
-				progress = g.stderr
-			}
-			p, more := planner.Make(ctx, gr, planner.Options{
-				Reader:                  client,
-				ReconcilePolicyIfExists: ifExists,
-				Inputs:                  planner.Inputs{Paths: args, Kustomize: in.kustomize, Namespace: g.namespace},
-				Parallelism:             az.parallelism,
-				Progress:                progress,
-				Drift:                   drift,
-			})
+			defer session.release()
+			p, more := session.plan(ctx, g, &az, planner.Inputs{Paths: args, Kustomize: in.kustomize, Namespace: g.namespace}, ifExists, drift)
 			diags = append(diags, more...)
 			printDiagnostics(g.stderr, diags)
 			if p == nil {

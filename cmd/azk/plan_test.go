@@ -55,7 +55,7 @@ func (a *planAzure) put(t *testing.T, id, apiVersion string, body map[string]any
 
 func (a *planAzure) plan(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	return run(t, "", append(append([]string{"plan"}, args...), a.flags...)...)
+	return azk(t, "", append(append([]string{"plan"}, args...), a.flags...)...)
 }
 
 // TestPlanOutputsAndSavedPlan: every output format of a plan that creates,
@@ -73,7 +73,7 @@ func TestPlanOutputsAndSavedPlan(t *testing.T) {
 				t.Errorf("stderr: %q", errOut)
 			}
 			golden(t, "plan-create."+format, out)
-			shown, errOut, code := run(t, "", "show", saved, "-o", format)
+			shown, errOut, code := azk(t, "", "show", saved, "-o", format)
 			if code != 0 || shown != out {
 				t.Errorf("azk show: exit %d, %s; differs from the plan:\n%s", code, errOut, shown)
 			}
@@ -90,7 +90,7 @@ func TestPlanOutputsAndSavedPlan(t *testing.T) {
 	if err := json.Unmarshal(raw, &file); err != nil || file.FormatVersion != 1 || file.SecretSalt == "" {
 		t.Errorf("saved plan: %v %+v", err, file)
 	}
-	if _, errOut, code := run(t, "", "show", filepath.Join(t.TempDir(), "missing.azk")); code != 1 || !strings.Contains(errOut, "missing.azk") {
+	if _, errOut, code := azk(t, "", "show", filepath.Join(t.TempDir(), "missing.azk")); code != 1 || !strings.Contains(errOut, "missing.azk") {
 		t.Errorf("show of a missing file: exit %d, %q", code, errOut)
 	}
 }

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/azkcli/azk/internal/arm"
+	"github.com/azkcli/azk/internal/diag"
+	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/planner"
+)
+
+// azureSession is what plan, apply and destroy share: a client for Azure and
+// the inputs resolved in its subscription.
+type azureSession struct {
+	client *arm.Client
+	graph  *graph.Graph
+	// release stops what the client needs (an in-process emulator, debug logging).
+	release func()
+}
+
+// openSession connects to Azure (or the emulator), resolves the inputs, and
+// routes each resource that names its own credential
+// (serviceoperator.azure.com/credential-from) through a client for that identity.
+// When diags holds errors, no session is returned and nothing needs releasing.
+func openSession(ctx context.Context, g *globalOptions, az *azureFlags, in *inputFlags, args []string) (*azureSession, diag.List, error) {
+	client, release, err := az.client(ctx, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	if g.subscriptionID() == "" {
+		g.subscription = client.Subscription()
+	}
+	gr, diags := in.resolve(g, args)
+	if diags.HasErrors() {
+		release()
+		return nil, diags, nil
+	}
+	if err := routeCredentials(client, gr); err != nil {
+		release()
+		return nil, diags, err
+	}
+	return &azureSession{client: client, graph: gr, release: release}, diags, nil
+}
+
+// routeCredentials sends the requests of resources with a credential-from
+// Secret through a client acting as that identity, in its subscription.
+func routeCredentials(client *arm.Client, g *graph.Graph) error {
+	clients := map[*loader.Object]*arm.Client{}
+	for _, n := range g.Nodes {
+		secret := n.Credential
+		if secret == nil || n.ID == "" {
+			continue
+		}
+		c, ok := clients[secret]
+		if !ok {
+			data := map[string]string{}
+			for _, k := range secret.Keys() {
+				if v, ok := secret.Value(k); ok {
+					data[k] = v
+				}
+			}
+			var err error
+			if c, err = client.ForSecret(secret.Namespace+"/"+secret.Name, data); err != nil {
+				return err
+			}
+			clients[secret] = c
+		}
+		client.Route(n.ID, c)
+	}
+	return nil
+}
+
+// plan reads every resource from Azure and decides what applying would do.
+func (s *azureSession) plan(ctx context.Context, g *globalOptions, az *azureFlags, inputs planner.Inputs, ifExists string, drift bool) (*planner.Plan, diag.List) {
+	var progress io.Writer
+	if isTerminal(g.stderr) {
+		progress = g.stderr
+	}
+	return planner.Make(ctx, s.graph, planner.Options{
+		Reader:                  s.client,
+		ReconcilePolicyIfExists: ifExists,
+		Inputs:                  inputs,
+		Parallelism:             az.parallelism,
+		Progress:                progress,
+		Drift:                   drift,
+	})
+}
