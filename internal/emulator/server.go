@@ -315,7 +315,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, t target) error {
 			return nil
 		}
 	}
-	writeRaw(w, http.StatusOK, view(rec, time.Now()))
+	writeRaw(w, http.StatusOK, s.render(rec, time.Now()))
 	return nil
 }
 
@@ -377,6 +377,14 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 	if existing != nil {
 		_ = json.Unmarshal(existing.Body, &prev)
 	}
+	parentID, parentType := t.id, t.typ
+	if existing != nil {
+		parentID, parentType = existing.ID, existing.Type
+	}
+	children, err := s.planChildren(parentID, parentType, req, patch)
+	if err != nil {
+		return err
+	}
 	if isVault(t.typ) {
 		if prev, err = s.vaultCreateMode(t, req, prev); err != nil {
 			return err
@@ -428,6 +436,9 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 	if err := s.st.putResource(k, rec); err != nil {
 		return err
 	}
+	if err := s.applyChildren(children, k, now, finalState, rec.Pending); err != nil {
+		return err
+	}
 	if async {
 		s.noteDueLocked(op.Until)
 	} else {
@@ -447,7 +458,7 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 		h.Set("Azure-AsyncOperation", operationURL(r, rec, op, false))
 		h.Set("Retry-After", retryAfter(duration))
 	}
-	writeRaw(w, status, view(rec, now))
+	writeRaw(w, status, s.render(rec, now))
 	return nil
 }
 
@@ -629,6 +640,11 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) error 
 	}
 	if err := s.siblingConflict(t, k, f, now); err != nil {
 		return err
+	}
+	if c, ok := embeddedCollectionOf(rec.Type); ok {
+		if err := s.inUse(rec, c); err != nil {
+			return err
+		}
 	}
 	rule := s.opts.lroFor(rec.Type)
 	if rule.Delete <= 0 {
@@ -846,7 +862,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, t target) error {
 	now := time.Now()
 	items := make([]json.RawMessage, 0, end-start)
 	for _, k := range keys[start:end] {
-		items = append(items, view(s.st.resources[k], now))
+		items = append(items, s.render(s.st.resources[k], now))
 	}
 	page := map[string]any{"value": items}
 	if end < len(keys) {
