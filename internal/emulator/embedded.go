@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -71,33 +72,144 @@ func embeddedCollectionOf(childTyp string) (embeddedCollection, bool) {
 }
 
 // render is a record's body as clients read it now: view plus its embedded
-// collections. Callers hold s.mu.
+// collections, spliced into the stored bytes (which never hold them) rather
+// than decoded and encoded again, since reads are the hot path. Callers hold s.mu.
 func (s *Server) render(rec *record, now time.Time) []byte {
 	body := view(rec, now)
-	cols := collectionsOf(rec.Type)
-	if len(cols) == 0 {
-		return body
-	}
-	m, err := decodeObject(body)
-	if err != nil {
-		return body
-	}
-	for _, c := range cols {
+	for _, c := range collectionsOf(rec.Type) {
 		items := s.embeddedItems(rec, c, now)
-		if len(items) > 0 || pathExists(m, c.path[:len(c.path)-1]) {
-			setPath(m, c.path, items)
+		if next, ok := spliceJSON(body, c.path, items, string(items) != "[]"); ok {
+			body = next
 		}
 	}
-	out, err := json.Marshal(m)
-	if err != nil {
-		return body
-	}
-	return out
+	return body
 }
 
-// embeddedItems are the live children of rec in collection c, oldest first
+// spliceJSON sets path in the JSON object body to the JSON value v. Objects
+// missing on the way are created when create is set; otherwise body is
+// returned as is. ok is false when body is not well-formed there.
+func spliceJSON(body []byte, path []string, v []byte, create bool) (out []byte, ok bool) {
+	start, end, found, ok := memberSpan(body, path[0])
+	if !ok {
+		return nil, false
+	}
+	var value []byte
+	switch {
+	case len(path) == 1:
+		value = v
+	case found:
+		if value, ok = spliceJSON(body[start:end], path[1:], v, create); !ok {
+			return nil, false
+		}
+	case !create:
+		return body, true
+	default:
+		value = v
+		for i := len(path) - 1; i >= 1; i-- {
+			value = slices.Concat([]byte(`{"`+path[i]+`":`), value, []byte("}"))
+		}
+	}
+	if found {
+		return slices.Concat(body[:start], value, body[end:]), true
+	}
+	open := bytes.IndexByte(body, '{') + 1
+	sep := []byte(",")
+	if rest := bytes.TrimLeft(body[open:], " \t\r\n"); len(rest) > 0 && rest[0] == '}' {
+		sep = nil
+	}
+	return slices.Concat(body[:open], []byte(`"`+path[0]+`":`), value, sep, body[open:]), true
+}
+
+// memberSpan finds the value of the top-level member name in the JSON
+// object body: body[start:end] is the value when found.
+func memberSpan(body []byte, name string) (start, end int, found, ok bool) {
+	i := skipSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return 0, 0, false, false
+	}
+	i = skipSpace(body, i+1)
+	if i < len(body) && body[i] == '}' {
+		return 0, 0, false, true
+	}
+	for i < len(body) {
+		keyEnd := skipValue(body, i)
+		if keyEnd < 0 || body[i] != '"' {
+			return 0, 0, false, false
+		}
+		key := body[i+1 : keyEnd-1]
+		i = skipSpace(body, keyEnd)
+		if i >= len(body) || body[i] != ':' {
+			return 0, 0, false, false
+		}
+		start = skipSpace(body, i+1)
+		end = skipValue(body, start)
+		if end < 0 {
+			return 0, 0, false, false
+		}
+		if string(key) == name {
+			return start, end, true, true
+		}
+		i = skipSpace(body, end)
+		if i < len(body) && body[i] == '}' {
+			return 0, 0, false, true
+		}
+		if i >= len(body) || body[i] != ',' {
+			return 0, 0, false, false
+		}
+		i = skipSpace(body, i+1)
+	}
+	return 0, 0, false, false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index just past the JSON value starting at i, or -1.
+func skipValue(b []byte, i int) int {
+	depth := 0
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(b) {
+				return -1
+			}
+			if depth == 0 {
+				return i + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i // the end of the enclosing object or array
+			}
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case ',', ' ', '\t', '\r', '\n', ':':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	if depth == 0 {
+		return i
+	}
+	return -1
+}
+
+// embeddedItems is the JSON array of the live children of rec in collection c, oldest first
 // (children created by one parent PUT keep the order of its body).
-func (s *Server) embeddedItems(rec *record, c embeddedCollection, now time.Time) []any {
+func (s *Server) embeddedItems(rec *record, c embeddedCollection, now time.Time) []byte {
 	typ := rec.Type + "/" + c.childType
 	var kids []*record
 	for k := range s.st.children[key(rec.ID)] {
@@ -111,22 +223,26 @@ func (s *Server) embeddedItems(rec *record, c embeddedCollection, now time.Time)
 		}
 		return key(kids[i].ID) < key(kids[j].ID)
 	})
-	items := make([]any, 0, len(kids))
+	items := []byte{'['}
 	for _, kid := range kids {
 		body := view(kid, now)
-		if !c.brief {
-			items = append(items, json.RawMessage(body))
-			continue
+		if c.brief {
+			m, err := decodeObject(body)
+			if err != nil {
+				continue
+			}
+			props, _ := m["properties"].(map[string]any)
+			delete(props, "provisioningState")
+			if body, err = json.Marshal(map[string]any{"name": m["name"], "properties": props}); err != nil {
+				continue
+			}
 		}
-		m, err := decodeObject(body)
-		if err != nil {
-			continue
+		if len(items) > 1 {
+			items = append(items, ',')
 		}
-		props, _ := m["properties"].(map[string]any)
-		delete(props, "provisioningState")
-		items = append(items, map[string]any{"name": m["name"], "properties": props})
+		items = append(items, body...)
 	}
-	return items
+	return append(items, ']')
 }
 
 // childWrite is one child a parent's PUT creates or updates.
@@ -278,17 +394,6 @@ func lookupPath(m map[string]any, path []string) (any, bool) {
 	return v, ok
 }
 
-func pathExists(m map[string]any, path []string) bool {
-	for _, p := range path {
-		next, ok := m[p].(map[string]any)
-		if !ok {
-			return false
-		}
-		m = next
-	}
-	return true
-}
-
 func deletePath(m map[string]any, path []string) {
 	for _, p := range path[:len(path)-1] {
 		next, ok := m[p].(map[string]any)
@@ -298,17 +403,4 @@ func deletePath(m map[string]any, path []string) {
 		m = next
 	}
 	delete(m, path[len(path)-1])
-}
-
-// setPath sets the value at path, creating the objects on the way.
-func setPath(m map[string]any, path []string, v any) {
-	for _, p := range path[:len(path)-1] {
-		next, ok := m[p].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[p] = next
-		}
-		m = next
-	}
-	m[path[len(path)-1]] = v
 }

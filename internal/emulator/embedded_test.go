@@ -304,3 +304,55 @@ func topKeys(item any) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+func pathExists(m map[string]any, path []string) bool {
+	for _, p := range path {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			return false
+		}
+		m = next
+	}
+	return true
+}
+
+// setPath sets the value at path, creating the objects on the way.
+func setPath(m map[string]any, path []string, v any) {
+	for _, p := range path[:len(path)-1] {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[p] = next
+		}
+		m = next
+	}
+	m[path[len(path)-1]] = v
+}
+
+func TestSpliceJSON(t *testing.T) {
+	for _, tc := range []struct {
+		body   string
+		path   []string
+		create bool
+		want   string // "" for not ok
+	}{
+		{`{"properties":{"n":1}}`, []string{"properties", "subnets"}, false, `{"properties":{"subnets":[1],"n":1}}`},
+		{`{ "properties" : { } , "x":true}`, []string{"properties", "subnets"}, false, `{ "properties" : {"subnets":[1] } , "x":true}`},
+		{`{"a":"}\"{","properties":{"s":"x\\","subnets":[9]},"z":null}`, []string{"properties", "subnets"}, false, `{"a":"}\"{","properties":{"s":"x\\","subnets":[1]},"z":null}`},
+		{`{"properties":{"v":[{"p":{}}]}}`, []string{"properties", "vmp", "ext", "list"}, false, `{"properties":{"v":[{"p":{}}]}}`},
+		{`{"properties":{"v":2.5e3}}`, []string{"properties", "vmp", "ext", "list"}, true, `{"properties":{"vmp":{"ext":{"list":[1]}},"v":2.5e3}}`},
+		{`{}`, []string{"properties", "subnets"}, false, `{}`},
+		{`{}`, []string{"properties", "subnets"}, true, `{"properties":{"subnets":[1]}}`},
+		{`{"properties":"text"}`, []string{"properties", "subnets"}, true, ""},
+		{`{"properties":{"a":1`, []string{"properties", "subnets"}, true, ""},
+		{`[1]`, []string{"properties"}, true, ""},
+	} {
+		got, ok := spliceJSON([]byte(tc.body), tc.path, []byte("[1]"), tc.create)
+		if (tc.want == "") != !ok || (ok && string(got) != tc.want) {
+			t.Errorf("spliceJSON(%s, %v, create=%v) = %s, %v; want %q", tc.body, tc.path, tc.create, got, ok, tc.want)
+		}
+		if ok && !json.Valid(got) {
+			t.Errorf("spliceJSON(%s) is not JSON: %s", tc.body, got)
+		}
+	}
+}
