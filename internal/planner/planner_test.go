@@ -278,13 +278,10 @@ func TestPlanReadsWhatTheOperatorReads(t *testing.T) {
 		}
 	}
 	vnet := rgKV + "/providers/Microsoft.Network/virtualNetworks/vnet-kept"
-	// ARM lists a virtual network's subnets in its body; the emulator does
-	// not fold child resources into their parent's GET, so the network is
-	// written with the subnet as ARM shows it, besides the subnet resource.
+	// The subnet exists as its own resource; ARM (and the emulator) list it in
+	// the network's GET, and the network's PUT must carry it to keep it.
 	az.put(t, vnet, "2020-11-01", map[string]any{"location": "westus2", "properties": map[string]any{
-		"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}},
-		"subnets": []any{map[string]any{"name": "web", "id": vnet + "/subnets/web",
-			"properties": map[string]any{"addressPrefix": "10.0.1.0/24", "provisioningState": "Succeeded"}}}}})
+		"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}}}})
 	az.put(t, vnet+"/subnets/web", "2020-11-01", map[string]any{"properties": map[string]any{"addressPrefix": "10.0.1.0/24"}})
 	az.put(t, rgKV+"/providers/Microsoft.Storage/storageAccounts/oldaccount", "2023-01-01", map[string]any{"location": "westus2", "kind": "StorageV2"})
 
