@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/pmezard/go-difflib/difflib"
 	"io"
 	"strings"
 
@@ -154,6 +155,8 @@ func changeLines(changes []Change, drift bool) []changeLine {
 				continue
 			}
 			out = append(out, changeLine{"-", ansiRed, c.Path + " = " + formatValue(c.Before)})
+		case !c.Sensitive && !c.Unknown && isMultiLine(c.Before, c.After):
+			out = append(out, changeLine{"~", ansiYellow, c.Path + ":\n" + lineDiff(c.Before.(string), c.After.(string))})
 		case drift:
 			out = append(out, changeLine{"~", ansiYellow, c.Path + ": " + formatValue(c.Before) + " in Azure, manifests set " + after})
 		default:
@@ -161,6 +164,31 @@ func changeLines(changes []Change, drift bool) []changeLine {
 		}
 	}
 	return out
+}
+
+// isMultiLine reports whether a change is between two strings of several
+// lines (scripts, serialized JSON), which read best as a line diff.
+func isMultiLine(before, after any) bool {
+	b, ok1 := before.(string)
+	a, ok2 := after.(string)
+	return ok1 && ok2 && (strings.Contains(b, "\n") || strings.Contains(a, "\n"))
+}
+
+// lineDiff is a unified diff of two strings, Azure's before the manifests',
+// indented to sit under its property.
+func lineDiff(before, after string) string {
+	diff, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: difflib.SplitLines(before), B: difflib.SplitLines(after),
+		FromFile: "Azure", ToFile: "manifests", Context: 2,
+	})
+	if err != nil {
+		return formatValue(before) + " -> " + formatValue(after)
+	}
+	lines := strings.Split(strings.TrimRight(diff, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = "          " + l
+	}
+	return strings.Join(lines, "\n")
 }
 
 // formatValue prints a value as JSON, secrets and unknowns as their texts.
