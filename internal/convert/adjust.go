@@ -2,6 +2,7 @@ package convert
 
 import (
 	"fmt"
+	"github.com/azkcli/azk/internal/armjson"
 	"strings"
 
 	"github.com/azkcli/azk/internal/registry"
@@ -48,9 +49,9 @@ func nullCollections(f *registry.Field, obj map[string]any) {
 		if len(child.ARM) == 0 || child.KeyedByRef || child.Ref != "" {
 			continue
 		}
-		v, found := lookup(obj, child.ARM)
+		v, found := armjson.Lookup(obj, child.ARM)
 		if !found {
-			parent, ok := lookup(obj, child.ARM[:len(child.ARM)-1])
+			parent, ok := armjson.Lookup(obj, child.ARM[:len(child.ARM)-1])
 			if m, isObj := parent.(map[string]any); ok && isObj && (child.Type == registry.TypeArray || child.Type == registry.TypeMap) {
 				m[child.ARM[len(child.ARM)-1]] = nil
 			}
@@ -90,11 +91,13 @@ func (c *converter) preserveChildren(body map[string]any, path []string) {
 		c.errorf(0, "", "reading the current %s to keep its %s: %v", c.n.Kind.ARMType, path[len(path)-1], err)
 		return
 	}
-	existing, _ := lookupPath(current, path).([]any)
+	have, _ := armjson.Lookup(current, path)
+	existing, _ := have.([]any)
 	if len(existing) == 0 {
 		return
 	}
-	desired, _ := lookupPath(body, path).([]any)
+	want, _ := armjson.Lookup(body, path)
+	desired, _ := want.([]any)
 	named := map[string]bool{}
 	for _, item := range desired {
 		if m, ok := item.(map[string]any); ok {
@@ -114,7 +117,7 @@ func (c *converter) preserveChildren(body map[string]any, path []string) {
 			merged = append(merged, project(m))
 		}
 	}
-	put(body, path, merged)
+	armjson.Put(body, path, merged)
 }
 
 // childProjection returns how a child read from Azure is written back in the
@@ -218,12 +221,12 @@ func projectARM(f *registry.Field, v any) any {
 				}
 				continue
 			}
-			cv, found := lookup(obj, child.ARM)
+			cv, found := armjson.Lookup(obj, child.ARM)
 			if !found {
 				continue
 			}
 			if pv := projectARM(child, cv); pv != nil {
-				put(out, child.ARM, pv)
+				armjson.Put(out, child.ARM, pv)
 			}
 		}
 		if len(out) == 0 {
@@ -287,11 +290,6 @@ func (c *converter) vaultCreateMode(body map[string]any, r *Request) {
 		r.PurgeFirst = deletedID
 		r.Notes = append(r.Notes, "will purge the soft-deleted vault first")
 	}
-}
-
-func lookupPath(m map[string]any, path []string) any {
-	v, _ := lookup(m, path)
-	return v
 }
 
 func subscriptionOf(id string) string {

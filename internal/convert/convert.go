@@ -5,6 +5,7 @@ package convert
 
 import (
 	"fmt"
+	"github.com/azkcli/azk/internal/armjson"
 	"os"
 	"regexp"
 	"strconv"
@@ -191,22 +192,9 @@ func (c *converter) object(f *registry.Field, n *yaml.Node, path string) any {
 			}
 			continue
 		}
-		put(out, child.ARM, v)
+		armjson.Put(out, child.ARM, v)
 	}
 	return out
-}
-
-// put sets v at path inside m, creating the objects on the way.
-func put(m map[string]any, path []string, v any) {
-	for _, p := range path[:len(path)-1] {
-		next, ok := m[p].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[p] = next
-		}
-		m = next
-	}
-	m[path[len(path)-1]] = v
 }
 
 // reference resolves a resource reference to an ARM ID.
@@ -334,7 +322,7 @@ func (c *converter) exported(from *graph.Node, name, key string) any {
 		return unknown
 	}
 	path := exportSource(from.Kind, exportField(from, name, key))
-	if v, ok := lookup(status, path); ok && v != nil && len(path) > 0 {
+	if v, ok := armjson.Lookup(status, path); ok && v != nil && len(path) > 0 {
 		return fmt.Sprint(v)
 	}
 	return unknown

@@ -1,6 +1,9 @@
 package convert
 
-import "github.com/azkcli/azk/internal/registry"
+import (
+	"github.com/azkcli/azk/internal/armjson"
+	"github.com/azkcli/azk/internal/registry"
+)
 
 // Status maps an ARM GET body to the kind's status shape (Kubernetes JSON
 // names), using where the registry says each status field is read from. It is
@@ -31,7 +34,7 @@ func statusValue(f *registry.Field, v any) any {
 			}
 			src, found := any(obj), true
 			if len(child.ARM) > 0 {
-				src, found = lookup(obj, child.ARM)
+				src, found = armjson.Lookup(obj, child.ARM)
 			}
 			if !found {
 				continue
@@ -69,19 +72,4 @@ func statusValue(f *registry.Field, v any) any {
 		return out
 	}
 	return v
-}
-
-// lookup reads the value at path inside m.
-func lookup(m map[string]any, path []string) (any, bool) {
-	var cur any = m
-	for _, p := range path {
-		obj, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = obj[p]; !ok {
-			return nil, false
-		}
-	}
-	return cur, true
 }

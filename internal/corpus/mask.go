@@ -3,6 +3,7 @@ package corpus
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/azkcli/azk/internal/armjson"
 	"sort"
 	"strings"
 )
@@ -27,11 +28,6 @@ func MaskID(id string) string {
 	return "/" + strings.Join(segs, "/")
 }
 
-func isARMID(s string) bool {
-	l := strings.ToLower(s)
-	return strings.HasPrefix(l, "/subscriptions/") || strings.HasPrefix(l, "/providers/")
-}
-
 // MaskBody copies a decoded JSON body with every "name" value masked and the
 // names inside ARM IDs (values and map keys) masked.
 func MaskBody(v any) any {
@@ -40,7 +36,7 @@ func MaskBody(v any) any {
 		out := make(map[string]any, len(t))
 		for k, e := range t {
 			key := k
-			if isARMID(k) {
+			if armjson.IsID(k) {
 				key = MaskID(k)
 			}
 			if _, ok := e.(string); ok && k == "name" {
@@ -57,7 +53,7 @@ func MaskBody(v any) any {
 		}
 		return out
 	case string:
-		if isARMID(t) {
+		if armjson.IsID(t) {
 			return MaskID(t)
 		}
 	}

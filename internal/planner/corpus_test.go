@@ -3,6 +3,7 @@ package planner
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/azkcli/azk/internal/armjson"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -216,7 +217,7 @@ func maskIDs(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, e := range t {
-			if isARMID(k) {
+			if armjson.IsID(k) {
 				k = corpus.MaskID(k)
 			}
 			out[k] = maskIDs(e)
@@ -229,7 +230,7 @@ func maskIDs(v any) any {
 		}
 		return out
 	case string:
-		if isARMID(t) {
+		if armjson.IsID(t) {
 			return corpus.MaskID(t)
 		}
 	}

@@ -3,6 +3,7 @@ package planner
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/azkcli/azk/internal/armjson"
 	"math"
 	"reflect"
 	"sort"
@@ -108,7 +109,7 @@ func (d *differ) diff(desired, current map[string]any) []Change {
 		if k == "name" {
 			continue // the Azure name is part of the ARM ID
 		}
-		have, ok := lookupKey(current, k)
+		have, ok := armjson.LookupFold(current, k)
 		d.value(k, k, desired[k], have, ok, creating, &out)
 	}
 	return out
@@ -156,7 +157,7 @@ func (d *differ) value(path, schema string, want, have any, ok, creating bool, o
 			return
 		}
 		for _, k := range sortedKeys(w) {
-			hv, hok := lookupKey(h, k)
+			hv, hok := armjson.LookupFold(h, k)
 			d.value(path+"."+k, schema+"."+k, w[k], hv, hok, creating, out)
 		}
 		return
@@ -195,13 +196,13 @@ func (d *differ) list(path, schema string, want []any, have any, ok, creating bo
 		}
 		return
 	}
-	if allNamed(want) {
+	if armjson.Named(want) {
 		matched := map[int]bool{}
 		for _, item := range want {
 			m := item.(map[string]any)
 			name := m["name"].(string)
 			p := fmt.Sprintf("%s[name=%s]", path, name)
-			i := indexByName(h, name)
+			i := armjson.IndexByName(h, name)
 			if i < 0 {
 				if creating {
 					d.value(p, schema+"[]", m, nil, false, true, out)
@@ -216,7 +217,7 @@ func (d *differ) list(path, schema string, want []any, have any, ok, creating bo
 				if k == "name" {
 					continue
 				}
-				hv, hok := lookupKey(hm, k)
+				hv, hok := armjson.LookupFold(hm, k)
 				d.value(p+"."+k, schema+"[]."+k, m[k], hv, hok, creating, out)
 			}
 		}
@@ -297,7 +298,7 @@ func (d *differ) equal(schema string, want, have any) bool {
 		return true
 	case strings.HasSuffix(strings.ToLower(lastSegment(schema)), "location"):
 		return normalLocation(ws) == normalLocation(hs)
-	case isARMID(ws) && isARMID(hs), isUUID(ws) && isUUID(hs), d.enums[schema], d.caseFolded[schema]:
+	case armjson.IsID(ws) && armjson.IsID(hs), isUUID(ws) && isUUID(hs), d.enums[schema], d.caseFolded[schema]:
 		return strings.EqualFold(ws, hs)
 	}
 	return false
@@ -336,41 +337,6 @@ func lastSegment(path string) string { return path[strings.LastIndexByte(path, '
 // normalLocation is a location's canonical name: "West US 2" is "westus2".
 func normalLocation(s string) string { return strings.ToLower(strings.ReplaceAll(s, " ", "")) }
 
-func isARMID(s string) bool {
-	l := strings.ToLower(s)
-	return strings.HasPrefix(l, "/subscriptions/") || strings.HasPrefix(l, "/providers/")
-}
-
-// lookupKey finds k in m, falling back to a case-insensitive match: ARM
-// answers some property names, and ARM IDs used as keys, in another case.
-func lookupKey(m map[string]any, k string) (any, bool) {
-	if m == nil {
-		return nil, false
-	}
-	if v, ok := m[k]; ok {
-		return v, true
-	}
-	for hk, v := range m {
-		if strings.EqualFold(hk, k) {
-			return v, true
-		}
-	}
-	return nil, false
-}
-
-func allNamed(items []any) bool {
-	for _, item := range items {
-		m, ok := item.(map[string]any)
-		if !ok {
-			return false
-		}
-		if name, ok := m["name"].(string); !ok || name == "" {
-			return false
-		}
-	}
-	return true
-}
-
 func allScalars(items []any) bool {
 	for _, item := range items {
 		switch item.(type) {
@@ -379,17 +345,6 @@ func allScalars(items []any) bool {
 		}
 	}
 	return true
-}
-
-func indexByName(items []any, name string) int {
-	for i, item := range items {
-		if m, ok := item.(map[string]any); ok {
-			if n, _ := m["name"].(string); strings.EqualFold(n, name) {
-				return i
-			}
-		}
-	}
-	return -1
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -2,6 +2,7 @@ package corpusgen
 
 import (
 	"encoding/json"
+	"github.com/azkcli/azk/internal/armjson"
 	"os"
 	"path/filepath"
 	"sort"
@@ -234,7 +235,7 @@ func (w *walker) value(path string, sent, stored any, storedOK bool) {
 			if path == "" && k == "name" {
 				continue // the Azure name is part of the ARM ID, not a property
 			}
-			sv, ok := lookupFold(st, k)
+			sv, ok := armjson.LookupFold(st, k)
 			w.value(joinARM(path, k), v, sv, ok)
 		}
 	case []any:
@@ -260,7 +261,7 @@ func (w *walker) list(path string, sent []any, stored any, storedOK bool) {
 	if storedOK && !isList {
 		return
 	}
-	if !namedItems(sent) {
+	if !armjson.Named(sent) {
 		if scalarItems(sent) {
 			if storedOK {
 				mark(w.obs.present, w.key, path)
@@ -281,7 +282,7 @@ func (w *walker) list(path string, sent []any, stored any, storedOK bool) {
 	matched := map[int]bool{}
 	for _, item := range sent {
 		m := item.(map[string]any)
-		j := indexOfName(st, m["name"].(string))
+		j := armjson.IndexByName(st, m["name"].(string))
 		if j < 0 {
 			w.value(path+"[]", m, nil, false)
 			continue
@@ -302,7 +303,7 @@ func (w *walker) scalar(path string, sent, stored any) {
 	}
 	ss, sok := sent.(string)
 	ts, tok := stored.(string)
-	if sok && tok && (looksLikeARMID(ss) || strings.HasSuffix(strings.ToLower(path), "location")) {
+	if sok && tok && (armjson.IsID(ss) || strings.HasSuffix(strings.ToLower(path), "location")) {
 		return // the planner compares IDs and locations by their own rules
 	}
 	if sok && tok && strings.EqualFold(ss, ts) {
@@ -324,36 +325,6 @@ func joinARM(path, key string) string {
 	return path + "." + key
 }
 
-func lookupFold(m map[string]any, k string) (any, bool) {
-	if v, ok := m[k]; ok {
-		return v, true
-	}
-	for mk, v := range m {
-		if strings.EqualFold(mk, k) {
-			return v, true
-		}
-	}
-	return nil, false
-}
-
-func looksLikeARMID(s string) bool {
-	l := strings.ToLower(s)
-	return strings.HasPrefix(l, "/subscriptions/") || strings.HasPrefix(l, "/providers/")
-}
-
-func namedItems(items []any) bool {
-	for _, item := range items {
-		m, ok := item.(map[string]any)
-		if !ok {
-			return false
-		}
-		if name, ok := m["name"].(string); !ok || name == "" {
-			return false
-		}
-	}
-	return true
-}
-
 func scalarItems(items []any) bool {
 	for _, item := range items {
 		switch item.(type) {
@@ -362,15 +333,4 @@ func scalarItems(items []any) bool {
 		}
 	}
 	return true
-}
-
-func indexOfName(items []any, name string) int {
-	for i, item := range items {
-		if m, ok := item.(map[string]any); ok {
-			if n, _ := m["name"].(string); strings.EqualFold(n, name) {
-				return i
-			}
-		}
-	}
-	return -1
 }
