@@ -36,7 +36,7 @@ func azk(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	cmd := newRootCommand(strings.NewReader(stdin), &out, &errOut)
-	cmd.SetArgs(args)
+	cmd.SetArgs(terraformArgs(args))
 	err := cmd.Execute()
 	if err == nil {
 		return out.String(), errOut.String(), 0

@@ -6,11 +6,26 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 )
 
 func main() {
-	err := newRootCommand(os.Stdin, os.Stdout, os.Stderr).Execute()
-	os.Exit(exitCode(err, os.Stderr))
+	cmd := newRootCommand(os.Stdin, os.Stdout, os.Stderr)
+	cmd.SetArgs(terraformArgs(os.Args[1:]))
+	os.Exit(exitCode(cmd.Execute(), os.Stderr))
+}
+
+// terraformArgs accepts Terraform's single-dash -out FILE (and -out=FILE),
+// which the flag parser would otherwise read as -o ut.
+func terraformArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "-out" || strings.HasPrefix(a, "-out=") {
+			a = "-" + a
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // exitError carries a specific process exit code (for example plan's

@@ -18,7 +18,7 @@ func newPlanCommand(g *globalOptions) *cobra.Command {
 		detailed, drift bool
 	)
 	cmd := &cobra.Command{
-		Use:   "plan PATH... [-k DIR] [-o text|json|markdown] [--out FILE]",
+		Use:   "plan PATH... [-k DIR] [-o text|json|markdown] [-out FILE]",
 		Short: "Show what applying the manifests would do to Azure, resource by resource",
 		Long: `Plan reads the current state of every resource from Azure and decides, with the
 reconcile policy that drove it, what applying would do: create, adopt, update,
@@ -111,9 +111,6 @@ func planWriter(g *globalOptions) (func(*planner.Plan) error, error) {
 		return func(p *planner.Plan) error { return planner.WriteJSON(g.stdout, p) }, nil
 	case "markdown":
 		return func(p *planner.Plan) error { return planner.WriteMarkdown(g.stdout, p) }, nil
-	case "ut":
-		// pflag reads "-out FILE" as "-o ut": say what was meant.
-		return nil, fmt.Errorf("-out is -o ut; to save the plan use --out FILE")
 	}
 	return nil, fmt.Errorf("unknown output format %q: use text, json or markdown", g.output)
 }
