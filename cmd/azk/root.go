@@ -51,11 +51,22 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Use:   "azk",
 		Short: "Plan and apply Azure Service Operator v2 manifests against Azure, no cluster needed",
 		Long: `azk reads the same YAML you would kubectl apply to Azure Service Operator v2
-(ASO), resolves owners and references into a dependency graph, and computes the
-exact ARM request the operator would send for each resource.
+(ASO), resolves owners and references into a dependency graph, computes the
+exact ARM request the operator would send for each resource, and plans and
+applies them against Azure Resource Manager, with no Kubernetes cluster.
 
-  azk validate ./manifests        check manifests offline
-  azk graph ./manifests           show the dependency graph and ARM IDs
+Offline:
+  azk validate ./manifests        check manifests: schema, owners, references, names
+  azk graph ./manifests           the dependency graph with every ARM ID
+  azk render ./manifests          the exact ARM requests the operator would send
+
+Against Azure (or --emulator, a local ARM emulator):
+  azk plan ./manifests            what applying would do, resource by resource
+  azk apply ./manifests           make Azure match the manifests
+  azk destroy ./manifests         delete them, in reverse dependency order
+
+Try it with no Azure account:
+  azk apply --emulator --auto-approve examples/quickstart
 
 Inputs are files, folders (searched recursively for .yaml, .yml and .json),
 "-" for standard input, or -k DIR for a kustomize overlay.`,
