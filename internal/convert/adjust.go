@@ -29,8 +29,12 @@ const deletedVaultsAPIVersion = "2024-11-01"
 // adjust applies the operator's pre-PUT changes to body. It needs Azure's
 // current state; without a Get source it leaves what it cannot know unknown.
 func (c *converter) adjust(body map[string]any, r *Request) {
-	if c.n.Kind.NullCollections {
-		nullCollections(c.n.Kind.Spec, body)
+	if k := c.n.Kind; k.NullCollections {
+		empty := make(map[string]bool, len(k.EmptyCollections))
+		for _, p := range k.EmptyCollections {
+			empty[p] = true
+		}
+		nullCollections(k.Spec, body, "", empty)
 	}
 	armType := strings.ToLower(c.n.Kind.ARMType)
 	if path, ok := preservedCollections[armType]; ok {
@@ -43,28 +47,30 @@ func (c *converter) adjust(body map[string]any, r *Request) {
 
 // nullCollections sets every unset list and map field of the objects present
 // in body to null, as the operator's explicit-collections payload mode sends
-// them. Keyed identity maps and one-of alternatives are left alone.
-func nullCollections(f *registry.Field, obj map[string]any) {
+// them, or to an empty one where the registry says the operator sends it
+// empty. Keyed identity maps and one-of alternatives are left alone.
+func nullCollections(f *registry.Field, obj map[string]any, base string, empty map[string]bool) {
 	for _, child := range f.Fields {
 		if len(child.ARM) == 0 || child.KeyedByRef || child.Ref != "" {
 			continue
 		}
+		path := joinARM(base, strings.Join(child.ARM, "."))
 		v, found := armjson.Lookup(obj, child.ARM)
 		if !found {
 			parent, ok := armjson.Lookup(obj, child.ARM[:len(child.ARM)-1])
 			if m, isObj := parent.(map[string]any); ok && isObj && (child.Type == registry.TypeArray || child.Type == registry.TypeMap) {
-				m[child.ARM[len(child.ARM)-1]] = nil
+				m[child.ARM[len(child.ARM)-1]] = emptyOrNull(child.Type, empty[path])
 			}
 			continue
 		}
 		switch t := v.(type) {
 		case map[string]any:
 			if child.Type == registry.TypeObject {
-				nullCollections(child, t)
+				nullCollections(child, t, path, empty)
 			} else if child.Type == registry.TypeMap && child.Values != nil && child.Values.Type == registry.TypeObject {
-				for _, e := range t {
+				for k, e := range t {
 					if m, ok := e.(map[string]any); ok {
-						nullCollections(child.Values, m)
+						nullCollections(child.Values, m, joinARM(path, k), empty)
 					}
 				}
 			}
@@ -72,12 +78,29 @@ func nullCollections(f *registry.Field, obj map[string]any) {
 			if child.Items != nil && child.Items.Type == registry.TypeObject {
 				for _, e := range t {
 					if m, ok := e.(map[string]any); ok {
-						nullCollections(child.Items, m)
+						nullCollections(child.Items, m, path+"[]", empty)
 					}
 				}
 			}
 		}
 	}
+}
+
+func emptyOrNull(t registry.Type, empty bool) any {
+	switch {
+	case !empty:
+		return nil
+	case t == registry.TypeArray:
+		return []any{}
+	}
+	return map[string]any{}
+}
+
+func joinARM(base, key string) string {
+	if base == "" {
+		return key
+	}
+	return base + "." + key
 }
 
 // preserveChildren merges the collection at path from the resource's current

@@ -392,3 +392,39 @@ spec:
 		t.Errorf("want a clear no-ARM-mapping error, got request %v, %v", r, diags.Err())
 	}
 }
+
+// TestExplicitCollections: in groups whose recorded requests carry explicit
+// nulls, unset collections are sent as null, and those the operator sends
+// empty (here AKS tags, node labels and taints) as {} or [].
+func TestExplicitCollections(t *testing.T) {
+	cluster := `apiVersion: containerservice.azure.com/v1api20240901
+kind: ManagedCluster
+metadata:
+  name: aks1
+spec:
+  location: westus2
+  owner:
+    name: rg1
+  dnsPrefix: aks1
+  identity:
+    type: SystemAssigned
+  agentPoolProfiles:
+    - name: pool1
+      count: 1
+      vmSize: Standard_DS2_v2
+      mode: System
+`
+	reqs, diags := render(t, convert.Sources{LookupEnv: noEnv}, rg, cluster)
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	got := bodyJSON(t, reqs["aks1"])
+	for _, want := range []string{`"tags":{}`, `"nodeLabels":{}`, `"nodeTaints":[]`, `"availabilityZones":null`, `"addonProfiles":null`, `"delegatedResources":null`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("body lacks %s: %s", want, got)
+		}
+	}
+	if strings.Contains(got, `"userAssignedIdentities"`) {
+		t.Errorf("keyed identity maps are left out, not null: %s", got)
+	}
+}

@@ -60,6 +60,10 @@ type Kind struct {
 	// the objects of its PUT body as an explicit null (its explicit-collections
 	// payload mode), as its recorded requests for the kind's group show.
 	NullCollections bool `json:"nullCollections,omitempty"`
+	// EmptyCollections are the ARM paths (keys joined by ".", list items as
+	// "[]") of collections that, with NullCollections, the operator sends as
+	// an empty list or map rather than null, as its recorded requests show.
+	EmptyCollections []string `json:"emptyCollections,omitempty"`
 	// Observed is what the corpus recordings show ARM does with the values
 	// it is sent for this ARM type; nil when no recording shows anything.
 	Observed *Observed `json:"observed,omitempty"`

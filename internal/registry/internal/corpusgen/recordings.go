@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -13,7 +14,9 @@ import (
 
 // markNullCollections sets Kind.NullCollections on every kind of a group whose
 // recorded PUT bodies carry explicit nulls: the operator's explicit-collections
-// payload mode is configured per group, and only its requests show it.
+// payload mode is configured per group, and only its requests show it. In those
+// groups it also records, per kind, the collections the operator sent empty
+// rather than null (Kind.EmptyCollections).
 func markNullCollections(dir string, kinds []*registry.Kind) error {
 	files, err := filepath.Glob(filepath.Join(dir, "recordings", "*.yaml"))
 	if err != nil {
@@ -25,24 +28,60 @@ func markNullCollections(dir string, kinds []*registry.Kind) error {
 		groupsOf[key] = append(groupsOf[key], k.Group)
 	}
 	marked := map[string]bool{}
+	empty := map[string]map[string]bool{} // lower-case ARM type + "@" + api-version -> paths
 	for _, file := range files {
 		puts, err := recordedPUTs(file)
 		if err != nil {
 			return err
 		}
 		for _, put := range puts {
+			key := strings.ToLower(put.armType) + "@" + put.apiVersion
+			emptyPaths("", put.body, func(path string) {
+				if empty[key] == nil {
+					empty[key] = map[string]bool{}
+				}
+				empty[key][path] = true
+			})
 			if !hasNull(put.body) {
 				continue
 			}
-			for _, g := range groupsOf[strings.ToLower(put.armType)+"@"+put.apiVersion] {
+			for _, g := range groupsOf[key] {
 				marked[g] = true
 			}
 		}
 	}
 	for _, k := range kinds {
 		k.NullCollections = marked[k.Group]
+		if !k.NullCollections {
+			continue
+		}
+		for path := range empty[strings.ToLower(k.ARMType)+"@"+k.APIVersion] {
+			k.EmptyCollections = append(k.EmptyCollections, path)
+		}
+		sort.Strings(k.EmptyCollections)
 	}
 	return nil
+}
+
+// emptyPaths calls found with the path of every empty list or map in v:
+// object keys joined by ".", list items as "[]".
+func emptyPaths(path string, v any, found func(string)) {
+	switch t := v.(type) {
+	case map[string]any:
+		if len(t) == 0 && path != "" {
+			found(path)
+		}
+		for k, e := range t {
+			emptyPaths(joinARM(path, k), e, found)
+		}
+	case []any:
+		if len(t) == 0 {
+			found(path)
+		}
+		for _, e := range t {
+			emptyPaths(path+"[]", e, found)
+		}
+	}
 }
 
 type recordedPUT struct {
