@@ -93,7 +93,7 @@ func TestValidateReadsStdin(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, code := azk(t, string(data), "validate", "-", "--subscription", "sub1")
-	if code != 0 || out != "1 resources valid\n" {
+	if code != 0 || out != "1 resource valid\n" {
 		t.Errorf("exit %d, %q %q", code, out, errOut)
 	}
 }

@@ -34,10 +34,10 @@ Exit status: 0 when valid, 1 when there are errors.`,
 			case "text":
 				printDiagnostics(g.stderr, diags)
 				if diags.HasErrors() {
-					fmt.Fprintf(g.stderr, "\n%d resources checked, %d errors\n", len(gr.Nodes), countErrors(diags))
+					fmt.Fprintf(g.stderr, "\n%s checked, %s\n", plural(len(gr.Nodes), "resource"), plural(countErrors(diags), "error"))
 					return failed()
 				}
-				fmt.Fprintf(g.stdout, "%d resources valid\n", len(gr.Nodes))
+				fmt.Fprintf(g.stdout, "%s valid\n", plural(len(gr.Nodes), "resource"))
 			case "json":
 				if err := writeValidateJSON(g, len(gr.Nodes), diags); err != nil {
 					return err
@@ -77,4 +77,12 @@ func writeValidateJSON(g *globalOptions, resources int, diags diag.List) error {
 	enc := json.NewEncoder(g.stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(report)
+}
+
+// plural is "1 resource", "2 resources".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
