@@ -340,3 +340,38 @@ stringData:
 		t.Errorf("missing credential secret: %v", err)
 	}
 }
+
+func TestAzureNameFromConfig(t *testing.T) {
+	server := `apiVersion: dbforpostgresql.azure.com/v20250801
+kind: FlexibleServer
+metadata:
+  name: pg1
+spec:
+  location: westus2
+  owner:
+    name: rg1
+  version: "16"
+`
+	admin := `apiVersion: dbforpostgresql.azure.com/v20250801
+kind: FlexibleServersAdministrator
+metadata:
+  name: admin1
+spec:
+  owner:
+    name: pg1
+  azureNameFromConfig:
+    name: admin-settings
+    key: principalId
+  principalType: ServicePrincipal
+  principalName: app
+  tenantId: 72f988bf-0000-4000-8000-000000000000
+`
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: admin-settings\ndata:\n  principalId: 0b3c2f8a-0000-4000-8000-000000000001\n"
+	g, diags, _ := build(t, rg, server, cm, admin)
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	if id := g.Nodes[len(g.Nodes)-1].ID; !strings.HasSuffix(id, "/flexibleServers/pg1/administrators/0b3c2f8a-0000-4000-8000-000000000001") {
+		t.Errorf("ID %s does not use the config map's name", id)
+	}
+}

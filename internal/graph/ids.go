@@ -31,6 +31,9 @@ func (b *builder) identify() {
 		if hasStableUUIDName(n) && !b.stableName(n) {
 			continue
 		}
+		if !b.nameFromConfig(n) {
+			continue
+		}
 		if !b.checkName(n) {
 			continue
 		}

@@ -44,3 +44,28 @@ func (b *builder) stableName(n *Node) bool {
 	n.AzureName = uuid.NewSHA1(stableNameSpace, []byte(owner+":"+o.Kind+"/"+o.Group()+":"+o.Namespace+"/"+o.Name)).String()
 	return true
 }
+
+// nameFromConfig applies spec.azureNameFromConfig: the Azure name is a config
+// map value. A v1 ConfigMap in the input gives it now; a value another
+// resource exports exists only after that resource is applied, so the ARM ID
+// cannot be planned. It returns false when no ARM ID can be built.
+func (b *builder) nameFromConfig(n *Node) bool {
+	for _, e := range n.Edges {
+		if e.Kind != EdgeConfigMap || e.Field != "spec.azureNameFromConfig" {
+			continue
+		}
+		key := stringAt(e.Ref.Node, "key")
+		switch {
+		case e.Object != nil:
+			if v, ok := e.Object.Value(key); ok && v != "" {
+				n.AzureName = v
+				return true
+			}
+		case e.To != nil:
+			b.errorf(n.Object, e.Ref.Line, e.Field, "the Azure name comes from %s's status, known only after it is applied: azk cannot plan this resource's ARM ID (set spec.azureName, or add the v1 ConfigMap)",
+				e.To.Address())
+			return false
+		}
+	}
+	return true
+}
