@@ -53,8 +53,8 @@ func Requests(g *graph.Graph, src Sources) ([]*Request, diag.List) {
 	var reqs []*Request
 	var diags diag.List
 	for _, n := range g.Nodes {
-		if !n.Kind.IsARM() {
-			continue
+		if !n.Kind.IsARM() || n.Pending != "" {
+			continue // reported by the graph
 		}
 		r, more := Convert(g, n, src)
 		diags = append(diags, more...)
@@ -72,7 +72,11 @@ func Convert(g *graph.Graph, n *graph.Node, src Sources) (*Request, diag.List) {
 		c.errorf(0, "", "%s has no ARM mapping in the registry: the operator does not manage it through ARM, so azk cannot compute its request", n.Kind.Kind)
 		return nil, c.diags
 	}
-	if n.ID == "" {
+	switch {
+	case n.Pending != "":
+		c.errorf(0, "", "no ARM ID yet: %s", n.Pending)
+		return nil, c.diags
+	case n.ID == "":
 		c.errorf(0, "", "no ARM ID: resolve the graph errors first")
 		return nil, c.diags
 	}
@@ -310,69 +314,24 @@ func (c *converter) configMap(n *yaml.Node, path string) any {
 	return nil
 }
 
-// exported reads a config-map value that another resource exports from its
-// status; it is unknown until that resource exists.
+// exported reads a config-map value that another resource publishes: from
+// its manifest at once, or from its status, known only once it exists.
 func (c *converter) exported(from *graph.Node, name, key string) any {
 	unknown := Unknown{Reason: fmt.Sprintf("config map %s key %s exported by %s", name, key, from.Address())}
-	if c.src.Status == nil {
+	e, ok := from.Export(name, key)
+	if !ok {
 		return unknown
 	}
-	status := c.src.Status(from)
-	if status == nil {
+	if v, ok := e.ManifestValue(from.Object); ok {
+		return v
+	}
+	if e.From != "status" || c.src.Status == nil {
 		return unknown
 	}
-	path := exportSource(from.Kind, exportField(from, name, key))
-	if v, ok := armjson.Lookup(status, path); ok && v != nil && len(path) > 0 {
+	if v, ok := armjson.Lookup(c.src.Status(from), e.Path); ok && v != nil && len(e.Path) > 0 {
 		return fmt.Sprint(v)
 	}
 	return unknown
-}
-
-// exportField finds which value a node exports to config map name/key: the
-// name of the entry under spec.operatorSpec.configMaps that points there.
-func exportField(n *graph.Node, name, key string) string {
-	for _, r := range n.Refs {
-		if r.Field.Ref == registry.RefConfigMapExport && scalar(r.Node, "name") == name && scalar(r.Node, "key") == key {
-			return r.Field.Name
-		}
-	}
-	return ""
-}
-
-// exportSource is the status path an operatorSpec.configMaps entry exports:
-// the status field of that name at the shallowest depth (principalId is
-// identity.principalId on many kinds), or for storage's "<x>Endpoint" entries
-// primaryEndpoints.<x>.
-func exportSource(k *registry.Kind, name string) []string {
-	if name == "" || k.Status == nil {
-		return nil
-	}
-	type candidate struct {
-		f    *registry.Field
-		path []string
-	}
-	level := []candidate{{k.Status, nil}}
-	for len(level) > 0 {
-		var next []candidate
-		for _, c := range level {
-			for _, child := range c.f.Fields {
-				path := append(append([]string(nil), c.path...), child.Name)
-				if child.Name == name && child.Type != registry.TypeObject {
-					return path
-				}
-				if child.Type == registry.TypeObject {
-					next = append(next, candidate{child, path})
-				}
-			}
-		}
-		level = next
-	}
-	if prefix, ok := strings.CutSuffix(name, "Endpoint"); ok {
-		if endpoints := k.Status.Child("primaryEndpoints"); endpoints.Child(prefix) != nil {
-			return []string{"primaryEndpoints", prefix}
-		}
-	}
-	return nil
 }
 
 // plain converts YAML without a schema: mappings, sequences and typed scalars.

@@ -9,7 +9,6 @@ var KnownDefects = []struct{ Folder, Message, Reason string }{
 	{"compute/v1api", `reference target keyvault.azure.com/Vault "aso-sample-kv" is not in the input`, "no sample defines the vault; disk encryption sets are not in the recordings"},
 	{"compute/v20220702", `reference target keyvault.azure.com/Vault "aso-sample-kv" is not in the input`, "as above"},
 	{"compute/v20240302", `reference target keyvault.azure.com/Vault "aso-sample-kv" is not in the input`, "as above"},
-	{"dbforpostgresql/v20250801", `config map "admin-settings"`, "the harness creates admin-settings; no sample does"},
 	{"insights/v1api", "duplicate object", "two Webtest versions share the name samplewebtest; not in the recordings"},
 	{"redhatopenshift/v1api", "duplicate object", "two refs/ files define RoleAssignment aso-sample-sp-to-vnet"},
 	{"redhatopenshift/v1api20260630preview", "", "owner.group/kind the CRD lacks, required fields missing, references to objects not in the folder; not in the recordings"},

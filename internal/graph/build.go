@@ -170,23 +170,17 @@ func mapValue(n *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// exports indexes the config maps that resources publish through
-// spec.operatorSpec.configMaps, so references to them become edges.
+// exports indexes the config maps that resources publish, so references to
+// them become edges.
 func (b *builder) exports(nodes []*Node) {
 	b.exporters = map[string]*Node{}
 	for _, n := range nodes {
-		for _, r := range n.Refs {
-			if r.Field.Ref != registry.RefConfigMapExport {
-				continue
-			}
-			name, key := stringAt(r.Node, "name"), stringAt(r.Node, "key")
-			if name == "" || key == "" {
-				continue // the schema check reports missing fields
-			}
-			k := n.Object.Namespace + "/" + name + "/" + key
+		n.Exports = exportsOf(n)
+		for _, e := range n.Exports {
+			k := n.Object.Namespace + "/" + e.ConfigMap + "/" + e.Key
 			if other, dup := b.exporters[k]; dup && other != n {
-				b.errorf(n.Object, r.Line, r.Path, "config map %s key %s is also exported by %s (%s)",
-					name, key, other.Address(), other.Object.Source)
+				b.errorf(n.Object, loader.FieldLine(n.Object, "spec", "operatorSpec"), "spec.operatorSpec", "config map %s key %s is also exported by %s (%s)",
+					e.ConfigMap, e.Key, other.Address(), other.Object.Source)
 				continue
 			}
 			b.exporters[k] = n
@@ -367,6 +361,11 @@ func (b *builder) configMap(n *Node, r validate.Ref) {
 		return
 	}
 	if exporter := b.exporters[ns+"/"+name+"/"+key]; exporter != nil {
+		if e, _ := exporter.Export(name, key); e.Unsupported != "" {
+			b.errorf(n.Object, r.Line, r.Path, "config map %q key %q comes from %s's CEL expression %q, which azk cannot evaluate (it evaluates plain paths such as self.status.principalId)",
+				name, key, exporter.Address(), e.Unsupported)
+			return
+		}
 		n.Edges = append(n.Edges, &Edge{Kind: EdgeConfigMap, Field: r.Path, To: exporter, Ref: r})
 		return
 	}

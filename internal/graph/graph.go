@@ -55,11 +55,58 @@ type Node struct {
 	Edges []*Edge
 	// Refs are every reference field found in the spec, in document order.
 	Refs []validate.Ref
+	// Pending says why the ARM ID is not known yet (its Azure name is another
+	// resource's status value); ID is empty then, and plans block the resource
+	// unless that resource exists already (see NameSource and Graph.Name).
+	Pending string
+	// nameSource is the azureNameFromConfig edge a Pending name waits for.
+	nameSource *Edge
+	// Exports are the config map values this resource publishes.
+	Exports []Export
 	// Credential is the v1 Secret named by the serviceoperator.azure.com/credential-from
 	// annotation: the identity, and subscription, the operator uses for this resource.
 	Credential *loader.Object
 
 	index int // position in the input, for stable ordering
+}
+
+// NameSource is the config-map edge n's Azure name waits for, while Pending:
+// the exporting resource is Edge.To, the config map name and key are in Edge.Ref.
+func (n *Node) NameSource() *Edge { return n.nameSource }
+
+// Name gives a Pending node its Azure name, once known (from the exporting
+// resource's status), and computes its ARM ID and those of its pending children.
+func (g *Graph) Name(n *Node, azureName string) error {
+	sub := g.Subscription
+	if n.Credential != nil {
+		if s, ok := n.Credential.Value(credentialSubscription); ok {
+			sub = s
+		}
+	}
+	id, err := armID(n.Kind, n.OwnerID, sub, azureName)
+	if err != nil {
+		return err
+	}
+	n.AzureName, n.ID, n.Pending, n.nameSource = azureName, id, "", nil
+	for _, c := range g.Nodes {
+		if c.Owner == n && c.Pending != "" && c.nameSource == nil {
+			c.OwnerID = id
+			if err := g.Name(c, c.AzureName); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Export finds what n publishes to config map name, key.
+func (n *Node) Export(name, key string) (Export, bool) {
+	for _, e := range n.Exports {
+		if e.ConfigMap == name && e.Key == key {
+			return e, true
+		}
+	}
+	return Export{}, false
 }
 
 // Address is the node's "group/Kind/namespace/name".

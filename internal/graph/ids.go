@@ -22,7 +22,10 @@ func (b *builder) identify() {
 		}
 		if n.Owner != nil {
 			if n.Owner.ID == "" {
-				continue // the owner could not be identified; its error is reported
+				if n.Owner.Pending != "" {
+					n.Pending = "its owner's ARM ID is not known yet: " + n.Owner.Pending
+				}
+				continue // otherwise the owner could not be identified; its error is reported
 			}
 			n.OwnerID = n.Owner.ID
 		} else if n.OwnerID == "" && hasOwnerField(n) {

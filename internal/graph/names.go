@@ -1,8 +1,11 @@
 package graph
 
 import (
+	"fmt"
+
 	"github.com/google/uuid"
 
+	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/loader"
 )
 
@@ -46,9 +49,10 @@ func (b *builder) stableName(n *Node) bool {
 }
 
 // nameFromConfig applies spec.azureNameFromConfig: the Azure name is a config
-// map value. A v1 ConfigMap in the input gives it now; a value another
-// resource exports exists only after that resource is applied, so the ARM ID
-// cannot be planned. It returns false when no ARM ID can be built.
+// map value. A v1 ConfigMap in the input, or a value another resource exports
+// from its manifest, gives it now; a value from another resource's status
+// exists only once that resource is applied, so the node is left Pending.
+// It returns false when no ARM ID can be built.
 func (b *builder) nameFromConfig(n *Node) bool {
 	for _, e := range n.Edges {
 		if e.Kind != EdgeConfigMap || e.Field != "spec.azureNameFromConfig" {
@@ -62,8 +66,18 @@ func (b *builder) nameFromConfig(n *Node) bool {
 				return true
 			}
 		case e.To != nil:
-			b.errorf(n.Object, e.Ref.Line, e.Field, "the Azure name comes from %s's status, known only after it is applied: azk cannot plan this resource's ARM ID (set spec.azureName, or add the v1 ConfigMap)",
-				e.To.Address())
+			if x, ok := e.To.Export(stringAt(e.Ref.Node, "name"), key); ok {
+				if v, ok := x.ManifestValue(e.To.Object); ok && v != "" {
+					n.AzureName = v
+					return true
+				}
+			}
+			n.Pending = fmt.Sprintf("its Azure name comes from %s's status (%s), known once that exists in Azure: apply again afterwards, or set spec.azureName",
+				e.To.Address(), e.Field)
+			n.nameSource = e
+			src := n.Object.Source
+			src.Line = e.Ref.Line
+			b.diags.Add(diag.Warningf(src, n.Address(), e.Field, "%s", n.Pending))
 			return false
 		}
 	}

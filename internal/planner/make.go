@@ -80,6 +80,7 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	if opts.Parallelism <= 0 {
 		opts.Parallelism = arm.DefaultParallelism
 	}
+	namePending(ctx, g, opts.Reader)
 	m := newMaker(ctx, g, opts)
 	unmanaged := m.listUnmanaged()
 	m.readAll()
@@ -93,6 +94,8 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	for _, n := range g.Nodes {
 		if st := m.states[n]; st != nil {
 			p.Resources = append(p.Resources, m.decide(st))
+		} else if n.Kind.IsARM() && n.Pending != "" {
+			p.Resources = append(p.Resources, m.pending(n))
 		}
 	}
 	p.Unmanaged = unmanaged()
@@ -441,6 +444,21 @@ func (m *maker) policy(n *graph.Node, exists bool) (Policy, bool) {
 }
 
 // decide makes the decision for one node; dependencies are decided first.
+// pending is the decision for a resource whose ARM ID is not known yet: it is
+// blocked, with the reason, rather than left out of the plan.
+func (m *maker) pending(n *graph.Node) *Resource {
+	r := &Resource{
+		Address: n.Address(), Kind: n.Kind.Kind, Namespace: n.Object.Namespace, Name: n.Object.Name,
+		Source: n.Object.Source.String(), ARMType: n.Kind.ARMType, APIVersion: n.Kind.APIVersion,
+		Action: ActionBlocked, Reasons: []string{n.Pending}, Node: n,
+	}
+	r.Policy, _ = m.policy(n, false)
+	for _, d := range n.DependsOn() {
+		r.DependsOn = append(r.DependsOn, d.Address())
+	}
+	return r
+}
+
 func (m *maker) decide(st *nodeState) *Resource {
 	n := st.node
 	r := &Resource{

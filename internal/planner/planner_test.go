@@ -3,6 +3,7 @@ package planner
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -315,5 +316,93 @@ func TestPlanReadsWhatTheOperatorReads(t *testing.T) {
 	subnets, _ := kept.Desired["properties"].(map[string]any)["subnets"].([]any)
 	if len(subnets) != 1 || subnets[0].(map[string]any)["name"] != "web" {
 		t.Errorf("the PUT does not carry the existing subnet: %v", subnets)
+	}
+}
+
+// TestNameFromAnExistingExporter: a resource named by another resource's
+// status (azureNameFromConfig) is blocked until that resource exists, then
+// planned under the name its status holds.
+func TestNameFromAnExistingExporter(t *testing.T) {
+	az := startAzure(t, emulator.Faults{})
+	file := filepath.Join(t.TempDir(), "pg.yaml")
+	manifests := `apiVersion: resources.azure.com/v1api20200601
+kind: ResourceGroup
+metadata:
+  name: pg-rg
+spec:
+  location: westus2
+---
+apiVersion: managedidentity.azure.com/v1api20230131
+kind: UserAssignedIdentity
+metadata:
+  name: admin-identity
+spec:
+  location: westus2
+  owner:
+    name: pg-rg
+  operatorSpec:
+    configMapExpressions:
+      - name: admin-settings
+        key: principalId
+        value: self.status.principalId
+---
+apiVersion: dbforpostgresql.azure.com/v20250801
+kind: FlexibleServer
+metadata:
+  name: pg1
+spec:
+  location: westus2
+  owner:
+    name: pg-rg
+  version: "16"
+---
+apiVersion: dbforpostgresql.azure.com/v20250801
+kind: FlexibleServersAdministrator
+metadata:
+  name: admin1
+spec:
+  owner:
+    name: pg1
+  azureNameFromConfig:
+    name: admin-settings
+    key: principalId
+  principalType: ServicePrincipal
+  principalName: admin-identity
+  tenantId: 72f988bf-0000-4000-8000-000000000000
+`
+	if err := os.WriteFile(file, []byte(manifests), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	admin := func(p *Plan) *Resource {
+		for _, r := range p.Resources {
+			if r.Kind == "FlexibleServersAdministrator" {
+				return r
+			}
+		}
+		t.Fatal("the administrator is not in the plan")
+		return nil
+	}
+	before := admin(makePlan(t, az, loadScenario(t, file), false))
+	if before.Action != ActionBlocked || !strings.Contains(strings.Join(before.Reasons, ";"), "known once that exists in Azure") {
+		t.Fatalf("before the identity exists: %s %v", before.Action, before.Reasons)
+	}
+	rgID := "/subscriptions/" + testSub + "/resourceGroups/pg-rg"
+	az.put(t, rgID, "2020-06-01", map[string]any{"location": "westus2"})
+	identityID := rgID + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/admin-identity"
+	az.put(t, identityID, "2023-01-31", map[string]any{"location": "westus2"})
+	resp, err := az.client.Get(context.Background(), identityID, "2023-01-31")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var identity struct {
+		Properties struct{ PrincipalID string } `json:"properties"`
+	}
+	if err := json.Unmarshal(resp.Body, &identity); err != nil || identity.Properties.PrincipalID == "" {
+		t.Fatalf("identity principal: %v %s", err, resp.Body)
+	}
+	principal := identity.Properties.PrincipalID
+	after := admin(makePlan(t, az, loadScenario(t, file), false))
+	if after.Action != ActionCreate || !strings.HasSuffix(after.ARMID, "/flexibleServers/pg1/administrators/"+principal) {
+		t.Errorf("after the identity exists: %s %s, want a create named %s", after.Action, after.ARMID, principal)
 	}
 }
