@@ -73,12 +73,12 @@ func Build(dir string) (*Result, error) {
 	sort.Strings(all.Unpaired)
 	sort.Strings(all.UnpairedStatus)
 	sort.Strings(all.RefLeafMismatches)
-	if err := markNullCollections(dir, all.Kinds); err != nil {
+	recs, err := readRecordings(dir)
+	if err != nil {
 		return nil, err
 	}
-	if err := markObserved(dir, all.Kinds); err != nil {
-		return nil, err
-	}
+	markNullCollections(recs, all.Kinds)
+	markObserved(recs, all.Kinds)
 	return &all, nil
 }
 

@@ -3,12 +3,9 @@ package corpusgen
 import (
 	"encoding/json"
 	"github.com/azkcli/azk/internal/armjson"
-	"os"
-	"path/filepath"
+	"github.com/azkcli/azk/internal/corpus"
 	"sort"
 	"strings"
-
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/azkcli/azk/internal/registry"
 )
@@ -51,19 +48,12 @@ func markIn(m map[string]map[string]map[string]bool, typ, key, file string) {
 	m[typ][key][file] = true
 }
 
-// markObserved sets Kind.Observed from every recording under dir: each
-// successful PUT is compared with the last successful GET of the same
-// resource before its next write.
-func markObserved(dir string, kinds []*registry.Kind) error {
-	files, err := filepath.Glob(filepath.Join(dir, "recordings", "*.yaml"))
-	if err != nil {
-		return err
-	}
+// markObserved sets Kind.Observed from the recordings: each successful PUT is
+// compared with the last successful GET of the same resource before its next write.
+func markObserved(recs []recording, kinds []*registry.Kind) {
 	obs := newObservations()
-	for _, file := range files {
-		if err := obs.recording(file); err != nil {
-			return err
-		}
+	for _, rec := range recs {
+		obs.recording(rec)
 	}
 	for _, k := range kinds {
 		if k.ARMType == "" {
@@ -114,46 +104,12 @@ func markObserved(dir string, kinds []*registry.Kind) error {
 		})
 		k.Observed = &o
 	}
-	return nil
 }
 
-type interaction struct {
-	Request struct {
-		Method string `yaml:"method"`
-		URL    string `yaml:"url"`
-		Body   string `yaml:"body"`
-	} `yaml:"request"`
-	Response struct {
-		Code int    `yaml:"code"`
-		Body string `yaml:"body"`
-	} `yaml:"response"`
-}
-
-func (in *interaction) path() string {
-	p, _, _ := strings.Cut(in.Request.URL, "?")
-	if i := strings.Index(p, "://"); i >= 0 {
-		p = p[i+3:]
-		if j := strings.IndexByte(p, '/'); j >= 0 {
-			p = p[j:]
-		}
-	}
-	return p
-}
-
-func (o *observations) recording(file string) error {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return err
-	}
-	var rec struct {
-		Interactions []interaction `yaml:"interactions"`
-	}
-	if err := yaml.Unmarshal(data, &rec); err != nil {
-		return err
-	}
-	name := filepath.Base(file)
-	for i := range rec.Interactions {
-		put := &rec.Interactions[i]
+func (o *observations) recording(rec recording) {
+	ins := rec.Interactions
+	for i := range ins {
+		put := &ins[i]
 		if put.Request.Method != "PUT" || put.Response.Code >= 300 {
 			continue
 		}
@@ -161,35 +117,24 @@ func (o *observations) recording(file string) error {
 		if json.Unmarshal([]byte(put.Request.Body), &sent) != nil {
 			continue
 		}
-		path := put.path()
+		path := put.Path()
 		typ := strings.ToLower(armTypeOfPath(path))
-		stored := storedAfter(rec.Interactions, i, path)
+		stored := storedAfter(ins, i, path)
 		if typ == "" || stored == nil {
 			continue
 		}
-		_, query, _ := strings.Cut(put.Request.URL, "?")
-		w := walker{obs: o, typ: typ, key: typ + "@" + apiVersionOf(query), file: name}
+		w := walker{obs: o, typ: typ, key: typ + "@" + corpus.APIVersion(put.Request.URL), file: rec.name}
 		w.value("", sent, stored, true)
 	}
-	return nil
-}
-
-func apiVersionOf(query string) string {
-	for _, kv := range strings.Split(query, "&") {
-		if v, ok := strings.CutPrefix(kv, "api-version="); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 // storedAfter is the body of the last successful GET of path after
 // interaction i and before the next write of it, once provisioning finished.
-func storedAfter(ins []interaction, i int, path string) map[string]any {
+func storedAfter(ins []corpus.Interaction, i int, path string) map[string]any {
 	var found map[string]any
 	for j := i + 1; j < len(ins); j++ {
 		in := &ins[j]
-		if !strings.EqualFold(in.path(), path) {
+		if !strings.EqualFold(in.Path(), path) {
 			continue
 		}
 		switch in.Request.Method {

@@ -2,12 +2,10 @@ package corpusgen
 
 import (
 	"encoding/json"
-	"os"
+	"github.com/azkcli/azk/internal/corpus"
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/azkcli/azk/internal/registry"
 )
@@ -17,11 +15,7 @@ import (
 // payload mode is configured per group, and only its requests show it. In those
 // groups it also records, per kind, the collections the operator sent empty
 // rather than null (Kind.EmptyCollections).
-func markNullCollections(dir string, kinds []*registry.Kind) error {
-	files, err := filepath.Glob(filepath.Join(dir, "recordings", "*.yaml"))
-	if err != nil {
-		return err
-	}
+func markNullCollections(recs []recording, kinds []*registry.Kind) {
 	groupsOf := map[string][]string{} // lower-case ARM type + "@" + api-version -> groups
 	for _, k := range kinds {
 		key := strings.ToLower(k.ARMType) + "@" + k.APIVersion
@@ -29,12 +23,8 @@ func markNullCollections(dir string, kinds []*registry.Kind) error {
 	}
 	marked := map[string]bool{}
 	empty := map[string]map[string]bool{} // lower-case ARM type + "@" + api-version -> paths
-	for _, file := range files {
-		puts, err := recordedPUTs(file)
-		if err != nil {
-			return err
-		}
-		for _, put := range puts {
+	for _, rec := range recs {
+		for _, put := range recordedPUTs(rec) {
 			key := strings.ToLower(put.armType) + "@" + put.apiVersion
 			emptyPaths("", put.body, func(path string) {
 				if empty[key] == nil {
@@ -60,7 +50,6 @@ func markNullCollections(dir string, kinds []*registry.Kind) error {
 		}
 		sort.Strings(k.EmptyCollections)
 	}
-	return nil
 }
 
 // emptyPaths calls found with the path of every empty list or map in v:
@@ -84,47 +73,49 @@ func emptyPaths(path string, v any, found func(string)) {
 	}
 }
 
+// recording is one HTTP recording of the corpus, with its file name.
+type recording struct {
+	name string
+	*corpus.Recording
+}
+
+// readRecordings reads every recording under dir once, for all that the
+// generator learns from them.
+func readRecordings(dir string) ([]recording, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "recordings", "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	recs := make([]recording, 0, len(files))
+	for _, file := range files {
+		rec, err := corpus.ReadRecording(file)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, recording{name: filepath.Base(file), Recording: rec})
+	}
+	return recs, nil
+}
+
 type recordedPUT struct {
 	armType, apiVersion string
 	body                any
 }
 
-func recordedPUTs(file string) ([]recordedPUT, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	var rec struct {
-		Interactions []struct {
-			Request struct {
-				Method string `yaml:"method"`
-				URL    string `yaml:"url"`
-				Body   string `yaml:"body"`
-			} `yaml:"request"`
-		} `yaml:"interactions"`
-	}
-	if err := yaml.Unmarshal(data, &rec); err != nil {
-		return nil, err
-	}
+func recordedPUTs(rec recording) []recordedPUT {
 	var puts []recordedPUT
-	for _, in := range rec.Interactions {
+	for i := range rec.Interactions {
+		in := &rec.Interactions[i]
 		if in.Request.Method != "PUT" {
 			continue
 		}
-		path, query, _ := strings.Cut(in.Request.URL, "?")
 		var body any
 		if json.Unmarshal([]byte(in.Request.Body), &body) != nil {
 			continue
 		}
-		apiVersion := ""
-		for _, kv := range strings.Split(query, "&") {
-			if v, ok := strings.CutPrefix(kv, "api-version="); ok {
-				apiVersion = v
-			}
-		}
-		puts = append(puts, recordedPUT{armType: armTypeOfPath(path), apiVersion: apiVersion, body: body})
+		puts = append(puts, recordedPUT{armType: armTypeOfPath(in.Path()), apiVersion: corpus.APIVersion(in.Request.URL), body: body})
 	}
-	return puts, nil
+	return puts
 }
 
 // armTypeOfPath is the resource type an ARM URL addresses: the namespace after
