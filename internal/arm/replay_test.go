@@ -8,33 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
-
-// recording is the part of a go-vcr v2 cassette the replay needs.
-type recording struct {
-	Interactions []struct {
-		ID      int `yaml:"id"`
-		Request struct {
-			Method string `yaml:"method"`
-			URL    string `yaml:"url"`
-			Body   string `yaml:"body"`
-		} `yaml:"request"`
-		Response struct {
-			Code    int                 `yaml:"code"`
-			Headers map[string][]string `yaml:"headers"`
-			Body    string              `yaml:"body"`
-		} `yaml:"response"`
-	} `yaml:"interactions"`
-}
 
 const recordedHost = "https://management.azure.com"
 
@@ -45,7 +25,7 @@ const recordedHost = "https://management.azure.com"
 // own requests come in recorded order.
 type replayServer struct {
 	t   *testing.T
-	rec *recording
+	rec *corpus.Recording
 	srv *httptest.Server
 
 	mu       sync.Mutex
@@ -53,7 +33,7 @@ type replayServer struct {
 	sequence []int
 }
 
-func newReplayServer(t *testing.T, rec *recording) *replayServer {
+func newReplayServer(t *testing.T, rec *corpus.Recording) *replayServer {
 	r := &replayServer{t: t, rec: rec, used: make([]bool, len(rec.Interactions))}
 	r.srv = httptest.NewTLSServer(http.HandlerFunc(r.serve))
 	t.Cleanup(r.srv.Close)
@@ -122,20 +102,16 @@ func jsonEqual(a, b string) bool {
 // refused with ResourceGroupNotFound.
 func TestReplayCorpusRecording(t *testing.T) {
 	path := filepath.Join(corpus.Dir(t), "recordings", "Test_Appconfiguration_v1api20220501_CreationAndDeletion.yaml")
-	raw, err := os.ReadFile(path)
+	rec, err := corpus.ReadRecording(path)
 	if err != nil {
 		t.Skipf("recording not in the corpus: %v", err)
-	}
-	var rec recording
-	if err := yaml.Unmarshal(raw, &rec); err != nil {
-		t.Fatalf("%s: %v", path, err)
 	}
 	if len(rec.Interactions) != 15 {
 		t.Fatalf("%s has %d interactions; this test follows the 15 of the recording it was written for", path, len(rec.Interactions))
 	}
 	at := func(i int) string { return strings.ReplaceAll(rec.Interactions[i].Response.Body, recordedHost, "") }
 
-	replay := newReplayServer(t, &rec)
+	replay := newReplayServer(t, rec)
 	c, err := New(Options{
 		Credential:    EmulatorCredential,
 		Endpoint:      replay.srv.URL,

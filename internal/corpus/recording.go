@@ -11,6 +11,8 @@ import (
 
 // Interaction is one recorded HTTP exchange (go-vcr v2 format).
 type Interaction struct {
+	// ID is the interaction's number in the recording.
+	ID      int `yaml:"id"`
 	Request struct {
 		Method  string              `yaml:"method"`
 		URL     string              `yaml:"url"`

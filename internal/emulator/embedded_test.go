@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/azkcli/azk/internal/corpus"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // collectionAt returns the array at path in body, failing when it is absent.
@@ -244,13 +242,9 @@ func TestEmbeddedShapesMatchRecordings(t *testing.T) {
 		{"Test_Compute_v20220301_CreationAndDeletion.yaml", "Microsoft.Compute/virtualMachineScaleSets"},
 	} {
 		t.Run(tc.parent, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join(dir, tc.file))
+			cas, err := corpus.ReadRecording(filepath.Join(dir, tc.file))
 			if err != nil {
 				t.Skipf("ASO corpus recording not found (set AZK_CORPUS): %v", err)
-			}
-			var cas vcrCassette
-			if err := yaml.Unmarshal(data, &cas); err != nil {
-				t.Fatalf("%s: %v", tc.file, err)
 			}
 			col := collectionsOf(tc.parent)[0]
 			compared := 0

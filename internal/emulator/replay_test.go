@@ -11,25 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
-
-// vcrCassette is the part of a go-vcr recording (format 1 or 2) the replay needs.
-type vcrCassette struct {
-	Interactions []struct {
-		Request struct {
-			URL    string `yaml:"url"`
-			Method string `yaml:"method"`
-			Body   string `yaml:"body"`
-		} `yaml:"request"`
-		Response struct {
-			Code    int                 `yaml:"code"`
-			Headers map[string][]string `yaml:"headers"`
-			Body    string              `yaml:"body"`
-		} `yaml:"response"`
-	} `yaml:"interactions"`
-}
 
 // TestReplayCorpusRecordings sends the PUT, GET and DELETE requests of real
 // recordings to the emulator, in order, and compares the envelope of each
@@ -56,13 +38,9 @@ func TestReplayCorpusRecordings(t *testing.T) {
 }
 
 func replay(t *testing.T, file string) {
-	data, err := os.ReadFile(file)
+	cas, err := corpus.ReadRecording(file)
 	if err != nil {
 		t.Skipf("recording not available: %v", err)
-	}
-	var cas vcrCassette
-	if err := yaml.Unmarshal(data, &cas); err != nil {
-		t.Fatalf("%s: %v", file, err)
 	}
 	// Configure long-running writes for the types whose first successful PUT
 	// ARM answered that way.
