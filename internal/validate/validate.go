@@ -116,17 +116,22 @@ func (w *walker) expectKind(n *yaml.Node, kind yaml.Kind, what, path string, lin
 }
 
 func (w *walker) object(f *registry.Field, n *yaml.Node, path string, line int) {
-	seen := make(map[string]bool, len(n.Content)/2)
+	seen := make(map[string]int, len(n.Content)/2) // key -> line
 	alternatives := 0
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, val := n.Content[i], n.Content[i+1]
-		child := f.Child(key.Value)
 		childPath := path + "." + key.Value
+		if first, dup := seen[key.Value]; dup {
+			// YAML readers keep one of the two silently; the API server refuses.
+			w.errorf(key.Line, childPath, "field %q is set twice (first on line %d)", key.Value, first)
+			continue
+		}
+		child := f.Child(key.Value)
 		if child == nil {
 			w.errorf(key.Line, childPath, "unknown field %q%s", key.Value, suggest(f, key.Value))
 			continue
 		}
-		seen[key.Value] = true
+		seen[key.Value] = key.Line
 		if f.OneOf && !isNull(deref(val)) {
 			alternatives++
 		}
@@ -136,7 +141,7 @@ func (w *walker) object(f *registry.Field, n *yaml.Node, path string, line int) 
 		w.errorf(line, path, "set exactly one of %s", strings.Join(fieldNames(f), ", "))
 	}
 	for _, c := range f.Fields {
-		if c.Required && !seen[c.Name] {
+		if _, set := seen[c.Name]; c.Required && !set {
 			w.errorf(line, path+"."+c.Name, "required field is missing")
 		}
 	}
