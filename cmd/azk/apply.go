@@ -95,10 +95,6 @@ Exit status: 0 success, 1 error or any resource failed.`,
 			if err != nil {
 				return err
 			}
-			if session == nil {
-				printDiagnostics(g.stderr, diags)
-				return failed()
-			}
 			defer session.release()
 			client, gr := session.client, session.graph
 			p, more := session.plan(ctx, g, &az, planner.Inputs{Paths: args, Kustomize: in.kustomize, Namespace: g.namespace}, ifExists, false)

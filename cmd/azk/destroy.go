@@ -44,14 +44,11 @@ Exit status: 0 success, 1 error, refusal or any deletion failed.`,
 			}
 			ctx := cmd.Context()
 			session, diags, err := openSession(ctx, g, &az, &in, args)
-			printDiagnostics(g.stderr, diags)
 			if err != nil {
 				return err
 			}
-			if session == nil {
-				return failed()
-			}
 			defer session.release()
+			printDiagnostics(g.stderr, diags)
 			client, gr := session.client, session.graph
 			p, err := applier.PlanDestroy(ctx, gr, client, az.parallelism)
 			if err != nil {

@@ -60,10 +60,6 @@ resources of the same type in its resource group).`,
 			if err != nil {
 				return err
 			}
-			if session == nil {
-				printDiagnostics(g.stderr, diags)
-				return failed()
-			}
 			defer session.release()
 			p, more := session.plan(ctx, g, &az, planner.Inputs{Paths: args, Kustomize: in.kustomize, Namespace: g.namespace}, ifExists, drift)
 			diags = append(diags, more...)

@@ -23,7 +23,8 @@ type azureSession struct {
 // openSession connects to Azure (or the emulator), resolves the inputs, and
 // routes each resource that names its own credential
 // (serviceoperator.azure.com/credential-from) through a client for that identity.
-// When diags holds errors, no session is returned and nothing needs releasing.
+// When resolving finds errors it prints every diagnostic and returns failed();
+// otherwise the caller prints the (warning) diagnostics it gets.
 func openSession(ctx context.Context, g *globalOptions, az *azureFlags, in *inputFlags, args []string) (*azureSession, diag.List, error) {
 	client, release, err := az.client(ctx, g)
 	if err != nil {
@@ -35,7 +36,8 @@ func openSession(ctx context.Context, g *globalOptions, az *azureFlags, in *inpu
 	gr, diags := in.resolve(g, args)
 	if diags.HasErrors() {
 		release()
-		return nil, diags, nil
+		printDiagnostics(g.stderr, diags)
+		return nil, nil, failed()
 	}
 	if err := routeCredentials(client, gr); err != nil {
 		release()
