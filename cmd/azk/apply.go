@@ -38,21 +38,28 @@ func (f *runFlags) register(cmd *cobra.Command) {
 
 func newApplyCommand(g *globalOptions) *cobra.Command {
 	var (
-		in          inputFlags
-		az          azureFlags
-		rf          runFlags
-		ifExists    string
-		writePolicy bool
+		in                          inputFlags
+		az                          azureFlags
+		rf                          runFlags
+		pf                          planFlags
+		allowPartial, allowUnrecord bool
 	)
 	cmd := &cobra.Command{
 		Use:   "apply PATH... [-k DIR] | apply PLANFILE",
 		Short: "Make Azure match the manifests: plan, confirm, then create, adopt and update",
 		Long: `Apply plans (see azk plan), shows the plan and asks for confirmation, then
-writes to Azure in dependency order: a resource starts as soon as everything it
-depends on (owner, references, config maps exported by other resources) has
-succeeded, with at most --parallelism at once. Each write is followed to its
-end and the resource read back, to confirm it converged and to pass its status
-to the resources that consume it.
+does exactly what the plan shows: one PUT for each resource to create or
+update, nothing for the rest. Resources go in dependency order: one starts as
+soon as everything it depends on (owner, references, config maps exported by
+other resources) has succeeded, with at most --parallelism at once. Each
+write is followed to its end and the resource read back, to confirm it
+converged and to pass its status to the resources that consume it (a
+resource whose Azure name is another's status value is named then).
+
+Apply refuses to start when anything is blocked (--allow-partial applies the
+rest), when a change needs replacing, or when a reconcile-policy it must
+record cannot be written back to its manifest (standard input, kustomize
+output; --allow-unrecorded-policy goes on without).
 
 A resource that fails stops only the resources that depend on it; the rest go
 on. The end report lists what succeeded, what failed (with ARM's code, message
@@ -65,13 +72,13 @@ and refuses when the manifests or anything read for the plan changed since.
 The first Ctrl-C stops starting new work and waits up to --grace-period for
 operations in flight; a second one exits at once and prints how to check them.
 
-  -o text   progress lines and a closing summary (default)
+  -o text   the plan, progress lines and a closing summary (default)
   -o json   one JSON event per line, then a summary event
 
 Exit status: 0 success, 1 error or any resource failed.`,
 		Example: `  azk apply --emulator --auto-approve examples/quickstart
   azk plan ./manifests --out plan.azk && azk apply plan.azk
-  azk apply ./manifests --write-policy`,
+  azk apply ./manifests --send-secrets DBforPostgreSQL/FlexibleServer/db`,
 		Args: in.requireInputs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if g.output != "text" && g.output != "json" {
@@ -83,7 +90,8 @@ Exit status: 0 success, 1 error or any resource failed.`,
 			}
 			if saved != nil {
 				args, in.kustomize, g.namespace = saved.Inputs.Paths, saved.Inputs.Kustomize, saved.Inputs.Namespace
-				ifExists = savedIfExists(saved)
+				pf.ifExists = savedIfExists(saved)
+				pf.sendSecrets = savedSendSecrets(saved)
 				for _, p := range args {
 					if p == "-" {
 						return errors.New("the saved plan was made from standard input, which cannot be read again: plan and apply in one step with azk apply -")
@@ -97,7 +105,7 @@ Exit status: 0 success, 1 error or any resource failed.`,
 			}
 			defer session.release()
 			client, gr := session.client, session.graph
-			p, more := session.plan(ctx, g, &az, planner.Inputs{Paths: args, Kustomize: in.kustomize, Namespace: g.namespace}, ifExists, false)
+			p, more := session.plan(ctx, g, &az, &pf, planner.Inputs{Paths: args, Kustomize: in.kustomize, Namespace: g.namespace}, nil, false)
 			diags = append(diags, more...)
 			printDiagnostics(g.stderr, diags)
 			if p == nil || diags.HasErrors() {
@@ -108,18 +116,21 @@ Exit status: 0 success, 1 error or any resource failed.`,
 					return fmt.Errorf("the saved plan is stale; nothing was applied. What moved:\n  %s\nMake a new plan with azk plan --out", strings.Join(moved, "\n  "))
 				}
 			} else {
-				if err := showPlan(g, p); err != nil {
+				if err := showPlan(g, p, pf.render(g)); err != nil {
 					return err
 				}
 			}
-			if p.HasErrors() {
-				return errors.New("the plan has changes Azure cannot make in place (see above); nothing was applied")
+			if err := refusals(p, allowPartial, allowUnrecord); err != nil {
+				return err
 			}
-			if !p.HasChanges() && !(writePolicy && p.Summary().Adopt > 0) {
-				if g.output == "text" {
-					fmt.Fprintln(g.stdout, "\nNo changes. Azure matches the manifests.")
+			if !p.HasChanges() {
+				if g.output == "json" {
+					return (&applier.Report{Operation: applier.OperationApply}).WriteJSONSummary(g.stdout)
 				}
-				return nil
+				if saved != nil {
+					fmt.Fprintln(g.stdout, planner.NoChangesLine)
+				}
+				return nil // the plan shown said so
 			}
 			if saved == nil {
 				if err := rf.confirm(g, "Do you want to perform these actions?"); err != nil {
@@ -130,9 +141,6 @@ Exit status: 0 success, 1 error or any resource failed.`,
 				opts.Graph = gr
 				return applier.Apply(ctx, p.Resources, opts)
 			}, client)
-			if writePolicy {
-				writePolicies(g, p, rep)
-			}
 			if rep.Failed() || rep.Interrupted {
 				return failed()
 			}
@@ -142,9 +150,10 @@ Exit status: 0 success, 1 error or any resource failed.`,
 	in.register(cmd)
 	az.register(cmd)
 	rf.register(cmd)
+	pf.register(cmd)
 	f := cmd.Flags()
-	f.StringVar(&ifExists, "reconcile-policy-if-exists", "", "policy for existing resources without a reconcile-policy annotation: manage, detach-on-delete or skip (default manage)")
-	f.BoolVar(&writePolicy, "write-policy", false, "after adopting a resource, write its effective reconcile-policy annotation into its source file")
+	f.BoolVar(&allowPartial, "allow-partial", false, "apply what can be applied when some resources are blocked (they, and what depends on them, are reported as failed)")
+	f.BoolVar(&allowUnrecord, "allow-unrecorded-policy", false, "go on when a reconcile-policy apply must record cannot be written back to its manifest (standard input, kustomize output): the next run will take the resource for one it found")
 	return cmd
 }
 
@@ -178,14 +187,48 @@ func savedIfExists(p *planner.Plan) string {
 	return ""
 }
 
-func showPlan(g *globalOptions, p *planner.Plan) error {
+// savedSendSecrets recovers --send-secrets from the decisions it drove.
+func savedSendSecrets(p *planner.Plan) []string {
+	var out []string
+	for _, r := range p.Resources {
+		if r.Reason == planner.ReasonSecretsRequested {
+			out = append(out, r.Address)
+		}
+	}
+	return out
+}
+
+// refusals are the reasons apply does not start: a replacement Azure cannot
+// make, blocked resources without --allow-partial, policy records that
+// cannot be written without --allow-unrecorded-policy.
+func refusals(p *planner.Plan, allowPartial, allowUnrecorded bool) error {
+	s := p.Summary()
+	if s.ReplaceRequired > 0 {
+		return errors.New("the plan has changes Azure cannot make in place (see above); nothing was applied")
+	}
+	if s.Blocked > 0 && !allowPartial {
+		return fmt.Errorf("%s blocked (see above); nothing was applied: fix them, or --allow-partial applies the rest", plural(s.Blocked, "resource"))
+	}
+	var unwritable []string
+	for _, r := range p.Resources {
+		if r.RecordPolicy != nil && !r.RecordPolicy.Writable {
+			unwritable = append(unwritable, fmt.Sprintf("%s (%s: %s)", r.Address, graph.AnnotationReconcilePolicy, r.RecordPolicy.Value))
+		}
+	}
+	if len(unwritable) > 0 && !allowUnrecorded {
+		return fmt.Errorf("apply must record the reconcile-policy of these resources in their manifests, which are not plain files (standard input, kustomize output); nothing was applied:\n  %s\nAdd the annotations yourself, or pass --allow-unrecorded-policy (the next run will take them for resources it found)", strings.Join(unwritable, "\n  "))
+	}
+	return nil
+}
+
+func showPlan(g *globalOptions, p *planner.Plan, opts planner.RenderOptions) error {
 	if g.output == "json" {
 		return json.NewEncoder(g.stdout).Encode(struct {
 			Type    string          `json:"type"`
 			Summary planner.Summary `json:"summary"`
 		}{Type: "plan", Summary: p.Summary()})
 	}
-	return planner.WriteText(g.stdout, p, g.color())
+	return planner.WriteText(g.stdout, p, opts)
 }
 
 // confirm asks question and accepts only "yes"; without a terminal it refuses
@@ -314,38 +357,4 @@ func (f *inFlight) write(w io.Writer) {
 			e.Method, e.ARMID, a, time.Since(f.at[a]).Round(time.Second), e.ARMID)
 	}
 	fmt.Fprintln(w, "Run azk plan again to see where things stand; apply converges from there.")
-}
-
-// writePolicies writes the effective policy of each adopted resource back to its file.
-func writePolicies(g *globalOptions, p *planner.Plan, rep *applier.Report) {
-	adopted := map[string]bool{}
-	for _, r := range rep.Results {
-		if r.Outcome == applier.OutcomeAdopted {
-			adopted[r.Address] = true
-		}
-	}
-	for _, r := range p.Resources {
-		if !adopted[r.Address] || r.Node == nil {
-			continue
-		}
-		o := r.Node.Object
-		switch err := applier.WritePolicy(o, r.Policy.Value); {
-		case errors.Is(err, applier.ErrNotAFile):
-			fmt.Fprintf(g.stderr, "Policy not written: %s was not read from a plain file (%s); add %s: %s yourself\n", r.Address, sourceLabel(o.Source.File, o.Kustomization), graph.AnnotationReconcilePolicy, r.Policy.Value)
-		case err != nil:
-			fmt.Fprintf(g.stderr, "Policy not written: %s: %v\n", r.Address, err)
-		default:
-			fmt.Fprintf(g.stderr, "Wrote %s: %s to %s (%s)\n", graph.AnnotationReconcilePolicy, r.Policy.Value, o.Source, r.Address)
-		}
-	}
-}
-
-func sourceLabel(file, kustomization string) string {
-	if kustomization != "" {
-		return "kustomize " + kustomization
-	}
-	if file == "-" {
-		return "standard input"
-	}
-	return file
 }

@@ -14,46 +14,76 @@ func newPlanCommand(g *globalOptions) *cobra.Command {
 	var (
 		in              inputFlags
 		az              azureFlags
-		out, ifExists   string
+		pf              planFlags
+		out, base       string
 		detailed, drift bool
 	)
 	cmd := &cobra.Command{
 		Use:   "plan PATH... [-k DIR] [-o text|json|markdown] [-out FILE]",
 		Short: "Show what applying the manifests would do to Azure, resource by resource",
-		Long: `Plan reads the current state of every resource from Azure and decides, with the
-reconcile policy that drove it, what applying would do: create, adopt, update,
-leave unchanged, skip, or block (with the reason). Changes are listed property
-by property; secrets print as (sensitive), values that depend on resources not
-yet created as (known after apply). Nothing is written to Azure.
+		Long: `Plan reads the current state of every resource from Azure and decides what
+applying would do, and that is exactly what azk apply does: a PUT for each
+resource to create or update, nothing else. Each decision carries its reason:
+created (missing in Azure), updated (the PUT changes it, or its last
+provisioning failed, or --send-secrets asked for it), unchanged, skipped
+(reconcile-policy skip), blocked (with why). Updates list every property the
+PUT changes, including what it removes: tags and map keys Azure holds beyond
+the manifests, items Azure has beyond a list. Secrets print as (sensitive),
+values that depend on resources not yet created as (known after apply).
+Nothing is written to Azure.
+
+Resources that stay as they are are one count line (--show-unchanged lists
+them); with nothing to do the plan says "No changes. Azure matches the
+manifests.", and it needs no state of its own to say so.
 
   -o text      for people (default), coloured on a terminal
   -o json      versioned, documented in docs/plan-json.md
-  -o markdown  a pull-request comment
+  -o markdown  a pull-request comment: changes, blocked and replace-required
+               first; trimmed to fit a comment, never dropping a change
 
-Existing resources without a reconcile-policy annotation are adopted under
+Adoption, as the operator does it: an existing resource without a
+reconcile-policy annotation is taken over under
 serviceoperator.azure.com/reconcile-policy-if-exists, else
---reconcile-policy-if-exists, else manage.
+--reconcile-policy-if-exists, else manage. Under manage, found and created
+resources behave alike. Under another if-exists policy, apply records the
+outcome in the manifest (reconcile-policy: manage for what it creates, the
+if-exists policy for what it finds), so the next run does not mistake a
+created resource for a found one. --base GITREF|DIR compares with the
+manifests before the change under review: a resource the change adds that
+already exists in Azure is flagged "adopt", with what destroy would do to it.
 
-Exit status: 0 success, 1 error (including a change Azure cannot make in place);
-with --detailed-exitcode, 0 no changes, 2 changes present, 1 error. Changes are
-creates, updates and adoptions with changes; an adoption without changes writes
-nothing Azure does not hold and is not one (the summary counts it under "to
-adopt"). With --drift, 2 means something drifted.
+Ignore drift on chosen properties with the annotation
+azk.azkcli.io/ignore-changes: "tags.owner, properties.sku.capacity" (paths as
+the plan prints them): the PUT carries Azure's value there. The operator does
+not honour it.
+
+Azure never returns secrets, so the plan cannot see one change: resources
+with secrets say so, and --send-secrets ADDRESS sends them again.
+
+Exit status: 0 success, 1 error (anything blocked, or a change Azure cannot
+make in place); with --detailed-exitcode, 0 no changes, 2 changes present,
+1 error. With --drift, 2 means something drifted.
 
 A new Azure name or owner is a new ARM ID: the plan cannot tell a rename or a
 move from a new resource, and shows a create (with a note naming unmanaged
 resources of the same type in its resource group).`,
 		Example: `  azk plan ./manifests --out plan.azk
-  azk plan ./manifests -o markdown > comment.md
+  azk plan ./manifests -o markdown --base origin/main > comment.md
   azk plan ./manifests --drift --detailed-exitcode`,
 		Args: in.requireInputs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			write, err := planWriter(g)
+			write, err := planWriter(g, pf.render(g))
 			if err != nil {
 				return err
 			}
 			if drift && out != "" {
 				return fmt.Errorf("--drift makes a report, not a plan to apply: it cannot be saved with --out")
+			}
+			var baseSet map[string]bool
+			if base != "" {
+				if baseSet, err = baseAddresses(base, args, in.kustomize, g.namespace); err != nil {
+					return err
+				}
 			}
 			ctx := cmd.Context()
 			session, diags, err := openSession(ctx, g, &az, &in, args)
@@ -61,7 +91,7 @@ resources of the same type in its resource group).`,
 				return err
 			}
 			defer session.release()
-			p, more := session.plan(ctx, g, &az, planner.Inputs{Paths: args, Kustomize: in.kustomize, Namespace: g.namespace}, ifExists, drift)
+			p, more := session.plan(ctx, g, &az, &pf, planner.Inputs{Paths: args, Kustomize: in.kustomize, Namespace: g.namespace}, baseSet, drift)
 			diags = append(diags, more...)
 			printDiagnostics(g.stderr, diags)
 			if p == nil {
@@ -77,7 +107,7 @@ resources of the same type in its resource group).`,
 				fmt.Fprintf(g.stderr, "Saved the plan to %s: apply it with azk apply %s\n", out, out)
 			}
 			if s := p.Summary(); s.Blocked > 0 {
-				fmt.Fprintf(g.stderr, "Warning: %d resources are blocked; apply will not write them (see the reasons above)\n", s.Blocked)
+				fmt.Fprintf(g.stderr, "Error: %s blocked (see the reasons above): azk apply refuses to start unless --allow-partial\n", plural(s.Blocked, "resource"))
 			}
 			switch {
 			case diags.HasErrors() || p.HasErrors():
@@ -90,23 +120,25 @@ resources of the same type in its resource group).`,
 	}
 	in.register(cmd)
 	az.register(cmd)
+	pf.register(cmd)
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", "save the plan to FILE for azk apply and azk show (secrets saved as salted digests, never their values)")
-	f.StringVar(&ifExists, "reconcile-policy-if-exists", "", "policy for existing resources without a reconcile-policy annotation: manage, detach-on-delete or skip (default manage)")
-	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 0 when there are no changes (adoptions without changes included), 2 when there are, 1 on error")
+	f.StringVar(&base, "base", "", "flag as adopted what this change adds that already exists in Azure: GITREF (a revision of the repository holding the inputs) or DIR (a checkout of it)")
+	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 0 when there are no changes, 2 when there are, 1 on error")
 	f.BoolVar(&drift, "drift", false, "report only what changed in Azure against the manifests, proposing nothing")
 	return cmd
 }
 
 // planWriter picks the renderer for -o.
-func planWriter(g *globalOptions) (func(*planner.Plan) error, error) {
+func planWriter(g *globalOptions, opts planner.RenderOptions) (func(*planner.Plan) error, error) {
 	switch g.output {
 	case "text":
-		return func(p *planner.Plan) error { return planner.WriteText(g.stdout, p, g.color()) }, nil
+		return func(p *planner.Plan) error { return planner.WriteText(g.stdout, p, opts) }, nil
 	case "json":
 		return func(p *planner.Plan) error { return planner.WriteJSON(g.stdout, p) }, nil
 	case "markdown":
-		return func(p *planner.Plan) error { return planner.WriteMarkdown(g.stdout, p) }, nil
+		return func(p *planner.Plan) error { return planner.WriteMarkdown(g.stdout, p, opts) }, nil
 	}
 	return nil, fmt.Errorf("unknown output format %q: use text, json or markdown", g.output)
 }
+

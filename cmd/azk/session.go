@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"io"
 
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/loader"
-	"github.com/azkcli/azk/internal/planner"
 )
 
 // azureSession is what plan, apply and destroy share: a client for Azure and
@@ -72,20 +70,4 @@ func routeCredentials(client *arm.Client, g *graph.Graph) error {
 		client.Route(n.ID, c)
 	}
 	return nil
-}
-
-// plan reads every resource from Azure and decides what applying would do.
-func (s *azureSession) plan(ctx context.Context, g *globalOptions, az *azureFlags, inputs planner.Inputs, ifExists string, drift bool) (*planner.Plan, diag.List) {
-	var progress io.Writer
-	if isTerminal(g.stderr) {
-		progress = g.stderr
-	}
-	return planner.Make(ctx, s.graph, planner.Options{
-		Reader:                  s.client,
-		ReconcilePolicyIfExists: ifExists,
-		Inputs:                  inputs,
-		Parallelism:             az.parallelism,
-		Progress:                progress,
-		Drift:                   drift,
-	})
 }

@@ -9,7 +9,8 @@ import (
 func init() { subcommands = append(subcommands, newShowCommand) }
 
 func newShowCommand(g *globalOptions) *cobra.Command {
-	return &cobra.Command{
+	var showUnchanged bool
+	cmd := &cobra.Command{
 		Use:   "show FILE [-o text|json|markdown]",
 		Short: "Render a plan saved with azk plan --out",
 		Long: `Show prints a saved plan in any output format, without reading Azure.
@@ -18,7 +19,7 @@ Secrets print as (sensitive): the file holds only salted digests of them.`,
   azk show plan.azk -o markdown > comment.md`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			write, err := planWriter(g)
+			write, err := planWriter(g, planner.RenderOptions{Color: g.color(), ShowUnchanged: showUnchanged})
 			if err != nil {
 				return err
 			}
@@ -29,4 +30,6 @@ Secrets print as (sensitive): the file holds only salted digests of them.`,
 			return write(p)
 		},
 	}
+	cmd.Flags().BoolVar(&showUnchanged, "show-unchanged", false, "list the resources that stay as they are, not only their count")
+	return cmd
 }

@@ -47,7 +47,7 @@ type Options struct {
 // and to capture its status for the resources that consume it. Resources with
 // nothing to do are read only when another resource needs their status.
 func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Report {
-	a := &applier{opts: opts, status: map[*graph.Node]map[string]any{}, emit: serialized(opts.Events)}
+	a := &applier{opts: opts, status: map[*graph.Node]map[string]any{}, recordErrs: map[string]error{}, emit: serialized(opts.Events)}
 	steps := make([]*step, len(resources))
 	byAddress := make(map[string]*step, len(resources))
 	byNode := make(map[*graph.Node]*step, len(resources))
@@ -68,7 +68,7 @@ func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Re
 	report := &Report{Operation: OperationApply, Interrupted: interrupted(ctx, opts.Drain)}
 	for i, r := range resources {
 		s := steps[i]
-		res := &Result{Address: r.Address, ARMID: r.ARMID, Action: string(r.Action), Outcome: s.outcome, Err: s.err}
+		res := &Result{Address: r.Address, ARMID: r.ARMID, Action: string(r.Action), Outcome: s.outcome, Err: s.err, RecordErr: a.recordErrs[r.Address]}
 		if s.blockedBy != nil {
 			res.BlockedBy = resources[s.blockedBy.index].Address
 		}
@@ -130,26 +130,69 @@ type applier struct {
 	opts      Options
 	emit      func(Event)
 	producers map[*graph.Node]bool
+	// recordErrs are the policy records that could not be written, by address.
+	recordErrs map[string]error
 
 	mu     sync.Mutex
 	status map[*graph.Node]map[string]any // read back after each write, for config-map chaining
+
+	// naming serializes Graph.NameFromStatus, which sets the IDs of a
+	// named resource's children too.
+	naming sync.Mutex
+	// recording serializes the policy records written into manifests,
+	// several of which may share a file.
+	recording sync.Mutex
+}
+
+// record writes the reconcile-policy the plan says apply records for r
+// into its manifest (see planner.PolicyRecord).
+func (a *applier) record(r *planner.Resource) {
+	rec := r.RecordPolicy
+	if rec == nil || r.Node == nil {
+		return
+	}
+	ev := Event{Type: EventRecord, Address: r.Address, ARMID: r.ARMID, Action: string(r.Action)}
+	if !rec.Writable {
+		ev.Message = fmt.Sprintf("%s: %s not recorded: %s is not a plain file (--allow-unrecorded-policy)", graph.AnnotationReconcilePolicy, rec.Value, rec.Source)
+		a.emit(ev)
+		return
+	}
+	a.recording.Lock()
+	err := WritePolicy(r.Node.Object, rec.Value)
+	a.recording.Unlock()
+	if err != nil {
+		a.mu.Lock()
+		a.recordErrs[r.Address] = err
+		a.mu.Unlock()
+		ev.Error = failureOf(fmt.Errorf("recording %s: %s in %s: %w", graph.AnnotationReconcilePolicy, rec.Value, rec.Source, err))
+	} else {
+		ev.Message = fmt.Sprintf("recorded %s: %s in %s", graph.AnnotationReconcilePolicy, rec.Value, rec.Source)
+	}
+	a.emit(ev)
 }
 
 func (a *applier) apply(ctx context.Context, r *planner.Resource) (Outcome, error) {
+	if r.ARMID == "" && r.Node != nil {
+		r.ARMID = r.Node.ID // named by its owner's step (see name)
+	}
 	switch r.Action {
-	case planner.ActionCreate, planner.ActionAdopt, planner.ActionUpdate:
-		return a.write(ctx, r)
+	case planner.ActionCreate, planner.ActionUpdate:
+		outcome, err := a.write(ctx, r)
+		if err == nil {
+			a.record(r)
+		}
+		return outcome, err
 	case planner.ActionNoChange, planner.ActionSkip:
 		outcome := OutcomeUnchanged
 		if r.Action == planner.ActionSkip {
 			outcome = OutcomeSkipped
 		}
-		if r.Node == nil || !a.producers[r.Node] {
-			return outcome, nil
+		if r.Node != nil && a.producers[r.Node] {
+			if _, err := a.readBack(ctx, r, idOf(r)); err != nil && !arm.IsNotFound(err) {
+				return OutcomeFailed, err
+			}
 		}
-		if _, err := a.readBack(ctx, r, idOf(r)); err != nil && !arm.IsNotFound(err) {
-			return OutcomeFailed, err
-		}
+		a.record(r)
 		return outcome, nil
 	default:
 		err := fmt.Errorf("the plan says %s", r.Action)
@@ -164,7 +207,7 @@ func (a *applier) apply(ctx context.Context, r *planner.Resource) (Outcome, erro
 // write PUTs the resource, follows the operation and reads the result back.
 func (a *applier) write(ctx context.Context, r *planner.Resource) (Outcome, error) {
 	started := time.Now()
-	outcome := map[planner.Action]Outcome{planner.ActionCreate: OutcomeCreated, planner.ActionAdopt: OutcomeAdopted, planner.ActionUpdate: OutcomeUpdated}[r.Action]
+	outcome := map[planner.Action]Outcome{planner.ActionCreate: OutcomeCreated, planner.ActionUpdate: OutcomeUpdated}[r.Action]
 	a.emit(Event{Type: EventStart, Address: r.Address, ARMID: r.ARMID, Action: string(r.Action), Method: "PUT"})
 	stop := heartbeat(a.opts.Heartbeat, a.emit, Event{Address: r.Address, ARMID: r.ARMID, Action: string(r.Action)}, started)
 	err := a.put(ctx, r)
@@ -182,6 +225,11 @@ func (a *applier) put(ctx context.Context, r *planner.Resource) error {
 	req := r.Request
 	if req == nil {
 		return errors.New("the plan holds no request for this resource: make a new plan")
+	}
+	if r.Node != nil && r.Node.NameSource() != nil {
+		if err := a.name(r); err != nil {
+			return err
+		}
 	}
 	if convert.HasUnknown(req.Body) {
 		var err error
@@ -245,6 +293,27 @@ func (a *applier) readBack(ctx context.Context, r *planner.Resource, id string) 
 		a.mu.Unlock()
 	}
 	return body, nil
+}
+
+// name gives a resource whose Azure name is another resource's status value
+// its name, now that the other resource was applied and read back.
+func (a *applier) name(r *planner.Resource) error {
+	src := r.Node.NameSource()
+	status := a.statusOf(src.To)
+	if status == nil {
+		return fmt.Errorf("its Azure name comes from %s, whose status was not read", src.To.Address())
+	}
+	a.naming.Lock()
+	defer a.naming.Unlock()
+	named, err := a.opts.Graph.NameFromStatus(r.Node, status)
+	switch {
+	case err != nil:
+		return err
+	case !named:
+		return fmt.Errorf("its Azure name comes from %s, whose status does not hold it", src.To.Address())
+	}
+	r.ARMID = r.Node.ID
+	return nil
 }
 
 func (a *applier) statusOf(n *graph.Node) map[string]any {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -21,7 +22,7 @@ func TestApplyCreatesEveryResourceAfterItsDependencies(t *testing.T) {
 	e := start(t, emulator.Options{LRO: []emulator.LRORule{{Type: "*", Write: 150 * time.Millisecond}}}, 10)
 	g := load(t, quickstart)
 	rec := &recorder{}
-	rep := applier.Apply(context.Background(), e.decide(t, g), e.options(g, rec))
+	rep := e.apply(t, context.Background(), e.decide(t, g), e.options(g, rec))
 	if rep.Failed() {
 		var b bytes.Buffer
 		rep.WriteText(&b)
@@ -41,15 +42,15 @@ func TestApplyCreatesEveryResourceAfterItsDependencies(t *testing.T) {
 			}
 		}
 	}
-	want := fmt.Sprintf("Apply complete! Resources: %d created, 0 adopted, 0 updated, 0 failed.", len(g.Nodes))
+	want := fmt.Sprintf("Apply complete! Resources: %d created, 0 updated, 0 failed.", len(g.Nodes))
 	if rep.Summary() != want {
 		t.Errorf("summary %q, want %q", rep.Summary(), want)
 	}
 
-	// Everything exists now: applying the same manifests again changes nothing
-	// in Azure that was not already so, and succeeds (idempotent re-apply).
-	again := applier.Apply(context.Background(), e.decide(t, g), e.options(g, &recorder{}))
-	if again.Failed() || again.Count(applier.OutcomeUpdated)+again.Count(applier.OutcomeAdopted)+again.Count(applier.OutcomeSkipped) != len(g.Nodes) {
+	// Everything exists now: the plan of the same manifests is quiet, and
+	// applying it writes nothing (e.apply checks no write is sent).
+	again := e.apply(t, context.Background(), e.decide(t, g), e.options(g, &recorder{}))
+	if again.Failed() || again.Count(applier.OutcomeUnchanged) != len(g.Nodes) {
 		t.Fatalf("re-apply: %v", outcomes(again))
 	}
 }
@@ -80,7 +81,7 @@ func TestApplyRunsIndependentResourcesInParallelUpToTheLimit(t *testing.T) {
 		rec.record(ev)
 	}
 	began := time.Now()
-	rep := applier.Apply(context.Background(), e.decide(t, g), opts)
+	rep := e.apply(t, context.Background(), e.decide(t, g), opts)
 	elapsed := time.Since(began)
 	if rep.Failed() {
 		t.Fatalf("apply failed: %v", outcomes(rep))
@@ -94,7 +95,11 @@ func TestApplyRunsIndependentResourcesInParallelUpToTheLimit(t *testing.T) {
 	}
 }
 
-func TestApplyAdoptsUnderEachPolicy(t *testing.T) {
+// Adoption, the operator's way: under a reconcile-policy-if-exists other
+// than manage, apply records the decided reconcile-policy in the manifest
+// (manage for what it creates, the if-exists policy for what it finds), so
+// that the next run does not take a created resource for a found one.
+func TestApplyAdoptsUnderEachPolicyAndRecordsIt(t *testing.T) {
 	e := start(t, emulator.Options{}, 10)
 	ctx := context.Background()
 	rg := "/subscriptions/" + subscription + "/resourceGroups/adopt"
@@ -107,54 +112,40 @@ func TestApplyAdoptsUnderEachPolicy(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	identity := func(name, ifExists string) string {
+		return `---
+apiVersion: managedidentity.azure.com/v1api20230131
+kind: UserAssignedIdentity
+metadata:
+  name: ` + name + `
+  annotations:
+    serviceoperator.azure.com/reconcile-policy-if-exists: ` + ifExists + `
+spec:
+  location: westus2
+  owner: {name: adopt}
+  tags: {owner: azk}
+`
+	}
 	docs := `apiVersion: resources.azure.com/v1api20200601
 kind: ResourceGroup
 metadata:
   name: adopt
 spec:
   location: westus2
----
-apiVersion: managedidentity.azure.com/v1api20230131
-kind: UserAssignedIdentity
-metadata:
-  name: managed
-  annotations:
-    serviceoperator.azure.com/reconcile-policy-if-exists: manage
-spec:
-  location: westus2
-  owner: {name: adopt}
-  tags: {owner: azk}
----
-apiVersion: managedidentity.azure.com/v1api20230131
-kind: UserAssignedIdentity
-metadata:
-  name: detached
-  annotations:
-    serviceoperator.azure.com/reconcile-policy-if-exists: detach-on-delete
-spec:
-  location: westus2
-  owner: {name: adopt}
-  tags: {owner: azk}
----
-apiVersion: managedidentity.azure.com/v1api20230131
-kind: UserAssignedIdentity
-metadata:
-  name: skipped
-  annotations:
-    serviceoperator.azure.com/reconcile-policy-if-exists: skip
-spec:
-  location: westus2
-  owner: {name: adopt}
-  tags: {owner: azk}
-`
-	g := load(t, writeManifests(t, docs))
-	rep := applier.Apply(ctx, e.decide(t, g), e.options(g, &recorder{}))
+  tags: {owner: portal}
+` + identity("managed", "manage") + identity("detached", "detach-on-delete") + identity("skipped", "skip") + identity("created", "skip")
+	file := writeManifests(t, docs)
+	g := load(t, file)
+	resources := e.decide(t, g)
+	rep := e.apply(t, ctx, resources, e.options(g, &recorder{}))
 	got := outcomes(rep)
+	const prefix = "managedidentity.azure.com/UserAssignedIdentity/default/"
 	want := map[string]applier.Outcome{
-		"resources.azure.com/ResourceGroup/default/adopt":                 applier.OutcomeAdopted,
-		"managedidentity.azure.com/UserAssignedIdentity/default/managed":  applier.OutcomeAdopted,
-		"managedidentity.azure.com/UserAssignedIdentity/default/detached": applier.OutcomeAdopted,
-		"managedidentity.azure.com/UserAssignedIdentity/default/skipped":  applier.OutcomeSkipped,
+		"resources.azure.com/ResourceGroup/default/adopt": applier.OutcomeUnchanged,
+		prefix + "managed":  applier.OutcomeUpdated,
+		prefix + "detached": applier.OutcomeUpdated,
+		prefix + "skipped":  applier.OutcomeSkipped,
+		prefix + "created":  applier.OutcomeCreated,
 	}
 	for addr, o := range want {
 		if got[addr] != o {
@@ -165,13 +156,35 @@ spec:
 		body := e.get(t, rg+"/providers/Microsoft.ManagedIdentity/userAssignedIdentities/"+name, "2023-01-31")
 		return body["tags"].(map[string]any)["owner"]
 	}
-	for name, want := range map[string]string{"managed": "azk", "detached": "azk", "skipped": "portal"} {
+	for name, want := range map[string]string{"managed": "azk", "detached": "azk", "skipped": "portal", "created": "azk"} {
 		if got := tagOf(name); got != want {
 			t.Errorf("%s: tag owner=%v after apply, want %s", name, got, want)
 		}
 	}
-	if s := rep.Summary(); s != "Apply complete! Resources: 0 created, 3 adopted, 0 updated, 0 failed." {
+	if s := rep.Summary(); s != "Apply complete! Resources: 1 created, 2 updated, 0 failed." {
 		t.Errorf("summary %q", s)
+	}
+
+	// The manifest now says what was decided (under if-exists manage,
+	// the default, nothing needs recording); re-read, nothing is left to
+	// record, the created identity is managed (its if-exists skip no longer
+	// applies) and nothing changes.
+	again := load(t, file)
+	policies := map[string]string{}
+	for _, n := range again.Nodes {
+		a := n.Object.Node.GetAnnotations()
+		if _, left := a[graph.AnnotationReconcilePolicyIfExists]; left && n.Object.Name != "managed" {
+			t.Errorf("%s still has %s", n.Address(), graph.AnnotationReconcilePolicyIfExists)
+		}
+		policies[n.Object.Name] = a[graph.AnnotationReconcilePolicy]
+	}
+	if want := map[string]string{"adopt": "", "managed": "", "detached": "detach-on-delete", "skipped": "skip", "created": "manage"}; !maps.Equal(policies, want) {
+		t.Errorf("recorded policies %v, want %v", policies, want)
+	}
+	for _, r := range e.decide(t, again) {
+		if r.RecordPolicy != nil || r.Writes() {
+			t.Errorf("second plan: %s %s, record %v", r.Address, r.Action, r.RecordPolicy)
+		}
 	}
 }
 
@@ -191,11 +204,11 @@ spec:
 `
 	}
 	g := load(t, writeManifests(t, doc("dev")))
-	if rep := applier.Apply(ctx, e.decide(t, g), e.options(g, &recorder{})); rep.Count(applier.OutcomeCreated) != 1 {
+	if rep := e.apply(t, ctx, e.decide(t, g), e.options(g, &recorder{})); rep.Count(applier.OutcomeCreated) != 1 {
 		t.Fatalf("create: %v", outcomes(rep))
 	}
 	g = load(t, writeManifests(t, doc("prod")))
-	rep := applier.Apply(ctx, e.decide(t, g), e.options(g, &recorder{}))
+	rep := e.apply(t, ctx, e.decide(t, g), e.options(g, &recorder{}))
 	if rep.Count(applier.OutcomeUpdated) != 1 || rep.Failed() {
 		t.Fatalf("update: %v", outcomes(rep))
 	}
@@ -204,9 +217,11 @@ spec:
 	}
 	etag := e.get(t, g.Nodes[0].ID, "2020-06-01")["etag"]
 	resources := e.decide(t, g)
-	resources[0].Action = planner.ActionNoChange
+	if resources[0].Action != planner.ActionNoChange {
+		t.Fatalf("after the update the plan is %s, want no-change", resources[0].Action)
+	}
 	rec := &recorder{}
-	rep = applier.Apply(ctx, resources, e.options(g, rec))
+	rep = e.apply(t, ctx, resources, e.options(g, rec))
 	if rep.Count(applier.OutcomeUnchanged) != 1 || len(rec.all()) != 0 {
 		t.Fatalf("no change: %v, events %v", outcomes(rep), rec.all())
 	}
@@ -224,7 +239,7 @@ func TestApplyFailureStopsDependentsOnlyAndReRunConverges(t *testing.T) {
 	}, 10)
 	g := load(t, quickstart)
 	rec := &recorder{}
-	rep := applier.Apply(context.Background(), e.decide(t, g), e.options(g, rec))
+	rep := e.apply(t, context.Background(), e.decide(t, g), e.options(g, rec))
 	got := outcomes(rep)
 	const account = "storage.azure.com/StorageAccount/default/azkquickstartsa"
 	if got[account] != applier.OutcomeFailed {
@@ -254,7 +269,7 @@ func TestApplyFailureStopsDependentsOnlyAndReRunConverges(t *testing.T) {
 	for _, want := range []string{
 		account + ": StorageAccountQuotaExceeded: too many storage accounts (correlation ID " + failure.CorrelationID + ")",
 		"storage.azure.com/StorageAccountsBlobServicesContainer/default/artifacts (waits for " + account + ")",
-		"Apply failed! Resources: 6 created, 0 adopted, 0 updated, 1 failed, 2 not attempted.",
+		"Apply failed! Resources: 6 created, 0 updated, 1 failed, 2 not attempted.",
 	} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, text.String())
@@ -266,7 +281,7 @@ func TestApplyFailureStopsDependentsOnlyAndReRunConverges(t *testing.T) {
 
 	// Fix the cause and run again: the rest is created, what exists is rewritten to the same.
 	e.run.Server.SetFaults(emulator.Faults{})
-	again := applier.Apply(context.Background(), e.decide(t, g), e.options(g, &recorder{}))
+	again := e.apply(t, context.Background(), e.decide(t, g), e.options(g, &recorder{}))
 	if again.Failed() {
 		t.Fatalf("re-run after the fix: %v", outcomes(again))
 	}
@@ -288,7 +303,7 @@ func TestApplyChainsConfigMapsAndResolvesRoleNames(t *testing.T) {
 	if assignment == nil {
 		t.Fatal("the example has no role assignment")
 	}
-	rep := applier.Apply(context.Background(), resources, e.options(g, &recorder{}))
+	rep := e.apply(t, context.Background(), resources, e.options(g, &recorder{}))
 	if rep.Failed() {
 		var b bytes.Buffer
 		rep.WriteText(&b)
@@ -351,7 +366,7 @@ spec:
 				close(drain)
 			}
 		}
-		rep := applier.Apply(context.Background(), e.decide(t, g), opts)
+		rep := e.apply(t, context.Background(), e.decide(t, g), opts)
 		got := outcomes(rep)
 		if got[slow] != applier.OutcomeCreated || got[after] != applier.OutcomeNotAttempted || !rep.Interrupted {
 			t.Fatalf("outcomes %v, interrupted %v: want the in-flight identity finished and its credential not started", got, rep.Interrupted)
@@ -371,7 +386,7 @@ spec:
 			}
 		}
 		began := time.Now()
-		rep := applier.Apply(ctx, e.decide(t, g), opts)
+		rep := e.apply(t, ctx, e.decide(t, g), opts)
 		if time.Since(began) > 5*time.Second {
 			t.Errorf("cancel took %s to stop a minute-long operation", time.Since(began))
 		}
@@ -394,7 +409,7 @@ func TestApplyHeartbeat(t *testing.T) {
 	opts := e.options(g, &recorder{})
 	opts.Heartbeat = 150 * time.Millisecond
 	opts.Events = applier.TextProgress(&out)
-	applier.Apply(context.Background(), e.decide(t, g), opts)
+	e.apply(t, context.Background(), e.decide(t, g), opts)
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) < 4 || lines[0] != "resources.azure.com/ResourceGroup/default/hb: Creating..." ||
 		!strings.HasPrefix(lines[1], "resources.azure.com/ResourceGroup/default/hb: Still creating... [") ||
@@ -414,7 +429,7 @@ func TestApplyBlockedResourceIsAFailure(t *testing.T) {
 			r.Action, r.Reasons, rg = planner.ActionBlocked, []string{"secret missing"}, r.Node
 		}
 	}
-	rep := applier.Apply(context.Background(), resources, e.options(g, &recorder{}))
+	rep := e.apply(t, context.Background(), resources, e.options(g, &recorder{}))
 	if rep.Count(applier.OutcomeFailed) != 1 || rep.Count(applier.OutcomeNotAttempted) != len(g.Nodes)-1 {
 		t.Fatalf("outcomes %v", outcomes(rep))
 	}

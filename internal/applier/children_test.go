@@ -18,7 +18,7 @@ func TestUpdatingAParentKeepsItsChildren(t *testing.T) {
 	e := start(t, emulator.Options{}, 10)
 	ctx := context.Background()
 	g := load(t, quickstart)
-	if rep := applier.Apply(ctx, e.decide(t, g), e.options(g, &recorder{})); rep.Failed() {
+	if rep := e.apply(t, ctx, e.decide(t, g), e.options(g, &recorder{})); rep.Failed() {
 		t.Fatalf("apply: %v", outcomes(rep))
 	}
 	guids := map[string]any{}
@@ -40,8 +40,8 @@ func TestUpdatingAParentKeepsItsChildren(t *testing.T) {
 		}
 	}
 	changed := load(t, dir)
-	rep := applier.Apply(ctx, e.decide(t, changed), e.options(changed, &recorder{}))
-	if rep.Failed() || rep.Count(applier.OutcomeUpdated)+rep.Count(applier.OutcomeAdopted) == 0 {
+	rep := e.apply(t, ctx, e.decide(t, changed), e.options(changed, &recorder{}))
+	if rep.Failed() || rep.Count(applier.OutcomeUpdated) != 1 {
 		t.Fatalf("update: %v", outcomes(rep))
 	}
 	// A subnet the network's PUT deleted would be created again by its own

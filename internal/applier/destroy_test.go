@@ -17,7 +17,7 @@ import (
 // applied applies the manifests and fails the test if anything fails.
 func (e *env) applied(t *testing.T, g *graph.Graph) {
 	t.Helper()
-	if rep := applier.Apply(context.Background(), e.decide(t, g), e.options(g, &recorder{})); rep.Failed() {
+	if rep := e.apply(t, context.Background(), e.decide(t, g), e.options(g, &recorder{})); rep.Failed() {
 		t.Fatalf("apply: %v", outcomes(rep))
 	}
 }
@@ -202,8 +202,16 @@ spec:
   owner: {name: keep}
 `
 	g := load(t, writeManifests(t, docs))
-	e.applied(t, g)
 	ctx := context.Background()
+	// reconcile-policy skip never creates: the group exists already.
+	op, err := e.client.Put(ctx, g.Nodes[0].ID, "2020-06-01", map[string]any{"location": "westus2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := op.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.applied(t, g)
 	p, err := applier.PlanDestroy(ctx, g, e.client, 10)
 	if err != nil {
 		t.Fatal(err)

@@ -3,15 +3,19 @@ package applier_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+
 	"github.com/azkcli/azk/internal/applier"
 	"github.com/azkcli/azk/internal/arm"
-	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/loader"
@@ -20,10 +24,12 @@ import (
 
 const subscription = "00000000-0000-0000-0000-000000000000"
 
-// env is an emulator over HTTPS and an ARM client pointed at it.
+// env is an emulator over HTTPS and an ARM client pointed at it, whose
+// writes are logged.
 type env struct {
 	run    *emulator.Running
 	client *arm.Client
+	writes *writeLog
 }
 
 func start(t *testing.T, opts emulator.Options, parallelism int) *env {
@@ -34,15 +40,16 @@ func start(t *testing.T, opts emulator.Options, parallelism int) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); _ = run.Close() })
+	writes := &writeLog{next: run.HTTPClient(), seen: map[string]bool{}}
 	client, err := arm.New(arm.Options{
 		Subscription: subscription, Endpoint: run.URL, Credential: arm.EmulatorCredential,
-		Transport: run.HTTPClient(), Parallelism: parallelism,
+		Transport: writes, Parallelism: parallelism,
 		PollFrequency: 20 * time.Millisecond, Retry: arm.RetryOptions{MaxAttempts: 3, Delay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{run: run, client: client}
+	return &env{run: run, client: client, writes: writes}
 }
 
 // load reads manifests and resolves them; any error diagnostic fails the test.
@@ -67,58 +74,89 @@ func writeManifests(t *testing.T, docs string) string {
 	return path
 }
 
-// decide makes the per-resource decisions the planner makes, from the
-// emulator's current state, so that these tests exercise the applier alone:
-// create when absent; when present, skip, update for an explicit policy, or
-// adopt per reconcile-policy-if-exists.
-func (e *env) decide(t *testing.T, g *graph.Graph) []*planner.Resource {
+// decide makes the real plan of g against the emulator's current state and
+// returns its decisions, so that every apply of these tests is the apply of
+// a plan, checked against it (see apply).
+func (e *env) decide(t *testing.T, g *graph.Graph, opts ...func(*planner.Options)) []*planner.Resource {
 	t.Helper()
-	ctx := context.Background()
-	src := convert.Sources{
-		LookupEnv: func(string) (string, bool) { return "", false },
-		Get: func(id, apiVersion string) (map[string]any, error) {
-			resp, err := e.client.Get(ctx, id, apiVersion)
-			if arm.IsNotFound(err) {
-				return nil, nil
-			}
-			if err != nil {
-				return nil, err
-			}
-			var m map[string]any
-			return m, json.Unmarshal(resp.Body, &m)
-		},
+	o := planner.Options{Reader: e.client, LookupEnv: func(string) (string, bool) { return "", false }}
+	for _, f := range opts {
+		f(&o)
 	}
-	var out []*planner.Resource
-	for _, n := range g.Nodes {
-		req, diags := convert.Convert(g, n, src)
-		if err := diags.Err(); err != nil {
-			t.Fatal(err)
-		}
-		_, err := e.client.Get(ctx, n.ID, n.Kind.APIVersion)
-		exists := err == nil
-		if err != nil && !arm.IsNotFound(err) {
-			t.Fatal(err)
-		}
-		r := &planner.Resource{Address: n.Address(), ARMID: n.ID, APIVersion: n.Kind.APIVersion, Exists: exists, Node: n, Request: req, Desired: req.Body}
-		annotations := n.Object.Node.GetAnnotations()
-		explicit, isExplicit := annotations[graph.AnnotationReconcilePolicy]
-		ifExists := annotations[graph.AnnotationReconcilePolicyIfExists]
-		switch {
-		case !exists:
-			r.Action = planner.ActionCreate
-		case explicit == graph.PolicySkip || (!isExplicit && ifExists == graph.PolicySkip):
-			r.Action = planner.ActionSkip
-		case isExplicit:
-			r.Action = planner.ActionUpdate
-		default:
-			r.Action = planner.ActionAdopt
-		}
-		for _, d := range n.DependsOn() {
-			r.DependsOn = append(r.DependsOn, d.Address())
-		}
-		out = append(out, r)
+	p, diags := planner.Make(context.Background(), g, o)
+	if err := diags.Err(); err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return p.Resources
+}
+
+// apply applies the decisions and checks the contract between plan and
+// apply: the writes sent (PUT, PATCH, DELETE, POST) are exactly those the
+// plan announced, for every resource that was attempted.
+func (e *env) apply(t *testing.T, ctx context.Context, resources []*planner.Resource, opts applier.Options) *applier.Report {
+	t.Helper()
+	e.writes.reset()
+	rep := applier.Apply(ctx, resources, opts)
+	attempted := map[string]bool{}
+	for _, r := range rep.Results {
+		attempted[r.Address] = r.Outcome != applier.OutcomeNotAttempted
+	}
+	announced := map[string]bool{}
+	for _, r := range resources {
+		if !attempted[r.Address] {
+			continue
+		}
+		if r.Writes() {
+			id := r.ARMID
+			if id == "" && r.Node != nil {
+				id = r.Node.ID
+			}
+			announced["PUT "+strings.ToLower(id)] = true
+		}
+		if r.Request != nil && r.Request.PurgeFirst != "" {
+			announced["POST "+strings.ToLower(r.Request.PurgeFirst)+"/purge"] = true
+		}
+	}
+	sent := e.writes.all()
+	for w := range sent {
+		if !announced[w] {
+			t.Errorf("apply sent %s, which the plan did not announce", w)
+		}
+	}
+	for w := range announced {
+		if !sent[w] {
+			t.Errorf("the plan announced %s, which apply did not send", w)
+		}
+	}
+	return rep
+}
+
+// writeLog records the writes a client sends (method and lower-cased path).
+type writeLog struct {
+	next policy.Transporter
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (l *writeLog) Do(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+		l.mu.Lock()
+		l.seen[req.Method+" "+strings.ToLower(req.URL.Path)] = true
+		l.mu.Unlock()
+	}
+	return l.next.Do(req)
+}
+
+func (l *writeLog) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seen = map[string]bool{}
+}
+
+func (l *writeLog) all() map[string]bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return maps.Clone(l.seen)
 }
 
 // recorder keeps every event, in order.

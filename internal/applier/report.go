@@ -17,7 +17,6 @@ type Outcome string
 
 const (
 	OutcomeCreated      Outcome = "created"
-	OutcomeAdopted      Outcome = "adopted"
 	OutcomeUpdated      Outcome = "updated"
 	OutcomeUnchanged    Outcome = "unchanged"
 	OutcomeSkipped      Outcome = "skipped"  // reconcile-policy skip: never written or deleted
@@ -55,6 +54,9 @@ type Result struct {
 	BlockedBy string
 	// CascadedBy is the resource whose deletion took this one with it.
 	CascadedBy string
+	// RecordErr is why the reconcile-policy the plan said apply records
+	// could not be written into the manifest.
+	RecordErr error
 }
 
 // Report is the end state of an apply or destroy, in plan order.
@@ -76,9 +78,20 @@ func (r *Report) Count(o Outcome) int {
 	return n
 }
 
-// Failed reports whether anything failed or was left undone.
+// Failed reports whether anything failed or was left undone, a policy
+// record included.
 func (r *Report) Failed() bool {
-	return r.Count(OutcomeFailed) > 0 || r.Count(OutcomeNotAttempted) > 0
+	return r.Count(OutcomeFailed) > 0 || r.Count(OutcomeNotAttempted) > 0 || len(r.unrecorded()) > 0
+}
+
+func (r *Report) unrecorded() []*Result {
+	var out []*Result
+	for _, res := range r.Results {
+		if res.RecordErr != nil {
+			out = append(out, res)
+		}
+	}
+	return out
 }
 
 // Summary is the closing line, e.g.
@@ -88,7 +101,7 @@ func (r *Report) Summary() string {
 	if r.Operation == OperationDestroy {
 		counts = fmt.Sprintf("%d deleted, %d deleted by cascade, %d detached, %d failed", r.Count(OutcomeDeleted), r.Count(OutcomeCascaded), r.Count(OutcomeDetached), r.Count(OutcomeFailed))
 	} else {
-		counts = fmt.Sprintf("%d created, %d adopted, %d updated, %d failed", r.Count(OutcomeCreated), r.Count(OutcomeAdopted), r.Count(OutcomeUpdated), r.Count(OutcomeFailed))
+		counts = fmt.Sprintf("%d created, %d updated, %d failed", r.Count(OutcomeCreated), r.Count(OutcomeUpdated), r.Count(OutcomeFailed))
 	}
 	if n := r.Count(OutcomeNotAttempted); n > 0 {
 		counts += fmt.Sprintf(", %d not attempted", n)
@@ -125,6 +138,12 @@ func (r *Report) WriteText(w io.Writer) {
 	if len(skipped) > 0 {
 		fmt.Fprintf(w, "\nNot attempted:\n%s\n", strings.Join(skipped, "\n"))
 	}
+	if un := r.unrecorded(); len(un) > 0 {
+		fmt.Fprintf(w, "\nApplied, but the reconcile-policy could not be recorded in the manifest (add it yourself, or the next run takes the resource for one it finds):\n")
+		for _, res := range un {
+			fmt.Fprintf(w, "  %s: %v\n", res.Address, res.RecordErr)
+		}
+	}
 	fmt.Fprintf(w, "\n%s\n", r.Summary())
 }
 
@@ -138,6 +157,7 @@ const (
 	EventStart   EventType = "start"   // work on a resource began
 	EventStill   EventType = "still"   // a long operation is still running
 	EventEnd     EventType = "end"     // work on a resource ended (see Outcome)
+	EventRecord  EventType = "record"  // a reconcile-policy was recorded in a manifest, or could not be
 	EventSummary EventType = "summary" // the run ended; written by WriteJSONSummary
 )
 
@@ -154,6 +174,8 @@ type Event struct {
 	Error   *Failure `json:"error,omitempty"`
 	// CascadedBy names the deleted parent of a resource removed with it.
 	CascadedBy string `json:"cascadedBy,omitempty"`
+	// Message says what a record event recorded.
+	Message string `json:"message,omitempty"`
 }
 
 // Failure is an error as reported: ARM's code, message and correlation ID
@@ -220,6 +242,12 @@ func TextProgress(w io.Writer) func(Event) {
 			fmt.Fprintf(w, "%s: %s...\n", e.Address, verb.doing)
 		case EventStill:
 			fmt.Fprintf(w, "%s: Still %s... [%s elapsed]\n", e.Address, strings.ToLower(verb.doing), time.Duration(e.Elapsed).Round(time.Second))
+		case EventRecord:
+			if e.Error != nil {
+				fmt.Fprintf(w, "%s: %s\n", e.Address, describeFailure(e.Error))
+			} else {
+				fmt.Fprintf(w, "%s: %s\n", e.Address, e.Message)
+			}
 		case EventEnd:
 			switch e.Outcome {
 			case OutcomeFailed:
@@ -239,7 +267,6 @@ func TextProgress(w io.Writer) func(Event) {
 
 var verbs = map[string]struct{ doing, done string }{
 	"create":  {"Creating", "Creation"},
-	"adopt":   {"Adopting", "Adoption"},
 	"update":  {"Updating", "Update"},
 	"delete":  {"Deleting", "Deletion"},
 	"default": {"Working", "Work"},
@@ -273,6 +300,8 @@ func (r *Report) WriteJSONSummary(w io.Writer) error {
 		Outcome   Outcome  `json:"outcome"`
 		Error     *Failure `json:"error,omitempty"`
 		BlockedBy string   `json:"blockedBy,omitempty"`
+		// RecordError: applied, but the policy record failed.
+		RecordError *Failure `json:"recordError,omitempty"`
 	}
 	out := struct {
 		Type        EventType       `json:"type"`
@@ -285,8 +314,8 @@ func (r *Report) WriteJSONSummary(w io.Writer) error {
 	}{Type: EventSummary, Operation: r.Operation, Complete: !r.Failed() && !r.Interrupted, Interrupted: r.Interrupted, Counts: map[Outcome]int{}, Message: r.Summary()}
 	for _, res := range r.Results {
 		out.Counts[res.Outcome]++
-		if !res.Outcome.succeeded() {
-			out.Problems = append(out.Problems, problem{Address: res.Address, Outcome: res.Outcome, Error: failureOf(res.Err), BlockedBy: res.BlockedBy})
+		if !res.Outcome.succeeded() || res.RecordErr != nil {
+			out.Problems = append(out.Problems, problem{Address: res.Address, Outcome: res.Outcome, Error: failureOf(res.Err), BlockedBy: res.BlockedBy, RecordError: failureOf(res.RecordErr)})
 		}
 	}
 	return json.NewEncoder(w).Encode(out)

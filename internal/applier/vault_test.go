@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/azkcli/azk/internal/applier"
 	"github.com/azkcli/azk/internal/emulator"
 )
 
@@ -46,7 +45,7 @@ func TestVaultCreateModes(t *testing.T) {
 			e := start(t, emulator.Options{}, 4)
 			g := load(t, writeManifests(t, vaultManifest(tc.mode)))
 			ctx := context.Background()
-			if rep := applier.Apply(ctx, e.decide(t, g), e.options(g, &recorder{})); rep.Failed() {
+			if rep := e.apply(t, ctx, e.decide(t, g), e.options(g, &recorder{})); rep.Failed() {
 				t.Fatalf("first apply: %v", outcomes(rep))
 			}
 			vault := g.Nodes[1]
@@ -62,7 +61,7 @@ func TestVaultCreateModes(t *testing.T) {
 			if notes := strings.Join(resources[1].Request.Notes, "; "); notes != tc.note {
 				t.Errorf("notes %q, want %q", notes, tc.note)
 			}
-			if rep := applier.Apply(ctx, resources, e.options(g, &recorder{})); rep.Failed() {
+			if rep := e.apply(t, ctx, resources, e.options(g, &recorder{})); rep.Failed() {
 				t.Fatalf("apply over the deleted vault: %v", outcomes(rep))
 			}
 			// A PUT with createMode default over a soft-deleted vault is refused

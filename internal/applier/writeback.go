@@ -18,12 +18,13 @@ import (
 // a plain file (standard input, kustomize output): there is nowhere to write.
 var ErrNotAFile = errors.New("not read from a plain file")
 
-// WritePolicy records the effective reconcile policy of an adopted resource in
-// its source file, as the serviceoperator.azure.com/reconcile-policy
-// annotation: the operator's delayed defaulting, done in git. The rest of the
-// file (comments, order, indentation, other documents) is kept as it was.
+// WritePolicy records the reconcile policy decided for a resource in its
+// source file, as the serviceoperator.azure.com/reconcile-policy annotation
+// in place of reconcile-policy-if-exists: the operator's delayed
+// defaulting, done in git. The rest of the file (comments, order,
+// indentation, other documents) is kept as it was.
 func WritePolicy(o *loader.Object, policy string) error {
-	if o.Kustomization != "" || o.Source.File == "" || o.Source.File == "-" {
+	if !o.InPlainFile() {
 		return ErrNotAFile
 	}
 	path := o.Source.File
@@ -45,9 +46,14 @@ func WritePolicy(o *loader.Object, policy string) error {
 	if doc == nil {
 		return fmt.Errorf("%s: %s is no longer in the file", path, o.Address())
 	}
-	if err := doc.PipeE(
-		yaml.LookupCreate(yaml.MappingNode, yaml.MetadataField, yaml.AnnotationsField),
-		yaml.SetField(graph.AnnotationReconcilePolicy, yaml.NewScalarRNode(policy))); err != nil {
+	annotations, err := doc.Pipe(yaml.LookupCreate(yaml.MappingNode, yaml.MetadataField, yaml.AnnotationsField))
+	if err != nil {
+		return fmt.Errorf("%s: %s: %w", o.Source, o.Address(), err)
+	}
+	if err := annotations.PipeE(yaml.SetField(graph.AnnotationReconcilePolicy, yaml.NewScalarRNode(policy))); err != nil {
+		return fmt.Errorf("%s: %s: %w", o.Source, o.Address(), err)
+	}
+	if _, err := annotations.Pipe(yaml.Clear(graph.AnnotationReconcilePolicyIfExists)); err != nil {
 		return fmt.Errorf("%s: %s: %w", o.Source, o.Address(), err)
 	}
 	if err := rw.Write(docs); err != nil {

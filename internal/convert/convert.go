@@ -73,10 +73,10 @@ func Convert(g *graph.Graph, n *graph.Node, src Sources) (*Request, diag.List) {
 		return nil, c.diags
 	}
 	switch {
-	case n.Pending != "":
+	case n.Pending != "" && !namedAfterApply(n):
 		c.errorf(0, "", "no ARM ID yet: %s", n.Pending)
 		return nil, c.diags
-	case n.ID == "":
+	case n.ID == "" && n.Pending == "":
 		c.errorf(0, "", "no ARM ID: resolve the graph errors first")
 		return nil, c.diags
 	}
@@ -89,6 +89,19 @@ func Convert(g *graph.Graph, n *graph.Node, src Sources) (*Request, diag.List) {
 			body = m
 		}
 	}
+	if n.Pending != "" {
+		// Named once another resource of the apply exists: nothing of it
+		// exists in Azure yet, so there is nothing to adjust to either.
+		body["name"] = n.AzureName
+		if n.NameSource() != nil {
+			body["name"] = Unknown{Reason: n.Pending}
+		}
+		r := &Request{Node: n, Method: "PUT", Body: body}
+		if c.diags.HasErrors() {
+			return nil, c.diags
+		}
+		return r, c.diags
+	}
 	body["name"] = n.AzureName
 	r := &Request{Node: n, Method: "PUT", URL: n.ID + "?api-version=" + n.Kind.APIVersion, Body: body}
 	c.adjust(body, r)
@@ -96,6 +109,21 @@ func Convert(g *graph.Graph, n *graph.Node, src Sources) (*Request, diag.List) {
 		return nil, c.diags
 	}
 	return r, c.diags
+}
+
+// namedAfterApply reports a node whose Azure name (or its owner's) is
+// another input resource's status value: its request is known but for the
+// name and URL, which apply fills in once that resource exists.
+func namedAfterApply(n *graph.Node) bool {
+	for ; n != nil; n = n.Owner {
+		if n.NameSource() != nil {
+			return true
+		}
+		if n.Pending == "" {
+			return false
+		}
+	}
+	return false
 }
 
 type converter struct {

@@ -43,6 +43,7 @@ func Build(in *loader.Result, opts Options) (*Graph, diag.List) {
 	for _, n := range nodes {
 		b.resolve(n)
 		b.credential(n)
+		b.ignoreChanges(n)
 	}
 	b.g.Subscription = b.subscription(opts.Subscription, nodes)
 	b.g.Nodes = b.order(nodes)

@@ -4,6 +4,9 @@
 package graph
 
 import (
+	"fmt"
+
+	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/registry"
 	"github.com/azkcli/azk/internal/validate"
@@ -63,6 +66,9 @@ type Node struct {
 	nameSource *Edge
 	// Exports are the config map values this resource publishes.
 	Exports []Export
+	// IgnoreChanges are the ARM body paths whose Azure value the resource's
+	// ignore-changes annotation keeps (AnnotationIgnoreChanges).
+	IgnoreChanges []armjson.Path
 	// Credential is the v1 Secret named by the serviceoperator.azure.com/credential-from
 	// annotation: the identity, and subscription, the operator uses for this resource.
 	Credential *loader.Object
@@ -97,6 +103,25 @@ func (g *Graph) Name(n *Node, azureName string) error {
 		}
 	}
 	return nil
+}
+
+// NameFromStatus names a Pending node from the status of the resource its
+// Azure name comes from (status as convert.Status reads an ARM body). It
+// reports false, and no error, when the status does not hold the name yet.
+func (g *Graph) NameFromStatus(n *Node, status map[string]any) (bool, error) {
+	src := n.nameSource
+	if src == nil || src.To == nil {
+		return false, fmt.Errorf("%s does not take its Azure name from another resource", n.Address())
+	}
+	e, ok := src.To.Export(stringAt(src.Ref.Node, "name"), stringAt(src.Ref.Node, "key"))
+	if !ok || e.From != "status" {
+		return false, fmt.Errorf("%s exports no status value for the Azure name of %s", src.To.Address(), n.Address())
+	}
+	v, ok := armjson.Lookup(status, e.Path)
+	if !ok || v == nil || fmt.Sprint(v) == "" {
+		return false, nil
+	}
+	return true, g.Name(n, fmt.Sprint(v))
 }
 
 // Export finds what n publishes to config map name, key.

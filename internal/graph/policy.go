@@ -1,6 +1,9 @@
 package graph
 
 import (
+	"strings"
+
+	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/loader"
 )
 
@@ -12,6 +15,14 @@ const (
 	// subscription) the operator uses for one resource.
 	AnnotationCredentialFrom = "serviceoperator.azure.com/credential-from"
 )
+
+// AnnotationIgnoreChanges is azk's own annotation (the operator ignores it,
+// and does not honour it once enabled): ARM body paths, separated by commas
+// or new lines, whose value in Azure is kept, like Terraform's
+// ignore_changes. Paths are written as plans print them: "tags",
+// "tags.owner", `tags["cost.center"]`, "properties.sku.capacity",
+// "properties.subnets[name=web].properties.routeTable".
+const AnnotationIgnoreChanges = "azk.azkcli.io/ignore-changes"
 
 // credentialSubscription is the Secret key that puts a resource in another subscription.
 const credentialSubscription = "AZURE_SUBSCRIPTION_ID"
@@ -43,6 +54,32 @@ func (b *builder) policies(o *loader.Object) {
 	if explicit && ifExists {
 		b.errorf(o, loader.FieldLine(o, "metadata", "annotations"), "metadata.annotations", "set either %s or %s, not both: the explicit policy already decides what happens to an existing resource",
 			AnnotationReconcilePolicy, AnnotationReconcilePolicyIfExists)
+	}
+}
+
+// ignoreChanges parses the ignore-changes annotation into n.IgnoreChanges.
+func (b *builder) ignoreChanges(n *Node) {
+	o := n.Object
+	v, ok := o.Node.GetAnnotations()[AnnotationIgnoreChanges]
+	if !ok {
+		return
+	}
+	line := loader.FieldLine(o, "metadata", "annotations", AnnotationIgnoreChanges)
+	field := "metadata.annotations." + AnnotationIgnoreChanges
+	for _, s := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '\n' }) {
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		p, err := armjson.ParsePath(s)
+		if err != nil {
+			b.errorf(o, line, field, "%v", err)
+			continue
+		}
+		if p[0].Key == "name" || p[0].Key == "id" || p[0].Key == "type" {
+			b.errorf(o, line, field, "%q: the resource's %s is part of its ARM ID and cannot be ignored", s, p[0].Key)
+			continue
+		}
+		n.IgnoreChanges = append(n.IgnoreChanges, p)
 	}
 }
 

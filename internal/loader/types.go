@@ -49,6 +49,13 @@ func (o *Object) Address() string {
 	return g + "/" + o.Kind + "/" + o.Namespace + "/" + o.Name
 }
 
+// InPlainFile reports whether the object was read directly from a file, so
+// that a change to it can be written back there (not standard input, not
+// kustomize output).
+func (o *Object) InPlainFile() bool {
+	return o.Kustomization == "" && o.Source.File != "" && o.Source.File != "-"
+}
+
 // IsSecret reports whether the object is a core v1 Secret.
 func (o *Object) IsSecret() bool { return o.APIVersion == "v1" && o.Kind == "Secret" }
 

@@ -71,8 +71,8 @@ func BenchmarkPlanExisting(b *testing.B) {
 		if diags.HasErrors() {
 			b.Fatal(diags.Err())
 		}
-		if s := p.Summary(); s.Adopt != resources || s.AdoptWithChanges != 0 {
-			b.Fatalf("want %d unchanged adoptions: %s", resources, p.SummaryLine())
+		if s := p.Summary(); s.NoChange != resources {
+			b.Fatalf("want %d unchanged: %s", resources, p.SummaryLine())
 		}
 	}
 	elapsed := time.Since(start) / time.Duration(b.N)

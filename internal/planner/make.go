@@ -46,6 +46,13 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// Drift makes a drift report instead of a plan (see Plan.Drift).
 	Drift bool
+	// Base holds the addresses of the manifests before this change (azk plan
+	// --base); a resource not among them that exists in Azure is flagged as
+	// adopted. Nil means no base.
+	Base map[string]bool
+	// SendSecrets are addresses (see MatchAddress) of resources whose secrets
+	// are sent again, though the plan cannot see them change.
+	SendSecrets []string
 }
 
 // Reason prefixes that renderers and the apply engine may rely on.
@@ -80,7 +87,7 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	if opts.Parallelism <= 0 {
 		opts.Parallelism = arm.DefaultParallelism
 	}
-	namePending(ctx, g, opts.Reader)
+	badNames := namePending(ctx, g, opts.Reader)
 	m := newMaker(ctx, g, opts)
 	unmanaged := m.listUnmanaged()
 	m.readAll()
@@ -95,9 +102,12 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 		if st := m.states[n]; st != nil {
 			p.Resources = append(p.Resources, m.decide(st))
 		} else if n.Kind.IsARM() && n.Pending != "" {
-			p.Resources = append(p.Resources, m.pending(n))
+			r := m.pending(n, badNames[n])
+			m.pendingDecisions[n] = r
+			p.Resources = append(p.Resources, r)
 		}
 	}
+	diags = append(diags, m.matchSendSecrets(p)...)
 	p.Unmanaged = unmanaged()
 	noteSameTypeUnmanaged(p)
 	for _, st := range m.ordered {
@@ -143,7 +153,11 @@ type maker struct {
 
 	states  map[*graph.Node]*nodeState
 	ordered []*nodeState
-	byID    map[string]*nodeState // lower-cased ARM ID
+	// pendingDecisions are the decisions of nodes whose ARM ID is not known yet.
+	pendingDecisions map[*graph.Node]*Resource
+	// sendSecrets are the addresses Options.SendSecrets matched.
+	sendSecrets map[string]bool
+	byID        map[string]*nodeState // lower-cased ARM ID
 
 	armIDs sync.Map // lower-cased ARM ID -> *armIDCheck
 	roles  sync.Map // lower-cased role name -> *roleLookup
@@ -163,6 +177,16 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 		reg:    registry.Default(),
 		states: map[*graph.Node]*nodeState{},
 		byID:   map[string]*nodeState{},
+
+		pendingDecisions: map[*graph.Node]*Resource{},
+		sendSecrets:      map[string]bool{},
+	}
+	for _, n := range g.Nodes {
+		for _, pattern := range opts.SendSecrets {
+			if MatchAddress(n.Address(), pattern) {
+				m.sendSecrets[n.Address()] = true
+			}
+		}
 	}
 	for _, n := range g.Nodes {
 		if !n.Kind.IsARM() || n.ID == "" {
@@ -287,7 +311,13 @@ func (m *maker) convertNode(st *nodeState) {
 			<-ds.read
 		}
 	}
-	src := convert.Sources{
+	st.request, st.diags = convert.Convert(m.g, n, m.sources(st, n))
+}
+
+// sources are what converting n reads: the statuses and bodies read for
+// this plan (st is n's own state, nil when n was not read).
+func (m *maker) sources(st *nodeState, n *graph.Node) convert.Sources {
+	return convert.Sources{
 		LookupEnv: m.opts.LookupEnv,
 		Status: func(from *graph.Node) map[string]any {
 			fs := m.states[from]
@@ -301,7 +331,7 @@ func (m *maker) convertNode(st *nodeState) {
 			return id, err == nil
 		},
 		Get: func(id, apiVersion string) (map[string]any, error) {
-			if strings.EqualFold(id, n.ID) {
+			if st != nil && strings.EqualFold(id, n.ID) {
 				if st.readErr != nil {
 					return nil, st.readErr
 				}
@@ -311,7 +341,6 @@ func (m *maker) convertNode(st *nodeState) {
 			return body, err
 		},
 	}
-	st.request, st.diags = convert.Convert(m.g, n, src)
 }
 
 // armIDCheck is the shared answer to "does this armId exist", asked once per run.
@@ -424,7 +453,7 @@ func (m *maker) roleID(name string) (string, error) {
 }
 
 // policy is the reconcile policy that applies to n, and whether it was set
-// explicitly (which makes an existing resource an update, not an adoption).
+// explicitly by a reconcile-policy annotation.
 func (m *maker) policy(n *graph.Node, exists bool) (Policy, bool) {
 	annotations := n.Object.Node.GetAnnotations()
 	if v, ok := annotations[graph.AnnotationReconcilePolicy]; ok {
@@ -434,28 +463,82 @@ func (m *maker) policy(n *graph.Node, exists bool) (Policy, bool) {
 		// reconcile-policy-if-exists only governs resources that already exist.
 		return Policy{Value: graph.PolicyManage, Source: policySourceDefault}, false
 	}
-	if v, ok := annotations[graph.AnnotationReconcilePolicyIfExists]; ok {
-		return Policy{Value: v, Source: policySourceAnnotationIfExists}, false
-	}
-	if m.opts.ReconcilePolicyIfExists != "" {
-		return Policy{Value: m.opts.ReconcilePolicyIfExists, Source: policySourceFlag}, false
+	if p, ok := m.ifExists(n); ok {
+		return p, false
 	}
 	return Policy{Value: graph.PolicyManage, Source: policySourceDefault}, false
 }
 
-// decide makes the decision for one node; dependencies are decided first.
-// pending is the decision for a resource whose ARM ID is not known yet: it is
-// blocked, with the reason, rather than left out of the plan.
-func (m *maker) pending(n *graph.Node) *Resource {
+// ifExists is the reconcile-policy-if-exists in force for n, from its
+// annotation, else the flag.
+func (m *maker) ifExists(n *graph.Node) (Policy, bool) {
+	if v, ok := n.Object.Node.GetAnnotations()[graph.AnnotationReconcilePolicyIfExists]; ok {
+		return Policy{Value: v, Source: policySourceAnnotationIfExists}, true
+	}
+	if m.opts.ReconcilePolicyIfExists != "" {
+		return Policy{Value: m.opts.ReconcilePolicyIfExists, Source: policySourceFlag}, true
+	}
+	return Policy{}, false
+}
+
+// recordPolicy is what apply writes into n's manifest: the operator applies
+// reconcile-policy-if-exists once, at the first reconcile, and records the
+// outcome. Under the default (manage) created and adopted resources behave
+// alike and nothing needs recording; under another if-exists policy, a
+// resource apply creates is recorded as manage (so a later run does not
+// take it for a found one) and one it finds under that policy.
+func (m *maker) recordPolicy(n *graph.Node, explicit bool, exists bool, p Policy) *PolicyRecord {
+	if explicit {
+		return nil
+	}
+	ifExists, ok := m.ifExists(n)
+	if !ok || ifExists.Value == graph.PolicyManage {
+		return nil
+	}
+	value := graph.PolicyManage
+	if exists {
+		value = p.Value
+	}
+	return &PolicyRecord{Value: value, Source: n.Object.Source.String(), Writable: n.Object.InPlainFile()}
+}
+
+// pending is the decision for a resource whose ARM ID is known only once
+// another resource of this plan exists: its Azure name is that resource's
+// status value. Apply creates the other resource, reads the name, then
+// creates this one.
+func (m *maker) pending(n *graph.Node, badName error) *Resource {
 	r := &Resource{
 		Address: n.Address(), Kind: n.Kind.Kind, Namespace: n.Object.Namespace, Name: n.Object.Name,
 		Source: n.Object.Source.String(), ARMType: n.Kind.ARMType, APIVersion: n.Kind.APIVersion,
-		Action: ActionBlocked, Reasons: []string{n.Pending}, Node: n,
+		Action: ActionCreate, Reason: ReasonNameAfterApply, Node: n,
 	}
 	r.Policy, _ = m.policy(n, false)
+	r.RecordPolicy = m.recordPolicy(n, false, false, r.Policy)
 	for _, d := range n.DependsOn() {
 		r.DependsOn = append(r.DependsOn, d.Address())
 	}
+	req, diags := convert.Convert(m.g, n, m.sources(nil, n))
+	if reasons := m.dependencyBlockers(n); len(reasons) > 0 || badName != nil {
+		if badName != nil {
+			reasons = append(reasons, badName.Error())
+		}
+		r.Action, r.Reason, r.Reasons = ActionBlocked, ReasonBlocked, reasons
+		return r
+	}
+	for _, d := range diags {
+		if d.Severity == diag.SeverityError {
+			r.Reasons = append(r.Reasons, fieldMessage(d))
+		}
+	}
+	if len(r.Reasons) > 0 {
+		r.Action, r.Reason = ActionBlocked, ReasonBlocked
+		return r
+	}
+	r.Request, r.Desired = req, req.Body
+	r.Notes = append(r.Notes, req.Notes...)
+	r.Notes = append(r.Notes, "its Azure name, and so its ARM ID, is known once "+n.Pending)
+	r.Secrets = secretPaths(r.Desired)
+	r.Changes = newDiffer(n.Kind).diff(r.Desired, nil)
 	return r
 }
 
@@ -486,60 +569,106 @@ func (m *maker) decide(st *nodeState) *Resource {
 	if st.request != nil {
 		r.Desired = st.request.Body
 		r.Notes = append(r.Notes, st.request.Notes...)
+		r.Secrets = secretPaths(r.Desired)
 	}
 	if reasons := m.blockers(st); len(reasons) > 0 {
-		r.Action, r.Reasons = ActionBlocked, reasons
+		r.Action, r.Reason, r.Reasons = ActionBlocked, ReasonBlocked, reasons
 		return r
 	}
+	r.RecordPolicy = m.recordPolicy(n, explicit, st.exists, r.Policy)
 	d := newDiffer(n.Kind)
 	if !st.exists {
 		if explicit && r.Policy.Value == graph.PolicySkip {
-			r.Action = ActionSkip
+			r.Action, r.Reason = ActionSkip, ReasonPolicySkip
 			r.Reasons = []string{"does not exist, and reconcile-policy skip never creates it"}
 			return r
 		}
-		r.Action = ActionCreate
+		r.Action, r.Reason = ActionCreate, ReasonMissing
+		if st.notRead {
+			r.Reason = ReasonOwnerCreated
+		}
 		if !m.opts.Drift {
 			r.Changes = d.diff(r.Desired, nil)
 		}
 		return r
+	}
+	if m.opts.Base != nil && !m.opts.Base[r.Address] {
+		r.Adopt = &Adoption{Policy: r.Policy.Value, Destroy: destroyEffect(r.Policy.Value)}
+	}
+	if len(n.IgnoreChanges) > 0 {
+		r.Ignored = keepIgnored(d, n.IgnoreChanges, r.Desired, st.current)
+		r.Notes = append(r.Notes, "ignore-changes ("+graph.AnnotationIgnoreChanges+") is azk's own: the operator, once enabled, does not honour it and sends the manifests' values")
 	}
 	changes := d.diff(r.Desired, st.current)
 	if m.opts.Drift {
 		r.Changes = changes
 	}
 	if r.Policy.Value == graph.PolicySkip {
-		r.Action = ActionSkip // never written, so nothing to replace either
+		r.Action, r.Reason = ActionSkip, ReasonPolicySkip // never written, so nothing to replace either
 		return r
 	}
 	if reasons := replaceReasons(r.Desired, st.current); len(reasons) > 0 {
-		r.Action, r.Reasons, r.Changes = ActionReplace, reasons, changes
+		r.Action, r.Reason, r.Reasons, r.Changes = ActionReplace, ReasonCannotUpdate, reasons, changes
 		return r
 	}
-	switch {
-	case !explicit:
-		r.Action = ActionAdopt
-		r.Changes = changes
-		if r.Policy.Value == graph.PolicyDetachOnDelete {
-			r.Notes = append(r.Notes, "detach-on-delete: azk destroy will leave it in Azure")
-		}
+	if r.Policy.Value == graph.PolicyDetachOnDelete && !explicit {
+		r.Notes = append(r.Notes, "detach-on-delete: azk destroy will leave it in Azure")
+	}
+	r.Changes = changes
+	switch state := provisioningState(st.current); {
 	case len(changes) > 0:
-		r.Action, r.Changes = ActionUpdate, changes
+		r.Action, r.Reason = ActionUpdate, ReasonChanged
+	case failedState(state):
+		r.Action, r.Reason = ActionUpdate, ReasonFailed
+		r.Notes = append(r.Notes, fmt.Sprintf("Azure holds it with provisioningState %s: the PUT is sent again, as the operator would", state))
+	case m.sendSecrets[r.Address] && len(r.Secrets) > 0:
+		r.Action, r.Reason = ActionUpdate, ReasonSecretsRequested
 	default:
-		r.Action = ActionNoChange
+		r.Action, r.Reason = ActionNoChange, ReasonMatches
+	}
+	if r.Action == ActionUpdate && len(r.Secrets) > 0 {
+		for _, p := range r.Secrets {
+			r.Changes = append(r.Changes, Change{Path: p, Sensitive: true})
+		}
 	}
 	return r
 }
 
-// blockers lists why st cannot be applied, if it cannot.
-func (m *maker) blockers(st *nodeState) []string {
+// destroyEffect says what azk destroy does to a resource under policy.
+func destroyEffect(policy string) string {
+	switch policy {
+	case graph.PolicyDetachOnDelete:
+		return "azk destroy leaves it in Azure (detach-on-delete)"
+	case graph.PolicySkip:
+		return "azk destroy leaves it in Azure (skip)"
+	}
+	return "azk destroy deletes it from Azure, although it existed before this change"
+}
+
+// failedState reports a terminal provisioning state that is not success:
+// the last write did not take, so the operator sends it again.
+func failedState(state string) bool {
+	return strings.EqualFold(state, "Failed") || strings.EqualFold(state, "Canceled") || strings.EqualFold(state, "Cancelled")
+}
+
+func provisioningState(body map[string]any) string {
+	props, _ := body["properties"].(map[string]any)
+	s, _ := props["provisioningState"].(string)
+	return s
+}
+
+// dependencyBlockers lists the dependencies of n that keep it from being applied.
+func (m *maker) dependencyBlockers(n *graph.Node) []string {
 	var reasons []string
-	for _, d := range st.node.DependsOn() {
-		ds := m.states[d]
-		if ds == nil || ds.decision == nil {
-			continue
+	for _, d := range n.DependsOn() {
+		var dr *Resource
+		if ds := m.states[d]; ds != nil {
+			dr = ds.decision
+		} else {
+			dr = m.pendingDecisions[d]
 		}
-		switch dr := ds.decision; {
+		switch {
+		case dr == nil:
 		case dr.SkipMissing():
 			reasons = append(reasons, fmt.Sprintf("depends on %s, which does not exist and has reconcile-policy skip", dr.Address))
 		case dr.Action == ActionBlocked:
@@ -548,6 +677,12 @@ func (m *maker) blockers(st *nodeState) []string {
 			reasons = append(reasons, fmt.Sprintf("depends on %s, which needs replacing", dr.Address))
 		}
 	}
+	return reasons
+}
+
+// blockers lists why st cannot be applied, if it cannot.
+func (m *maker) blockers(st *nodeState) []string {
+	reasons := m.dependencyBlockers(st.node)
 	reasons = append(reasons, st.missingARMIDs...)
 	reasons = append(reasons, st.roleErrors...)
 	if st.readErr != nil {

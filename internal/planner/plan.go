@@ -1,23 +1,21 @@
 // Package planner decides, per resource, what applying the manifests would do
-// to Azure: create, adopt, update, leave alone, skip or block, with
-// property-level changes. A Plan is data; rendering it is separate.
+// to Azure, and the plan it makes is the contract apply keeps: a PUT for each
+// create and update (each with its reason code), nothing for the rest. A Plan
+// is data; rendering it is separate.
 //
-// Diffs compare only what the desired body sets, under ARM's equivalences:
-// ARM IDs, GUIDs and enum values in any case; locations by canonical name;
-// numbers by value; named array items by name; empty as absent. Beyond the
-// schema, the registry carries what the corpus recordings show ARM does with
-// the values of each ARM type (registry.Observed): a property ARM never
-// returns is shown on create and not compared after, like a secret; a string
-// ARM returns in its own case (Postgres charset UTF8, role definition type
-// CustomRole) compares in any case, other strings exactly, because ARM keeps
-// their case; a value ARM stores as another one (MySQL utf8 as utf8mb3) and an
-// item ARM adds to a named list (a Consumption workload profile) are not
-// changes, as a PUT cannot change them.
+// The plan needs no state of its own. An existing resource that matches the
+// manifests is no change and one that differs is an update, whether azk
+// created it or found it, as the operator's default reconcile-policy-if-exists
+// (manage) makes them behave the same. A changed PUT body is shown with
+// everything it changes, removals of what Azure holds beyond the body
+// included (see diff.go for the comparison rules).
 //
 // A stateless plan cannot see a change of Azure name or owner: either is
 // another ARM ID, so the old resource is not read and the new one plans as a
 // create. Where the input's resource groups hold unmanaged resources of the
-// same type, the create says so (see Resource.Notes).
+// same type, the create says so (see Resource.Notes). Secrets are never
+// returned by ARM, so a changed secret is not seen either: the plan lists
+// each resource's secret paths, and --send-secrets sends them on request.
 package planner
 
 import (
@@ -27,19 +25,49 @@ import (
 
 // FormatVersion is the version of the plan's JSON form (-o json and saved
 // plans). It changes when a field changes meaning.
-const FormatVersion = 1
+const FormatVersion = 2
 
-// Action is what applying would do to one resource.
+// Action is what applying does to one resource. Only create and update write
+// to Azure (one PUT each); every other action reads at most.
 type Action string
 
 const (
 	ActionCreate   Action = "create"           // does not exist: PUT
-	ActionAdopt    Action = "adopt"            // exists, no explicit reconcile-policy: taken over per reconcile-policy-if-exists
-	ActionUpdate   Action = "update"           // exists, explicit manage/detach-on-delete policy, body differs: PUT
-	ActionNoChange Action = "no-change"        // exists and matches the desired body
-	ActionSkip     Action = "skip"             // reconcile-policy skip (or if-exists skip): read only, never written
+	ActionUpdate   Action = "update"           // exists, and the PUT changes it (see Reason): PUT
+	ActionNoChange Action = "no-change"        // exists and matches the desired body: nothing is sent
+	ActionSkip     Action = "skip"             // reconcile-policy skip: read only, never written
 	ActionBlocked  Action = "blocked"          // cannot proceed: see Reasons
 	ActionReplace  Action = "replace-required" // a change Azure cannot make in place: an error, never applied
+)
+
+// Reason says why a resource got its action, as a stable code for tools
+// (like Terraform's action reasons); Reasons and Notes say it for people.
+type Reason string
+
+const (
+	// ReasonMissing: create, Azure does not have it.
+	ReasonMissing Reason = "create_because_missing"
+	// ReasonOwnerCreated: create, its owner is created by this plan, so it was not read.
+	ReasonOwnerCreated Reason = "create_because_owner_created"
+	// ReasonNameAfterApply: create, its Azure name is another resource's
+	// status value, read once that resource is applied (azureNameFromConfig).
+	ReasonNameAfterApply Reason = "create_because_name_known_after_apply"
+	// ReasonChanged: update, the body changes what Azure holds (see Changes).
+	ReasonChanged Reason = "update_because_changed"
+	// ReasonFailed: update, Azure holds it in a failed provisioning state;
+	// the PUT is sent again, as the operator would.
+	ReasonFailed Reason = "update_because_provisioning_failed"
+	// ReasonSecretsRequested: update, the user asked to send its secrets
+	// again (ARM never returns them, so a plan cannot see them change).
+	ReasonSecretsRequested Reason = "update_because_secrets_requested"
+	// ReasonMatches: no-change, Azure matches the desired body.
+	ReasonMatches Reason = "no_change_because_matches"
+	// ReasonPolicySkip: skip, under reconcile-policy skip.
+	ReasonPolicySkip Reason = "skip_because_policy"
+	// ReasonBlocked: blocked, see Reasons.
+	ReasonBlocked Reason = "blocked"
+	// ReasonCannotUpdate: replace-required, see Reasons.
+	ReasonCannotUpdate Reason = "replace_because_cannot_update"
 )
 
 // Policy is the reconcile policy that drove a decision, and where it came from.
@@ -65,6 +93,31 @@ type Change struct {
 	Unknown bool `json:"unknown,omitempty"`
 }
 
+// Adoption marks a resource that this change of the manifests adds and that
+// already exists in Azure (azk plan --base): applying takes it over.
+type Adoption struct {
+	// Policy is the reconcile policy it will be under.
+	Policy string `json:"policy"`
+	// Destroy says what azk destroy would then do to it.
+	Destroy string `json:"destroy"`
+}
+
+// PolicyRecord is the reconcile-policy apply writes into the resource's
+// source file, in place of reconcile-policy-if-exists, once the resource is
+// created or adopted: the operator decides reconcile-policy-if-exists once,
+// at a resource's first reconcile, and records the outcome on the object.
+type PolicyRecord struct {
+	// Value is the reconcile-policy written: manage for a resource apply
+	// creates, the if-exists policy for one it adopts.
+	Value string `json:"value"`
+	// Source is the file:line it is written to.
+	Source string `json:"source"`
+	// Writable is false when the manifest cannot be written back (standard
+	// input, kustomize output): apply then refuses unless told to go on
+	// without recording.
+	Writable bool `json:"writable"`
+}
+
 // Resource is the decision for one input resource.
 type Resource struct {
 	// Address is "group/Kind/namespace/name".
@@ -73,19 +126,36 @@ type Resource struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	Source    string `json:"source"` // file:line
-	ARMID     string `json:"armId"`
-	ARMType   string `json:"armType"`
+	// ARMID is empty while the Azure name is known only after apply
+	// (ReasonNameAfterApply).
+	ARMID   string `json:"armId"`
+	ARMType string `json:"armType"`
 	// APIVersion is the ARM api-version of the request.
 	APIVersion string `json:"apiVersion"`
 
 	Action Action `json:"action"`
+	Reason Reason `json:"reason"`
 	Policy Policy `json:"policy"`
 	// Exists says whether Azure has the resource; false also when it was not
 	// read because its owner will be created by this plan.
 	Exists bool `json:"exists"`
-	// Changes are set for adopt (manage) and update, and in a drift report for
-	// every existing resource that drifted.
+	// Changes are what the PUT changes: every property set for a create,
+	// additions, changes and removals for an update; in a drift report,
+	// what drifted.
 	Changes []Change `json:"changes,omitempty"`
+	// Ignored are differences at paths the resource's ignore-changes
+	// annotation names: the PUT carries Azure's value there, so they are not
+	// changes. Before is Azure's value, After the manifests'.
+	Ignored []Change `json:"ignored,omitempty"`
+	// Secrets are the body paths that carry secrets. ARM never returns them,
+	// so a plan cannot compare them: they are sent on create and on
+	// ReasonSecretsRequested, and otherwise only with another change.
+	Secrets []string `json:"secrets,omitempty"`
+	// Adopt is set, with azk plan --base, on a resource new in this change
+	// that already exists in Azure.
+	Adopt *Adoption `json:"adopt,omitempty"`
+	// RecordPolicy is the reconcile-policy apply writes into the manifest.
+	RecordPolicy *PolicyRecord `json:"recordPolicy,omitempty"`
 	// Reasons explain blocked and replace-required.
 	Reasons []string `json:"reasons,omitempty"`
 	// Notes are other things applying will do (e.g. "will recover a soft-deleted vault").
@@ -103,6 +173,9 @@ type Resource struct {
 	Node    *graph.Node      `json:"-"`
 	Request *convert.Request `json:"-"`
 }
+
+// Writes reports whether applying sends a write (one PUT) for r.
+func (r *Resource) Writes() bool { return r.Action == ActionCreate || r.Action == ActionUpdate }
 
 // Inputs are what a plan was made from, so a saved plan can be applied later
 // by resolving the same inputs again (secret values are never saved).
@@ -135,16 +208,15 @@ type Plan struct {
 
 // Summary counts the decisions of a plan.
 type Summary struct {
-	Create int `json:"create"`
-	Adopt  int `json:"adopt"`
-	// AdoptWithChanges counts the adoptions whose PUT changes Azure.
-	AdoptWithChanges int `json:"adoptWithChanges"`
-	Update           int `json:"update"`
-	NoChange         int `json:"noChange"`
+	Create   int `json:"create"`
+	Update   int `json:"update"`
+	NoChange int `json:"noChange"`
 	// Skip counts skip decisions, skip (missing) included.
 	Skip            int `json:"skip"`
 	Blocked         int `json:"blocked"`
 	ReplaceRequired int `json:"replaceRequired"`
+	// Adopt counts the resources flagged for adoption (with --base).
+	Adopt int `json:"adopt,omitempty"`
 	// Drifted counts the resources whose Azure state differs from the
 	// manifests, in a drift report only.
 	Drifted   int `json:"drifted,omitempty"`
@@ -158,11 +230,6 @@ func (p *Plan) Summary() Summary {
 		switch r.Action {
 		case ActionCreate:
 			s.Create++
-		case ActionAdopt:
-			s.Adopt++
-			if len(r.Changes) > 0 {
-				s.AdoptWithChanges++
-			}
 		case ActionUpdate:
 			s.Update++
 		case ActionNoChange:
@@ -174,6 +241,9 @@ func (p *Plan) Summary() Summary {
 		case ActionReplace:
 			s.ReplaceRequired++
 		}
+		if r.Adopt != nil {
+			s.Adopt++
+		}
 		if p.Drift && r.Exists && len(r.Changes) > 0 {
 			s.Drifted++
 		}
@@ -182,12 +252,9 @@ func (p *Plan) Summary() Summary {
 	return s
 }
 
-// HasChanges reports whether applying the plan would change Azure: a
-// create, an update, or an adoption that changes the resource. An adoption
-// without changes is not one: its PUT leaves Azure as it is, so
-// --detailed-exitcode exits 0 for it, while the summary still counts it under
-// "to adopt" (and not "with changes"). For a drift report it says whether
-// anything drifted.
+// HasChanges reports whether applying the plan would write to Azure (a
+// create or an update) or record a policy in a manifest. For a drift report
+// it says whether anything drifted.
 func (p *Plan) HasChanges() bool {
 	for _, r := range p.Resources {
 		if p.Drift {
@@ -196,18 +263,19 @@ func (p *Plan) HasChanges() bool {
 			}
 			continue
 		}
-		if r.Action == ActionCreate || len(r.Changes) > 0 && (r.Action == ActionAdopt || r.Action == ActionUpdate) {
+		if r.Writes() || r.RecordPolicy != nil {
 			return true
 		}
 	}
 	return false
 }
 
-// HasErrors reports whether the plan holds a decision that is an error:
-// a replacement Azure cannot make in place.
+// HasErrors reports whether the plan holds a decision that is an error: a
+// blocked resource (apply would stop half-way) or a replacement Azure cannot
+// make in place.
 func (p *Plan) HasErrors() bool {
 	for _, r := range p.Resources {
-		if r.Action == ActionReplace {
+		if r.Action == ActionReplace || r.Action == ActionBlocked {
 			return true
 		}
 	}

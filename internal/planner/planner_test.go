@@ -140,16 +140,16 @@ func golden(t *testing.T, name string, got []byte) {
 func renderAll(t *testing.T, prefix string, p *Plan) {
 	t.Helper()
 	var text, color, js, md bytes.Buffer
-	if err := WriteText(&text, p, false); err != nil {
+	if err := WriteText(&text, p, RenderOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteText(&color, p, true); err != nil {
+	if err := WriteText(&color, p, RenderOptions{Color: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteJSON(&js, p); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteMarkdown(&md, p); err != nil {
+	if err := WriteMarkdown(&md, p, RenderOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, prefix+".txt.golden", text.Bytes())
@@ -166,7 +166,7 @@ func TestPlanEveryDecision(t *testing.T) {
 	renderAll(t, "plan", p)
 
 	want := map[string]Action{
-		"rg-adopt": ActionAdopt, "vnet-detach": ActionAdopt, "nsg-readonly": ActionSkip, "id-nochange": ActionNoChange,
+		"rg-adopt": ActionUpdate, "vnet-detach": ActionNoChange, "nsg-readonly": ActionSkip, "id-nochange": ActionNoChange,
 		"vnet-update": ActionUpdate, "id-moved": ActionReplace, "id-new": ActionCreate, "ra-new": ActionCreate,
 		"ra-badrole": ActionBlocked, "rg-skipped": ActionSkip, "id-under-skipped": ActionBlocked,
 		"id-armid-owner": ActionBlocked, "rg-new": ActionCreate, "vnet-new": ActionCreate,
@@ -177,7 +177,7 @@ func TestPlanEveryDecision(t *testing.T) {
 			t.Errorf("%s: %s, want %s (reasons %v)", r.Name, r.Action, want[r.Name], r.Reasons)
 		}
 	}
-	if got := p.SummaryLine(); got != "Plan: 5 to create, 2 to adopt (1 with changes), 1 to update, 1 unchanged, 2 skipped, 4 blocked, 1 need replacing (error)." {
+	if got := p.SummaryLine(); got != "Plan: 5 to create, 2 to update, 2 unchanged, 2 skipped, 4 blocked, 1 need replacing (error)." {
 		t.Errorf("summary: %s", got)
 	}
 	if len(p.Unmanaged) != 1 || !strings.HasSuffix(p.Unmanaged[0], "/strayaccount") {
@@ -212,8 +212,8 @@ func TestSavedPlanShowsTheSameAndDetectsStaleness(t *testing.T) {
 		t.Fatal(err)
 	}
 	var direct, shown bytes.Buffer
-	_ = WriteText(&direct, p, false)
-	_ = WriteText(&shown, loaded, false)
+	_ = WriteText(&direct, p, RenderOptions{})
+	_ = WriteText(&shown, loaded, RenderOptions{})
 	if direct.String() != shown.String() {
 		t.Errorf("show of the saved plan differs from the plan:\n%s", shown.String())
 	}
@@ -383,8 +383,8 @@ spec:
 		return nil
 	}
 	before := admin(makePlan(t, az, loadScenario(t, file), false))
-	if before.Action != ActionBlocked || !strings.Contains(strings.Join(before.Reasons, ";"), "known once that exists in Azure") {
-		t.Fatalf("before the identity exists: %s %v", before.Action, before.Reasons)
+	if before.Action != ActionCreate || before.Reason != ReasonNameAfterApply || before.ARMID != "" || !strings.Contains(strings.Join(before.Notes, ";"), "known once") {
+		t.Fatalf("before the identity exists: %s %s %q %v", before.Action, before.Reason, before.ARMID, before.Notes)
 	}
 	rgID := "/subscriptions/" + testSub + "/resourceGroups/pg-rg"
 	az.put(t, rgID, "2020-06-01", map[string]any{"location": "westus2"})

@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/pmezard/go-difflib/difflib"
 	"io"
 	"strings"
 
+	"github.com/pmezard/go-difflib/difflib"
+
 	"github.com/azkcli/azk/internal/convert"
+	"github.com/azkcli/azk/internal/graph"
 )
 
 // ANSI colours of the text form.
@@ -22,6 +24,15 @@ const (
 	ansiYellow = "\x1b[33m"
 	ansiCyan   = "\x1b[36m"
 )
+
+// RenderOptions say how much of a plan text and markdown show.
+type RenderOptions struct {
+	// Color paints the text form with ANSI colours.
+	Color bool
+	// ShowUnchanged lists the resources that stay as they are, which are
+	// otherwise one count line.
+	ShowUnchanged bool
+}
 
 // look is how an action is shown: its symbol, colour and phrase.
 type look struct {
@@ -37,23 +48,34 @@ func lookOf(r *Resource, drift bool) look {
 	case drift:
 		return look{"=", ansiDim, "matches the manifests"}
 	}
+	adopt := ""
+	if r.Adopt != nil {
+		adopt = ", adopting what Azure has"
+	}
 	switch r.Action {
 	case ActionCreate:
-		return look{"+", ansiGreen, "will be created"}
-	case ActionAdopt:
-		if len(r.Changes) > 0 {
-			return look{">", ansiCyan, "will be adopted, with changes"}
+		if r.Reason == ReasonNameAfterApply {
+			return look{"+", ansiGreen, "will be created (its name is known after apply)"}
 		}
-		return look{">", ansiCyan, "will be adopted, unchanged"}
+		return look{"+", ansiGreen, "will be created"}
 	case ActionUpdate:
-		return look{"~", ansiYellow, "will be updated in place"}
+		switch r.Reason {
+		case ReasonFailed:
+			return look{"~", ansiYellow, "will be sent again (its last provisioning failed)" + adopt}
+		case ReasonSecretsRequested:
+			return look{"~", ansiYellow, "will be updated to send its secrets again" + adopt}
+		}
+		return look{"~", ansiYellow, "will be updated in place" + adopt}
 	case ActionNoChange:
+		if r.Adopt != nil {
+			return look{">", ansiCyan, "will be adopted, unchanged"}
+		}
 		return look{"=", ansiDim, "is up to date"}
 	case ActionSkip:
 		if !r.Exists {
 			return look{"#", ansiDim, "skip (missing): not created"}
 		}
-		return look{"#", ansiDim, "is skipped: read only"}
+		return look{"#", ansiDim, "is skipped: read only" + adopt}
 	case ActionBlocked:
 		return look{"x", ansiRed, "is blocked"}
 	case ActionReplace:
@@ -62,20 +84,26 @@ func lookOf(r *Resource, drift bool) look {
 	return look{"?", "", string(r.Action)}
 }
 
-// SummaryLine is the plan's one-line count, e.g. "Plan: 3 to create, 2 to
-// adopt (1 with changes), 1 to update, 4 unchanged, 1 skipped, 0 blocked."
+// SummaryLine is the plan's one-line count, e.g. "Plan: 3 to create, 1 to
+// update, 4 unchanged, 1 skipped, 0 blocked."
 func (p *Plan) SummaryLine() string {
 	s := p.Summary()
 	if p.Drift {
-		return fmt.Sprintf("Drift: %d of %d existing resources changed in Azure.", s.Drifted, s.Adopt+s.Update+s.NoChange+s.Skip+s.ReplaceRequired-p.skipMissing())
+		return fmt.Sprintf("Drift: %d of %d existing resources changed in Azure.", s.Drifted, s.Update+s.NoChange+s.Skip+s.ReplaceRequired-p.skipMissing())
 	}
-	line := fmt.Sprintf("Plan: %d to create, %d to adopt (%d with changes), %d to update, %d unchanged, %d skipped, %d blocked",
-		s.Create, s.Adopt, s.AdoptWithChanges, s.Update, s.NoChange, s.Skip, s.Blocked)
+	line := fmt.Sprintf("Plan: %d to create, %d to update, %d unchanged, %d skipped, %d blocked",
+		s.Create, s.Update, s.NoChange, s.Skip, s.Blocked)
 	if s.ReplaceRequired > 0 {
 		line += fmt.Sprintf(", %d need replacing (error)", s.ReplaceRequired)
 	}
+	if s.Adopt > 0 {
+		line += fmt.Sprintf("; %d adopted from Azure", s.Adopt)
+	}
 	return line + "."
 }
+
+// NoChangesLine is what a plan with nothing to do says.
+const NoChangesLine = "No changes. Azure matches the manifests."
 
 func (p *Plan) skipMissing() int {
 	n := 0
@@ -87,12 +115,28 @@ func (p *Plan) skipMissing() int {
 	return n
 }
 
-// WriteText writes the plan for people, in dependency order, with ANSI
-// colours when color is set.
-func WriteText(w io.Writer, p *Plan, color bool) error {
+// quiet reports whether r is left out of a plan's listing unless
+// ShowUnchanged: it is not written, not blocked, and says nothing new.
+func quiet(r *Resource, drift bool) bool {
+	if drift {
+		return r.Exists && len(r.Changes) == 0
+	}
+	switch r.Action {
+	case ActionNoChange:
+		return r.Adopt == nil && r.RecordPolicy == nil && len(r.Ignored) == 0
+	case ActionSkip:
+		return r.Exists && r.Adopt == nil && r.RecordPolicy == nil
+	}
+	return false
+}
+
+// WriteText writes the plan for people, in dependency order: every resource
+// apply acts on or that needs attention, then the count of those that stay
+// as they are (listed too with ShowUnchanged), then the summary.
+func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 	bw := bufio.NewWriter(w)
 	paint := func(c, s string) string {
-		if !color || c == "" {
+		if !opts.Color || c == "" {
 			return s
 		}
 		return c + s + ansiReset
@@ -100,20 +144,34 @@ func WriteText(w io.Writer, p *Plan, color bool) error {
 	if p.Drift {
 		fmt.Fprintln(bw, "Drift report: Azure compared with the manifests; nothing is proposed.")
 	}
+	unchanged := 0
 	for _, r := range p.Resources {
+		if quiet(r, p.Drift) {
+			unchanged++
+			if !opts.ShowUnchanged {
+				continue
+			}
+		}
 		l := lookOf(r, p.Drift)
 		fmt.Fprintf(bw, "\n%s %s %s\n", paint(l.color, l.symbol), paint(ansiBold, r.Kind+" "+r.Namespace+"/"+r.Name), l.phrase)
-		fmt.Fprintf(bw, "    id:     %s\n", r.ARMID)
-		fmt.Fprintf(bw, "    policy: %s (%s)\n", r.Policy.Value, r.Policy.Source)
-		for _, reason := range r.Reasons {
-			fmt.Fprintf(bw, "    %s %s\n", paint(ansiRed, "reason:"), reason)
+		for _, line := range detailLines(r, p.Drift) {
+			if line.color != "" {
+				line.text = paint(line.color, line.symbol) + " " + line.text
+			} else if line.symbol != "" {
+				line.text = line.symbol + " " + line.text
+			}
+			fmt.Fprintf(bw, "%s%s\n", line.indent, line.text)
 		}
-		for _, note := range r.Notes {
-			fmt.Fprintf(bw, "    note:   %s\n", note)
+	}
+	if unchanged > 0 && !opts.ShowUnchanged {
+		what := "unchanged"
+		if p.Drift {
+			what = "matching the manifests"
 		}
-		for _, line := range changeLines(r.Changes, p.Drift) {
-			fmt.Fprintf(bw, "      %s %s\n", paint(line.color, line.symbol), line.text)
-		}
+		fmt.Fprintf(bw, "\n%d %s %s (--show-unchanged lists them).\n", unchanged, plural(unchanged, "resource", "resources"), what)
+	}
+	if line := p.secretsLine(); line != "" && !p.Drift {
+		fmt.Fprintf(bw, "\n%s\n", line)
 	}
 	if len(p.Unmanaged) > 0 {
 		fmt.Fprintf(bw, "\nunmanaged: %d (in the input's resource groups, not in the input)\n", len(p.Unmanaged))
@@ -121,8 +179,80 @@ func WriteText(w io.Writer, p *Plan, color bool) error {
 			fmt.Fprintf(bw, "    %s\n", id)
 		}
 	}
+	if !p.Drift && !p.HasChanges() && !p.HasErrors() {
+		fmt.Fprintf(bw, "\n%s\n", paint(ansiBold, NoChangesLine))
+	}
 	fmt.Fprintf(bw, "\n%s\n", paint(ansiBold, p.SummaryLine()))
 	return bw.Flush()
+}
+
+// secretsLine tells, when quiet resources send secrets, that a plan cannot
+// see those change (resources that are written say so themselves).
+func (p *Plan) secretsLine() string {
+	n := 0
+	for _, r := range p.Resources {
+		if len(r.Secrets) > 0 && !r.Writes() && r.Action != ActionBlocked {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Not compared: the secrets of %d %s, which Azure never returns; azk apply --send-secrets ADDRESS sends them again.", n, plural(n, "resource", "resources"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// detailLine is one line under a resource's header.
+type detailLine struct {
+	indent, symbol, color, text string
+}
+
+// detailLines are what the plan says about r under its header: ID, policy
+// when not the default, reasons, notes, policy records, adoption, changes
+// and ignored differences.
+func detailLines(r *Resource, drift bool) []detailLine {
+	var out []detailLine
+	add := func(text string) { out = append(out, detailLine{indent: "    ", text: text}) }
+	id := r.ARMID
+	if id == "" {
+		id = convert.UnknownText
+	}
+	add("id:     " + id)
+	if r.Policy.Source != policySourceDefault {
+		add(fmt.Sprintf("policy: %s (%s)", r.Policy.Value, r.Policy.Source))
+	}
+	for _, reason := range r.Reasons {
+		out = append(out, detailLine{indent: "    ", symbol: "reason:", color: ansiRed, text: reason})
+	}
+	if r.Adopt != nil && !drift {
+		add(fmt.Sprintf("adopt:  it exists in Azure and is new in this change: taken over under %s; %s", r.Adopt.Policy, r.Adopt.Destroy))
+	}
+	if rec := r.RecordPolicy; rec != nil && !drift {
+		if rec.Writable {
+			add(fmt.Sprintf("record: apply writes %s: %s into %s, in place of %s", graph.AnnotationReconcilePolicy, rec.Value, rec.Source, graph.AnnotationReconcilePolicyIfExists))
+		} else {
+			add(fmt.Sprintf("record: %s: %s cannot be written back to %s (not a plain file): apply refuses unless --allow-unrecorded-policy", graph.AnnotationReconcilePolicy, rec.Value, rec.Source))
+		}
+	}
+	for _, note := range r.Notes {
+		add("note:   " + note)
+	}
+	if len(r.Secrets) > 0 && !r.Writes() && !drift {
+		add(fmt.Sprintf("secrets: %s not compared (Azure never returns them); azk apply --send-secrets %s sends them again", strings.Join(r.Secrets, ", "), r.Address))
+	}
+	for _, line := range changeLines(r.Changes, drift) {
+		out = append(out, detailLine{indent: "      ", symbol: line.symbol, color: line.color, text: line.text})
+	}
+	for _, line := range changeLines(r.Ignored, false) {
+		out = append(out, detailLine{indent: "      ", symbol: "#", color: ansiDim, text: line.text + " (ignored: Azure's value is kept)"})
+	}
+	return out
 }
 
 type changeLine struct {
@@ -224,22 +354,28 @@ func WriteJSON(w io.Writer, p *Plan) error {
 const MarkdownLimit = 60000
 
 // WriteMarkdown writes the plan as a pull-request comment: the summary, a
-// table of decisions, and one collapsible diff per resource that changes or
-// is blocked. Past MarkdownLimit the rest is left out and counted.
-func WriteMarkdown(w io.Writer, p *Plan) error {
+// table of decisions, then one collapsible block per resource: changes
+// first, then blocked, then replace-required, then the rest that needs
+// attention (and the unchanged ones with ShowUnchanged). Past MarkdownLimit
+// the unchanged list goes first, then the details of blocks from the last
+// one up; a header line of a change is never dropped.
+func WriteMarkdown(w io.Writer, p *Plan, opts RenderOptions) error {
 	var head strings.Builder
 	title := "azk plan"
 	if p.Drift {
 		title = "azk drift report"
 	}
 	fmt.Fprintf(&head, "### %s\n\n**%s**\n\n", title, p.SummaryLine())
+	if !p.Drift && !p.HasChanges() && !p.HasErrors() {
+		fmt.Fprintf(&head, "%s\n\n", NoChangesLine)
+	}
 	s := p.Summary()
 	head.WriteString("| decision | resources |\n|---|---:|\n")
 	for _, row := range []struct {
 		label string
 		n     int
 	}{
-		{"create", s.Create}, {"adopt", s.Adopt}, {"adopt with changes", s.AdoptWithChanges}, {"update", s.Update},
+		{"create", s.Create}, {"update", s.Update}, {"adopt", s.Adopt},
 		{"unchanged", s.NoChange}, {"skip", s.Skip}, {"blocked", s.Blocked}, {"replace required", s.ReplaceRequired},
 		{"drifted", s.Drifted}, {"unmanaged", s.Unmanaged},
 	} {
@@ -248,67 +384,118 @@ func WriteMarkdown(w io.Writer, p *Plan) error {
 		}
 	}
 	head.WriteString("\n")
-	out := head.String()
-	omitted := 0
-	for _, r := range p.Resources {
-		if omitted > 0 {
-			omitted++
-			continue
-		}
-		if !worthShowing(r, p.Drift) {
-			continue
-		}
-		block := markdownResource(r, p.Drift)
-		if len(out)+len(block) > MarkdownLimit-200 {
-			omitted++
-			continue
-		}
-		out += block
+	if line := p.secretsLine(); line != "" && !p.Drift {
+		fmt.Fprintf(&head, "%s\n\n", line)
 	}
+
+	var shown, unchanged []*Resource
+	for _, rank := range []func(*Resource) bool{
+		func(r *Resource) bool { return r.Writes() || p.Drift && len(r.Changes) > 0 },
+		func(r *Resource) bool { return r.Action == ActionBlocked },
+		func(r *Resource) bool { return r.Action == ActionReplace },
+		func(r *Resource) bool { return true },
+	} {
+		for _, r := range p.Resources {
+			if !contains(shown, r) && !contains(unchanged, r) && rank(r) {
+				if quiet(r, p.Drift) {
+					unchanged = append(unchanged, r)
+				} else {
+					shown = append(shown, r)
+				}
+			}
+		}
+	}
+	full := make([]string, len(shown))
+	short := make([]string, len(shown))
+	for i, r := range shown {
+		full[i], short[i] = markdownResource(r, p.Drift, true), markdownResource(r, p.Drift, false)
+	}
+	var unchangedBlock string
+	if len(unchanged) > 0 {
+		if opts.ShowUnchanged {
+			var b strings.Builder
+			fmt.Fprintf(&b, "<details><summary>unchanged: %d</summary>\n\n", len(unchanged))
+			for _, r := range unchanged {
+				fmt.Fprintf(&b, "- %s <code>%s</code>\n", r.Kind, escapeHTML(r.Namespace+"/"+r.Name))
+			}
+			b.WriteString("</details>\n\n")
+			unchangedBlock = b.String()
+		} else {
+			unchangedBlock = fmt.Sprintf("_%d %s unchanged._\n\n", len(unchanged), plural(len(unchanged), "resource", "resources"))
+		}
+	}
+	var unmanagedBlock string
 	if len(p.Unmanaged) > 0 {
-		block := fmt.Sprintf("<details><summary>unmanaged: %d</summary>\n\n```\n%s\n```\n</details>\n\n", len(p.Unmanaged), strings.Join(p.Unmanaged, "\n"))
-		if omitted == 0 && len(out)+len(block) <= MarkdownLimit-200 {
-			out += block
+		unmanagedBlock = fmt.Sprintf("<details><summary>unmanaged: %d</summary>\n\n```\n%s\n```\n</details>\n\n", len(p.Unmanaged), strings.Join(p.Unmanaged, "\n"))
+	}
+	size := func(blocks []string) int {
+		n := head.Len() + len(unchangedBlock) + len(unmanagedBlock) + 200
+		for _, b := range blocks {
+			n += len(b)
 		}
+		return n
 	}
-	if omitted > 0 {
-		out += fmt.Sprintf("_%d more resources not shown: the comment would be too long. Run `azk plan` for the full plan._\n", omitted)
+	blocks := append([]string(nil), full...)
+	if size(blocks) > MarkdownLimit && opts.ShowUnchanged && len(unchanged) > 0 {
+		unchangedBlock = fmt.Sprintf("_%d %s unchanged (not listed: the comment would be too long)._\n\n", len(unchanged), plural(len(unchanged), "resource", "resources"))
 	}
-	_, err := io.WriteString(w, out)
+	if size(blocks) > MarkdownLimit && unmanagedBlock != "" {
+		unmanagedBlock = fmt.Sprintf("_unmanaged: %d (not listed: the comment would be too long)._\n\n", len(p.Unmanaged))
+	}
+	shortened := 0
+	for i := len(blocks) - 1; i >= 0 && size(blocks) > MarkdownLimit; i-- {
+		blocks[i] = short[i]
+		shortened++
+	}
+	var out strings.Builder
+	out.WriteString(head.String())
+	for _, b := range blocks {
+		out.WriteString(b)
+	}
+	out.WriteString(unchangedBlock)
+	out.WriteString(unmanagedBlock)
+	if shortened > 0 {
+		fmt.Fprintf(&out, "_The details of %d %s are left out: the comment would be too long. Run `azk plan` for the full plan._\n", shortened, plural(shortened, "resource", "resources"))
+	}
+	_, err := io.WriteString(w, out.String())
 	return err
 }
 
-// worthShowing leaves unchanged resources out of the comment.
-func worthShowing(r *Resource, drift bool) bool {
-	if drift {
-		return len(r.Changes) > 0 || !r.Exists
+func contains(list []*Resource, r *Resource) bool {
+	for _, x := range list {
+		if x == r {
+			return true
+		}
 	}
-	switch r.Action {
-	case ActionNoChange:
-		return false
-	case ActionSkip:
-		return !r.Exists
-	case ActionAdopt:
-		return true
-	}
-	return true
+	return false
 }
 
-func markdownResource(r *Resource, drift bool) string {
+// markdownResource is one resource's block: its header line, and with
+// detail its ID, reasons, notes and changes in a collapsible section.
+func markdownResource(r *Resource, drift, detail bool) string {
 	l := lookOf(r, drift)
+	header := fmt.Sprintf("<code>%s</code> %s <code>%s</code> %s", l.symbol, r.Kind, escapeHTML(r.Namespace+"/"+r.Name), l.phrase)
+	if !detail {
+		return "- " + header + "\n"
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "<details><summary><code>%s</code> %s <code>%s</code> %s</summary>\n\n", l.symbol, r.Kind, escapeHTML(r.Namespace+"/"+r.Name), l.phrase)
-	fmt.Fprintf(&b, "`%s`  \npolicy: %s (%s)\n", r.ARMID, r.Policy.Value, r.Policy.Source)
-	for _, reason := range r.Reasons {
-		fmt.Fprintf(&b, "- **reason:** %s\n", escapeHTML(reason))
+	fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n", header)
+	var diff []string
+	for _, line := range detailLines(r, drift) {
+		if line.indent == "    " {
+			text := line.text
+			if line.symbol != "" {
+				text = "**" + line.symbol + "** " + text
+			}
+			fmt.Fprintf(&b, "- %s\n", escapeHTML(text))
+			continue
+		}
+		diff = append(diff, line.symbol+" "+strings.ReplaceAll(line.text, "```", "'''"))
 	}
-	for _, note := range r.Notes {
-		fmt.Fprintf(&b, "- note: %s\n", escapeHTML(note))
-	}
-	if lines := changeLines(r.Changes, drift); len(lines) > 0 {
+	if len(diff) > 0 {
 		b.WriteString("\n```diff\n")
-		for _, line := range lines {
-			fmt.Fprintf(&b, "%s %s\n", line.symbol, strings.ReplaceAll(line.text, "```", "'''"))
+		for _, d := range diff {
+			b.WriteString(d + "\n")
 		}
 		b.WriteString("```\n")
 	}

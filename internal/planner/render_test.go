@@ -19,7 +19,7 @@ func TestMultiLineChangesShowAsLineDiffs(t *testing.T) {
 		}},
 	}}}
 	var out bytes.Buffer
-	if err := WriteText(&out, p, false); err != nil {
+	if err := WriteText(&out, p, RenderOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"~ properties.settings.script:\n", "--- Azure", "+++ manifests", "-echo two", "+echo 2", " echo one"} {
