@@ -125,7 +125,7 @@ func TestQuickstartAppliesPlansCleanAndDestroys(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
 	}
-	mustContain(t, "apply output", out, "Apply complete! Resources: 9 created, 0 adopted, 0 updated, 0 failed.",
+	mustContain(t, "apply output", out, "Apply complete! Resources: 9 created, 0 updated, 0 failed.",
 		"resources.azure.com/ResourceGroup/default/azk-quickstart: Creation complete after ")
 
 	if out, errOut, code := azk(t, "", with("plan", "--detailed-exitcode", dir)...); code != 0 {
@@ -215,47 +215,78 @@ func TestApplySavedPlanRefusesWhenStale(t *testing.T) {
 	}
 }
 
-func TestApplyWritePolicyAfterAdopting(t *testing.T) {
+// The seed's fault-tolerance case: a resource azk creates under
+// reconcile-policy-if-exists skip must still be managed on the next run, so
+// apply records reconcile-policy: manage in its manifest; one it finds is
+// recorded with the if-exists policy. Inputs that cannot be written make
+// apply refuse unless --allow-unrecorded-policy.
+func TestApplyRecordsTheDecidedPolicy(t *testing.T) {
 	run, flags := emulatorAt(t)
 	client, err := arm.New(arm.Options{Subscription: emulatorSubscription, Endpoint: run.URL, AllowHTTP: true, Credential: arm.EmulatorCredential})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	op, err := client.Put(ctx, "/subscriptions/"+emulatorSubscription+"/resourceGroups/from-portal", "2020-06-01", map[string]any{"location": "westus2"})
+	portal := "/subscriptions/" + emulatorSubscription + "/resourceGroups/from-portal"
+	op, err := client.Put(ctx, portal, "2020-06-01", map[string]any{"location": "westus2"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := op.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
-	manifest := "# Made in the portal first.\napiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: from-portal # adopted\nspec:\n  location: westus2\n"
+	manifest := "# Made in the portal first.\napiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: from-portal # adopted\n  annotations:\n    serviceoperator.azure.com/reconcile-policy-if-exists: detach-on-delete\nspec:\n  location: westus2\n" +
+		"---\napiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: made-by-azk\n  annotations:\n    serviceoperator.azure.com/reconcile-policy-if-exists: skip # never created by hand\nspec:\n  location: westus2\n  tags: {v: \"1\"}\n"
 	path := filepath.Join(t.TempDir(), "rg.yaml")
 	if err := os.WriteFile(path, []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code := azk(t, "", append([]string{"apply", "--auto-approve", "--write-policy", "--reconcile-policy-if-exists", "detach-on-delete", path}, flags...)...)
+
+	// From standard input there is no file to record in: apply refuses, and
+	// says so in the plan beforehand.
+	out, errOut, code := azk(t, manifest, append([]string{"apply", "--auto-approve", "-"}, flags...)...)
+	if code != 1 {
+		t.Fatalf("stdin apply: exit %d, want a refusal\n%s\n%s", code, out, errOut)
+	}
+	mustContain(t, "stdin plan", out, "cannot be written back to -:11 (not a plain file): apply refuses unless --allow-unrecorded-policy")
+	mustContain(t, "stdin refusal", errOut, "resources.azure.com/ResourceGroup/default/made-by-azk (serviceoperator.azure.com/reconcile-policy: manage)", "--allow-unrecorded-policy")
+	if _, err := client.Get(ctx, "/subscriptions/"+emulatorSubscription+"/resourceGroups/made-by-azk", "2020-06-01"); !arm.IsNotFound(err) {
+		t.Fatalf("the refused apply created the group: %v", err)
+	}
+
+	out, errOut, code = azk(t, "", append([]string{"apply", "--auto-approve", path}, flags...)...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	mustContain(t, "apply output", out, "Apply complete! Resources: 0 created, 1 adopted, 0 updated, 0 failed.")
+	mustContain(t, "apply output", out, "Apply complete! Resources: 1 created, 0 updated, 0 failed.",
+		"recorded serviceoperator.azure.com/reconcile-policy: manage in "+path+":11",
+		"recorded serviceoperator.azure.com/reconcile-policy: detach-on-delete in "+path+":2")
 	got, _ := os.ReadFile(path)
-	want := "# Made in the portal first.\napiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: from-portal # adopted\n  annotations:\n    serviceoperator.azure.com/reconcile-policy: detach-on-delete\nspec:\n  location: westus2\n"
+	want := "# Made in the portal first.\napiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: from-portal # adopted\n  annotations:\n    serviceoperator.azure.com/reconcile-policy: detach-on-delete\nspec:\n  location: westus2\n" +
+		"---\napiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: made-by-azk\n  annotations:\n    serviceoperator.azure.com/reconcile-policy: manage\nspec:\n  location: westus2\n  tags: {v: \"1\"}\n"
 	if string(got) != want {
-		t.Errorf("file after --write-policy:\n%s\nwant:\n%s", got, want)
+		t.Errorf("file after apply:\n%s\nwant:\n%s", got, want)
 	}
 
-	// From standard input there is no file to write to: said, not silently skipped.
-	_, errOut, code = azk(t, manifest, append([]string{"apply", "--auto-approve", "--write-policy", "--reconcile-policy-if-exists", "manage", "-"}, flags...)...)
-	if code != 0 {
-		t.Fatalf("stdin apply: exit %d\n%s", code, errOut)
+	// The next run is quiet, and a change to the group azk created is
+	// applied: it is managed, not skipped as a found one would be.
+	if out, errOut, code := azk(t, "", append([]string{"plan", "--detailed-exitcode", path}, flags...)...); code != 0 {
+		t.Fatalf("plan after apply: exit %d\n%s\n%s", code, out, errOut)
 	}
-	mustContain(t, "stdin apply", errOut, "Policy not written: resources.azure.com/ResourceGroup/default/from-portal was not read from a plain file (standard input)")
+	if err := os.WriteFile(path, bytes.Replace(got, []byte(`{v: "1"}`), []byte(`{v: "2"}`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = azk(t, "", append([]string{"apply", "--auto-approve", path}, flags...)...)
+	if code != 0 {
+		t.Fatalf("second apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	mustContain(t, "second apply", out, "~ ResourceGroup default/made-by-azk will be updated in place", "Apply complete! Resources: 0 created, 1 updated, 0 failed.")
+
 	if _, _, code := azk(t, "", append([]string{"destroy", "--auto-approve", path}, flags...)...); code != 0 {
 		t.Fatal("destroy failed")
 	}
-	if _, err := client.Get(ctx, "/subscriptions/"+emulatorSubscription+"/resourceGroups/from-portal", "2020-06-01"); err != nil {
-		t.Errorf("the written detach-on-delete policy was not honoured by destroy: %v", err)
+	if _, err := client.Get(ctx, portal, "2020-06-01"); err != nil {
+		t.Errorf("the recorded detach-on-delete policy was not honoured by destroy: %v", err)
 	}
 }
 
@@ -280,7 +311,7 @@ func TestApplyJSONEvents(t *testing.T) {
 	if types["plan"] != 1 || types["start"] != 9 || types["end"] != 9 || types["summary"] != 1 {
 		t.Errorf("event counts %v", types)
 	}
-	if last["type"] != "summary" || last["complete"] != true || last["message"] != "Apply complete! Resources: 9 created, 0 adopted, 0 updated, 0 failed." {
+	if last["type"] != "summary" || last["complete"] != true || last["message"] != "Apply complete! Resources: 9 created, 0 updated, 0 failed." {
 		t.Errorf("last event %v", last)
 	}
 }

@@ -141,4 +141,3 @@ func planWriter(g *globalOptions, opts planner.RenderOptions) (func(*planner.Pla
 	}
 	return nil, fmt.Errorf("unknown output format %q: use text, json or markdown", g.output)
 }
-

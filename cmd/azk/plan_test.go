@@ -87,7 +87,7 @@ func TestPlanOutputsAndSavedPlan(t *testing.T) {
 		FormatVersion int    `json:"formatVersion"`
 		SecretSalt    string `json:"secretSalt"`
 	}
-	if err := json.Unmarshal(raw, &file); err != nil || file.FormatVersion != 1 || file.SecretSalt == "" {
+	if err := json.Unmarshal(raw, &file); err != nil || file.FormatVersion != 2 || file.SecretSalt == "" {
 		t.Errorf("saved plan: %v %+v", err, file)
 	}
 	if _, errOut, code := azk(t, "", "show", filepath.Join(t.TempDir(), "missing.azk")); code != 1 || !strings.Contains(errOut, "missing.azk") {
@@ -96,8 +96,7 @@ func TestPlanOutputsAndSavedPlan(t *testing.T) {
 }
 
 // TestPlanExitCodes: without --detailed-exitcode, 0 unless an error; with
-// it, 0 without changes, 2 with, 1 on error. An adoption without changes is
-// no change (it writes nothing Azure does not already hold).
+// it, 0 without changes, 2 with, 1 on error (anything blocked included).
 func TestPlanExitCodes(t *testing.T) {
 	az := startPlanAzure(t)
 	exit := func(args ...string) int {
@@ -120,26 +119,28 @@ func TestPlanExitCodes(t *testing.T) {
 		t.Errorf("creates, --detailed-exitcode: exit %d, want 2", got)
 	}
 
-	// Both exist as written: adopted without changes.
+	// Both exist as written: nothing to do, whoever created them.
 	az.put(t, planRG, "2020-06-01", map[string]any{"location": "westus2", "tags": map[string]any{"env": "prod"}})
 	az.put(t, planIdentity, "2023-01-31", map[string]any{"location": "westus2"})
-	if got := summary(planManifest); got != "Plan: 0 to create, 2 to adopt (0 with changes), 0 to update, 0 unchanged, 0 skipped, 0 blocked." {
-		t.Errorf("adopt without changes: %q", got)
+	if got := summary(planManifest); got != "Plan: 0 to create, 0 to update, 2 unchanged, 0 skipped, 0 blocked." {
+		t.Errorf("existing without changes: %q", got)
 	}
 	if got := exit(planManifest, "--detailed-exitcode"); got != 0 {
-		t.Errorf("adopt without changes, --detailed-exitcode: exit %d, want 0", got)
+		t.Errorf("existing without changes, --detailed-exitcode: exit %d, want 0", got)
 	}
-	if got := exit(planManifest, "--detailed-exitcode", "--reconcile-policy-if-exists", "skip"); got != 0 {
-		t.Errorf("skip, --detailed-exitcode: exit %d, want 0", got)
+	// Adopted under if-exists skip: nothing is sent, but apply records the
+	// decided policy in the manifest, which is a change.
+	if got := exit(planManifest, "--detailed-exitcode", "--reconcile-policy-if-exists", "skip"); got != 2 {
+		t.Errorf("skip, --detailed-exitcode: exit %d, want 2 (a policy to record)", got)
 	}
 
-	// A tag changed in Azure: the adoption changes it back.
+	// A tag changed in Azure: the update changes it back.
 	az.put(t, planRG, "2020-06-01", map[string]any{"location": "westus2", "tags": map[string]any{"env": "dev"}})
 	if got := exit(planManifest, "--detailed-exitcode"); got != 2 {
-		t.Errorf("adopt with changes, --detailed-exitcode: exit %d, want 2", got)
+		t.Errorf("update, --detailed-exitcode: exit %d, want 2", got)
 	}
 	if got := exit(planManifest); got != 0 {
-		t.Errorf("adopt with changes, plain: exit %d, want 0", got)
+		t.Errorf("update, plain: exit %d, want 0", got)
 	}
 	if got := exit(planManifest, "--drift", "--detailed-exitcode"); got != 2 {
 		t.Errorf("drift report of a drifted tag: exit %d, want 2", got)
