@@ -137,6 +137,7 @@ Exit status: 0 success, 1 error or any resource failed.`,
 					return err
 				}
 			}
+			applying(p)
 			rep := rf.execute(g, az.parallelism, func(ctx context.Context, opts applier.Options) *applier.Report {
 				opts.Graph = gr
 				return applier.Apply(ctx, p.Resources, opts)
@@ -251,6 +252,10 @@ func (f *runFlags) confirm(g *globalOptions, question string) error {
 
 // exitAtOnce ends the process on a second interrupt; tests replace it.
 var exitAtOnce = func() { os.Exit(130) }
+
+// applying is told the plan apply is about to carry out; tests use it to
+// check that apply sends exactly the writes the plan announced.
+var applying = func(*planner.Plan) {}
 
 // execute runs apply or destroy with progress on stdout and Ctrl-C handling,
 // then writes the end report.

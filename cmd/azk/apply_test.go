@@ -16,10 +16,12 @@ import (
 	"github.com/azkcli/azk/internal/applier"
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/planner"
 )
 
 // emulatorAt starts an emulator over plain HTTP for one test and returns the
-// flags that point azk at it.
+// flags that point azk at it, through a proxy that logs the writes it is
+// sent (see azk: every apply is checked against its plan).
 func emulatorAt(t *testing.T) (*emulator.Running, []string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -28,12 +30,32 @@ func emulatorAt(t *testing.T) (*emulator.Running, []string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); _ = run.Close() })
-	return run, []string{"--endpoint", run.URL, "--insecure-http", "--subscription", emulatorSubscription}
+	return run, []string{"--endpoint", watchWrites(t, run.URL), "--insecure-http", "--subscription", emulatorSubscription}
 }
 
 // azk runs the command line and returns stdout, stderr and the exit code.
+// An apply against an emulator started by emulatorAt is checked against
+// its plan: it sends no write the plan did not announce, and, when it
+// succeeds, every write the plan announced.
 func azk(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
+	log := writeLogFor(args)
+	var applied *planner.Plan
+	if log != nil {
+		log.reset()
+		applying = func(p *planner.Plan) { applied = p }
+		defer func() { applying = func(*planner.Plan) {} }()
+	}
+	out, errOut, code := runAzk(stdin, args...)
+	if log != nil {
+		// Announced writes are read after the run: a resource named from
+		// another's status has its ARM ID only then.
+		log.check(t, announcedWrites(applied), code == 0)
+	}
+	return out, errOut, code
+}
+
+func runAzk(stdin string, args ...string) (string, string, int) {
 	var out, errOut bytes.Buffer
 	cmd := newRootCommand(strings.NewReader(stdin), &out, &errOut)
 	cmd.SetArgs(terraformArgs(args))

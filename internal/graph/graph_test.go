@@ -115,6 +115,19 @@ spec:
 			line: 13, field: "spec.owner", want: `owner VirtualNetwork "nope" is not in the input`,
 		},
 		{
+			name: "ignore-changes path that does not parse",
+			docs: []string{`apiVersion: resources.azure.com/v1api20200601
+kind: ResourceGroup
+metadata:
+  name: rg1
+  annotations:
+    azk.azkcli.io/ignore-changes: "tags.owner, properties..sku"
+spec:
+  location: westus2
+`},
+			line: 6, field: "metadata.annotations.azk.azkcli.io/ignore-changes", want: `"properties..sku": empty property name`,
+		},
+		{
 			name: "owner of the wrong kind",
 			docs: []string{rg, `apiVersion: network.azure.com/v1api20201101
 kind: VirtualNetworksSubnet

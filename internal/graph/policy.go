@@ -67,7 +67,7 @@ func (b *builder) ignoreChanges(n *Node) {
 	line := loader.FieldLine(o, "metadata", "annotations", AnnotationIgnoreChanges)
 	field := "metadata.annotations." + AnnotationIgnoreChanges
 	for _, s := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '\n' }) {
-		if strings.TrimSpace(s) == "" {
+		if s = strings.TrimSpace(s); s == "" {
 			continue
 		}
 		p, err := armjson.ParsePath(s)

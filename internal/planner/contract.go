@@ -12,29 +12,24 @@ import (
 
 // MatchAddress reports whether a resource address ("group/Kind/namespace/name")
 // is named by pattern, as users write addresses on the command line: the
-// whole address, "Kind/namespace/name" or "Kind/name"; kinds in any case.
+// whole address, "Kind/namespace/name" or "Kind/name"; group and kind in
+// any case.
 func MatchAddress(address, pattern string) bool {
 	a := strings.Split(address, "/")
 	p := strings.Split(pattern, "/")
-	if len(a) != 4 || len(p) < 2 || len(p) > 4 {
+	if len(a) != 4 {
 		return false
 	}
-	a = a[4-len(p):]
-	if !strings.EqualFold(a[0], p[0]) {
-		return false
+	group, kind, namespace, name := a[0], a[1], a[2], a[3]
+	switch len(p) {
+	case 4:
+		return strings.EqualFold(p[0], group) && strings.EqualFold(p[1], kind) && p[2] == namespace && p[3] == name
+	case 3:
+		return strings.EqualFold(p[0], kind) && p[1] == namespace && p[2] == name
+	case 2:
+		return strings.EqualFold(p[0], kind) && p[1] == name
 	}
-	for i := 1; i < len(p); i++ {
-		if i == 1 && len(p) == 4 {
-			if !strings.EqualFold(a[i], p[i]) {
-				return false
-			}
-			continue
-		}
-		if a[i] != p[i] {
-			return false
-		}
-	}
-	return true
+	return false
 }
 
 // matchSendSecrets checks Options.SendSecrets against the plan: a pattern

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -29,5 +30,64 @@ func TestMultiLineChangesShowAsLineDiffs(t *testing.T) {
 	}
 	if strings.Contains(out.String(), `\n`) {
 		t.Errorf("the strings are printed escaped instead of as lines:\n%s", out.String())
+	}
+}
+
+func TestMatchAddress(t *testing.T) {
+	const address = "dbformysql.azure.com/FlexibleServer/default/db1"
+	for pattern, want := range map[string]bool{
+		address: true, "DBforMySQL.azure.com/flexibleserver/default/db1": true,
+		"FlexibleServer/default/db1": true, "flexibleserver/db1": true,
+		"FlexibleServer/db2": false, "FlexibleServer/other/db1": false, "Server/db1": false,
+		"db1": false, "dbformysql.azure.com/FlexibleServer/db1": false,
+	} {
+		if got := MatchAddress(address, pattern); got != want {
+			t.Errorf("MatchAddress(%q) = %v, want %v", pattern, got, want)
+		}
+	}
+}
+
+// TestMarkdownPutsChangesFirstAndTrimsDetailNotHeaders: a plan too long for
+// a pull-request comment loses the unchanged list, then the details of the
+// last blocks, but keeps a header line for every change; changes come
+// before blocked and replace-required resources.
+func TestMarkdownPutsChangesFirstAndTrimsDetailNotHeaders(t *testing.T) {
+	long := strings.Repeat("x", 400)
+	p := &Plan{}
+	p.Resources = append(p.Resources, &Resource{Kind: "ResourceGroup", Namespace: "default", Name: "blocked", Action: ActionBlocked, Reasons: []string{"a secret is missing"}})
+	for i := range 1000 {
+		r := &Resource{Kind: "UserAssignedIdentity", Namespace: "default", Name: fmt.Sprintf("same%d", i), Action: ActionNoChange, Exists: true}
+		p.Resources = append(p.Resources, r)
+	}
+	for i := range 300 {
+		p.Resources = append(p.Resources, &Resource{
+			Kind: "UserAssignedIdentity", Namespace: "default", Name: fmt.Sprintf("changed%d", i), Action: ActionUpdate, Exists: true,
+			Changes: []Change{{Path: "tags.note", Before: "a", After: long}},
+		})
+	}
+	var out bytes.Buffer
+	if err := WriteMarkdown(&out, p, RenderOptions{ShowUnchanged: true}); err != nil {
+		t.Fatal(err)
+	}
+	md := out.String()
+	if len(md) > MarkdownLimit {
+		t.Errorf("%d bytes, over the limit %d", len(md), MarkdownLimit)
+	}
+	for i := range 300 {
+		if !strings.Contains(md, fmt.Sprintf("<code>default/changed%d</code> will be updated in place", i)) {
+			t.Fatalf("the header of changed%d was dropped", i)
+		}
+	}
+	if !strings.Contains(md, "_1000 resources unchanged (not listed: the comment would be too long)._") || strings.Contains(md, "default/same1<") {
+		t.Error("the unchanged list was not the first thing dropped")
+	}
+	if !strings.Contains(md, long) {
+		t.Error("every detail was dropped, although the first ones fit")
+	}
+	if !strings.Contains(md, "_The details of ") {
+		t.Error("the comment does not say details were left out")
+	}
+	if first, blocked := strings.Index(md, "default/changed0"), strings.Index(md, "default/blocked"); blocked < first {
+		t.Error("a blocked resource comes before the changes")
 	}
 }

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/azkcli/azk/internal/planner"
+)
+
+// writeLog records the writes (every method but GET and HEAD) that reach an
+// emulator through a logging proxy.
+type writeLog struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// writeLogs finds the log of a proxy by the endpoint azk is pointed at.
+var writeLogs sync.Map // endpoint URL -> *writeLog
+
+// watchWrites puts a logging proxy in front of the emulator at target and
+// returns the proxy's URL.
+func watchWrites(t *testing.T, target string) string {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &writeLog{seen: map[string]bool{}}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !strings.HasPrefix(r.URL.Path, "/_emulator/") {
+			log.mu.Lock()
+			log.seen[r.Method+" "+strings.ToLower(r.URL.Path)] = true
+			log.mu.Unlock()
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	writeLogs.Store(srv.URL, log)
+	t.Cleanup(func() { writeLogs.Delete(srv.URL) })
+	return srv.URL
+}
+
+// writeLogFor is the log of the emulator an apply command line points at,
+// or nil for other commands.
+func writeLogFor(args []string) *writeLog {
+	if len(args) == 0 || args[0] != "apply" {
+		return nil
+	}
+	for i, a := range args {
+		if a == "--endpoint" && i+1 < len(args) {
+			if v, ok := writeLogs.Load(args[i+1]); ok {
+				return v.(*writeLog)
+			}
+		}
+	}
+	return nil
+}
+
+func (l *writeLog) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seen = map[string]bool{}
+}
+
+// announcedWrites are the writes a plan says apply makes: a PUT per create
+// and update, and the purge of a soft-deleted vault a create needs first.
+// Nil for no plan.
+func announcedWrites(p *planner.Plan) map[string]bool {
+	if p == nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, r := range p.Resources {
+		if r.Writes() {
+			out["PUT "+strings.ToLower(r.ARMID)] = true
+		}
+		if r.Request != nil && r.Request.PurgeFirst != "" {
+			out["POST "+strings.ToLower(r.Request.PurgeFirst)+"/purge"] = true
+		}
+	}
+	return out
+}
+
+// check compares the writes sent with those announced: none beyond them,
+// and all of them when the apply succeeded.
+func (l *writeLog) check(t *testing.T, announced map[string]bool, succeeded bool) {
+	t.Helper()
+	l.mu.Lock()
+	sent := maps.Clone(l.seen)
+	l.mu.Unlock()
+	for w := range sent {
+		if !announced[w] {
+			t.Errorf("apply sent %s, which the plan did not announce", w)
+		}
+	}
+	if !succeeded {
+		return
+	}
+	for w := range announced {
+		if !sent[w] {
+			t.Errorf("the plan announced %s, which the successful apply did not send", w)
+		}
+	}
+}
