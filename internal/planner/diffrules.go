@@ -138,10 +138,11 @@ func isURL(s string) bool {
 }
 
 // isLocationField reports a field that holds an Azure location: its name
-// ends in location or locations (location, computeLocation, replicaLocations[]).
+// ends in location, locations or locationName (location, computeLocation,
+// replicaLocations[], locations[].locationName).
 func isLocationField(schema string) bool {
 	name := strings.ToLower(strings.TrimSuffix(lastSegment(schema), "[]"))
-	return strings.HasSuffix(name, "location") || strings.HasSuffix(name, "locations")
+	return strings.HasSuffix(name, "location") || strings.HasSuffix(name, "locations") || strings.HasSuffix(name, "locationname")
 }
 
 // sameDocument compares two strings holding JSON (an object or a list) or
@@ -180,7 +181,7 @@ func xmlTokens(s string) ([]xml.Token, error) {
 			if len(bytes.TrimSpace(t)) == 0 {
 				continue
 			}
-			out = append(out, xml.CharData(bytes.TrimSpace(t)))
+			out = append(out, xml.CharData(bytes.Clone(bytes.TrimSpace(t))))
 		case xml.Comment:
 			continue
 		default:
