@@ -2,6 +2,7 @@ package registry
 
 import (
 	"io/fs"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -44,5 +45,29 @@ func TestVersionOrder(t *testing.T) {
 				t.Errorf("versionLess(%q, %q) = %v", want[i], want[j], !(i < j))
 			}
 		}
+	}
+}
+
+// TestBodyFactsLoadWithTheGroup: body facts are not in the index; a lookup
+// brings them with the schemas, shared by kinds of one ARM type and version.
+func TestBodyFactsLoadWithTheGroup(t *testing.T) {
+	dir, err := fs.Sub(data, "data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := r.kinds[GVK{"compute.azure.com", "v1api20220301", "VirtualMachine"}]; k.Body != nil {
+		t.Error("body facts decoded with the index")
+	}
+	a, _ := r.Lookup("compute.azure.com", "v1api20220301", "VirtualMachine")
+	b, _ := r.Lookup("compute.azure.com", "v20220301", "VirtualMachine")
+	if a.Body == nil || a.Body != b.Body {
+		t.Fatalf("body facts %p and %p, want one shared value", a.Body, b.Body)
+	}
+	if !slices.Contains(a.Body.Sensitive, "properties.osProfile.adminPassword") {
+		t.Errorf("sensitive: %v", a.Body.Sensitive)
 	}
 }

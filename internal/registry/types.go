@@ -177,14 +177,13 @@ func (f *Field) Child(name string) *Field {
 }
 
 // BodyFacts are the REST specification's facts about the properties of an
-// ARM body, as the types Bicep compiles against carry them. Paths are ARM
+// ARM body, as the types Bicep compiles against carry them, except below
+// read-only properties (never sent, never compared). Paths are ARM
 // body paths: keys joined by ".", list items as "[]", map values as "{}",
 // e.g. "properties.osProfile.adminPassword", "tags{}".
 type BodyFacts struct {
 	// WriteOnly are accepted by a PUT and never returned by a GET.
 	WriteOnly []string `json:"writeOnly,omitempty"`
-	// ReadOnly are returned by a GET and never sent; nothing below them is listed.
-	ReadOnly []string `json:"readOnly,omitempty"`
 	// Required must be set in a PUT of their enclosing object, so every
 	// existing resource has them.
 	Required []string `json:"required,omitempty"`

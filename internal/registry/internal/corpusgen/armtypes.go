@@ -127,13 +127,13 @@ type bodyWalker struct {
 // factCollector gathers the facts of one resource body (the same resource
 // type may be listed once per scope: the facts are merged).
 type factCollector struct {
-	writeOnly, readOnly, required, sensitive, maps map[string]bool
-	enums                                          map[string][]string
-	selectors                                      map[string]registry.Selector
+	writeOnly, required, sensitive, maps map[string]bool
+	enums                                map[string][]string
+	selectors                            map[string]registry.Selector
 }
 
 func (w *bodyWalker) collector(prev *registry.BodyFacts) *factCollector {
-	c := &factCollector{writeOnly: map[string]bool{}, readOnly: map[string]bool{}, required: map[string]bool{},
+	c := &factCollector{writeOnly: map[string]bool{}, required: map[string]bool{},
 		sensitive: map[string]bool{}, maps: map[string]bool{}, enums: map[string][]string{}, selectors: map[string]registry.Selector{}}
 	if prev != nil {
 		for _, p := range prev.Required {
@@ -144,9 +144,6 @@ func (w *bodyWalker) collector(prev *registry.BodyFacts) *factCollector {
 		}
 		for _, p := range prev.WriteOnly {
 			c.writeOnly[p] = true
-		}
-		for _, p := range prev.ReadOnly {
-			c.readOnly[p] = true
 		}
 		for _, p := range prev.Sensitive {
 			c.sensitive[p] = true
@@ -170,7 +167,7 @@ func (c *factCollector) facts() *registry.BodyFacts {
 		sort.Strings(out)
 		return out
 	}
-	f := &registry.BodyFacts{WriteOnly: keys(c.writeOnly), ReadOnly: keys(c.readOnly), Required: keys(c.required),
+	f := &registry.BodyFacts{WriteOnly: keys(c.writeOnly), Required: keys(c.required),
 		Sensitive: keys(c.sensitive), Maps: keys(c.maps)}
 	for p, vs := range c.enums {
 		f.Enums = append(f.Enums, registry.Enum{Path: p, Values: vs})
@@ -219,7 +216,6 @@ func (w *bodyWalker) walk(c *factCollector, ref typeRef, path string, depth int,
 					c.required[child] = true
 				}
 				if p.Flags&flagReadOnly != 0 && p.Flags&flagWriteOnly == 0 {
-					c.readOnly[child] = true
 					continue // never sent: nothing below it is compared
 				}
 				if err := w.walk(c, p.Type, child, depth+1, onPath); err != nil {
