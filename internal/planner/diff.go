@@ -224,6 +224,11 @@ func (d *differ) value(path, schema string, want, have any, ok, creating bool, o
 	if isNil(want) {
 		return // a null the manifests send sets nothing
 	}
+	if d.writeOnly[schema] && !creating {
+		// ARM never returns it, so what a GET shows says nothing: like a
+		// secret, it is shown when created and not compared after.
+		return
+	}
 	switch want.(type) {
 	case convert.Sensitive, SensitiveDigest:
 		d.secret(path, creating, out)
@@ -238,11 +243,6 @@ func (d *differ) value(path, schema string, want, have any, ok, creating bool, o
 	}
 	if d.secrets[schema] {
 		d.secret(path, creating, out)
-		return
-	}
-	if d.writeOnly[schema] && !creating {
-		// ARM never returns it, so what a GET shows says nothing: like a
-		// secret, it is shown when created and not compared after.
 		return
 	}
 	switch w := want.(type) {

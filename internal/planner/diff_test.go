@@ -3,6 +3,7 @@ package planner
 import (
 	"testing"
 
+	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/registry"
 )
 
@@ -204,5 +205,18 @@ func TestDiffRemovals(t *testing.T) {
 	})
 	if got := newDiffer(rg).diff(props("location", "westus"), nil); len(got) != 1 {
 		t.Errorf("a create: %+v, want the location only", got)
+	}
+}
+
+// TestDiffUnknownWriteOnly: a write-only value known only at apply (a
+// vault's createMode, default or recover) is no change to an existing resource.
+func TestDiffUnknownWriteOnly(t *testing.T) {
+	vault := kindOf(t, "keyvault.azure.com", "v1api20230701", "Vault")
+	desired := props("properties", props("createMode", convert.Unknown{Reason: "default, or recover"}))
+	if got := newDiffer(vault).diff(desired, props("properties", props())); len(got) != 0 {
+		t.Errorf("existing vault: %+v", got)
+	}
+	if got := newDiffer(vault).diff(desired, nil); len(got) != 1 || !got[0].Unknown {
+		t.Errorf("created vault: %+v", got)
 	}
 }
