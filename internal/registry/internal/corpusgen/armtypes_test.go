@@ -63,7 +63,9 @@ func TestBodyFactsFromRESTSpecifications(t *testing.T) {
 	}
 	rule := bodyOf(t, "servicebus.azure.com", "v1api20240101", "NamespacesTopicsSubscriptionsRule")
 	want := registry.Selector{Path: "properties.filterType", Alternatives: []string{"correlationFilter", "sqlFilter"}}
-	if !slices.ContainsFunc(rule.Selectors, func(s registry.Selector) bool { return s.Path == want.Path && slices.Equal(s.Alternatives, want.Alternatives) }) {
+	if !slices.ContainsFunc(rule.Selectors, func(s registry.Selector) bool {
+		return s.Path == want.Path && slices.Equal(s.Alternatives, want.Alternatives)
+	}) {
 		t.Errorf("service bus rule selectors: %+v", rule.Selectors)
 	}
 	// Enum values keep the specification's order: ARM may return an index.
