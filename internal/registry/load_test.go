@@ -10,14 +10,7 @@ import (
 // TestConcurrentLookupsShareOneDecode runs first lookups of one group from
 // several goroutines (run with -race): all see the same decoded schema.
 func TestConcurrentLookupsShareOneDecode(t *testing.T) {
-	dir, err := fs.Sub(data, "data")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := loadEmbedded(t)
 	gvk := r.All()[0]
 	specs := make([]*Field, 8)
 	var wg sync.WaitGroup
@@ -51,14 +44,7 @@ func TestVersionOrder(t *testing.T) {
 // TestBodyFactsLoadWithTheGroup: body facts are not in the index; a lookup
 // brings them with the schemas, shared by kinds of one ARM type and version.
 func TestBodyFactsLoadWithTheGroup(t *testing.T) {
-	dir, err := fs.Sub(data, "data")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := loadEmbedded(t)
 	if k := r.kinds[GVK{"compute.azure.com", "v1api20220301", "VirtualMachine"}]; k.Body != nil {
 		t.Error("body facts decoded with the index")
 	}
@@ -70,4 +56,19 @@ func TestBodyFactsLoadWithTheGroup(t *testing.T) {
 	if !slices.Contains(a.Body.Sensitive, "properties.osProfile.adminPassword") {
 		t.Errorf("sensitive: %v", a.Body.Sensitive)
 	}
+}
+
+// loadEmbedded is a fresh registry over the embedded data: nothing decoded
+// but the index.
+func loadEmbedded(t *testing.T) *Registry {
+	t.Helper()
+	dir, err := fs.Sub(data, "data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -75,7 +75,7 @@ func markBodyFacts(dir string, kinds []*registry.Kind) error {
 			wanted[strings.ToLower(ns)+"@"+k.APIVersion] = true
 		}
 	}
-	facts := map[string]*registry.BodyFacts{} // lower-cased ARM type @ api-version
+	facts := map[string]*factCollector{} // lower-cased ARM type @ api-version
 	for _, f := range files {
 		version := filepath.Base(filepath.Dir(f))
 		ns := filepath.Base(filepath.Dir(filepath.Dir(f)))
@@ -87,15 +87,17 @@ func markBodyFacts(dir string, kinds []*registry.Kind) error {
 		}
 	}
 	for _, k := range kinds {
-		if k.IsARM() {
-			k.Body = facts[strings.ToLower(k.ARMType)+"@"+k.APIVersion]
+		if c := facts[strings.ToLower(k.ARMType)+"@"+k.APIVersion]; k.IsARM() && c != nil {
+			k.Body = c.facts()
 		}
 	}
 	return nil
 }
 
-// readBodyFacts adds the facts of every resource type in one types.json file.
-func readBodyFacts(file string, out map[string]*registry.BodyFacts) error {
+// readBodyFacts adds the facts of every resource type in one types.json
+// file. A type listed more than once (once per scope, or in two files) gets
+// the facts of every listing.
+func readBodyFacts(file string, out map[string]*factCollector) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return err
@@ -110,11 +112,12 @@ func readBodyFacts(file string, out map[string]*registry.BodyFacts) error {
 			continue
 		}
 		key := strings.ToLower(n.Name)
-		c := w.collector(out[key])
-		if err := w.walk(c, *n.Body, "", 0, map[int]bool{}); err != nil {
+		if out[key] == nil {
+			out[key] = newFactCollector()
+		}
+		if err := w.walk(out[key], *n.Body, "", 0, map[int]bool{}); err != nil {
 			return err
 		}
-		out[key] = c.facts()
 	}
 	return nil
 }
@@ -124,38 +127,16 @@ type bodyWalker struct {
 	nodes []typeNode
 }
 
-// factCollector gathers the facts of one resource body (the same resource
-// type may be listed once per scope: the facts are merged).
+// factCollector gathers the facts of one resource body.
 type factCollector struct {
 	writeOnly, required, sensitive, maps map[string]bool
 	enums                                map[string][]string
 	selectors                            map[string]registry.Selector
 }
 
-func (w *bodyWalker) collector(prev *registry.BodyFacts) *factCollector {
-	c := &factCollector{writeOnly: map[string]bool{}, required: map[string]bool{},
-		sensitive: map[string]bool{}, maps: map[string]bool{}, enums: map[string][]string{}, selectors: map[string]registry.Selector{}}
-	if prev != nil {
-		for _, p := range prev.Required {
-			c.required[p] = true
-		}
-		for _, s := range prev.Selectors {
-			c.selectors[s.Path] = s
-		}
-		for _, p := range prev.WriteOnly {
-			c.writeOnly[p] = true
-		}
-		for _, p := range prev.Sensitive {
-			c.sensitive[p] = true
-		}
-		for _, p := range prev.Maps {
-			c.maps[p] = true
-		}
-		for _, e := range prev.Enums {
-			c.enums[e.Path] = e.Values
-		}
-	}
-	return c
+func newFactCollector() *factCollector {
+	return &factCollector{writeOnly: map[string]bool{}, required: map[string]bool{}, sensitive: map[string]bool{},
+		maps: map[string]bool{}, enums: map[string][]string{}, selectors: map[string]registry.Selector{}}
 }
 
 func (c *factCollector) facts() *registry.BodyFacts {
