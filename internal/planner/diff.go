@@ -17,10 +17,12 @@ import (
 // and what the PUT removes inside it. Rules are looked up by schema path: the
 // ARM body path with list items as "[]" and map values as "{}".
 type differ struct {
-	// enums are the named values of enum-valued fields: the REST
-	// specification's (in its order) or else the CRD's. ARM matches them in
-	// any case and may return one as its index.
-	enums map[string][]string
+	// enums are the paths of enum-valued fields (REST specification or
+	// CRD), which ARM matches in any case.
+	enums map[string]bool
+	// ordinals are the REST specification's enum values in its order: ARM
+	// may return a value as its index.
+	ordinals map[string][]string
 	// writeOnly are paths ARM accepts but never returns (REST flag WriteOnly).
 	writeOnly map[string]bool
 	// secrets are paths of secret values (the CRD's secret references, the
@@ -51,7 +53,7 @@ func newDiffer(k *registry.Kind) *differ {
 	if v, ok := differCache.Load(k); ok {
 		return v.(*differ)
 	}
-	d := &differ{enums: map[string][]string{}, writeOnly: map[string]bool{}, secrets: map[string]bool{}, maps: map[string]bool{},
+	d := &differ{enums: map[string]bool{}, ordinals: map[string][]string{}, writeOnly: map[string]bool{}, secrets: map[string]bool{}, maps: map[string]bool{},
 		required: map[string]bool{}, credentials: map[string]bool{}, selectors: map[string][]selector{}}
 	if b := k.Body; b != nil {
 		for _, p := range b.Required {
@@ -75,7 +77,8 @@ func newDiffer(k *registry.Kind) *differ {
 			d.maps[p] = true
 		}
 		for _, e := range b.Enums {
-			d.enums[e.Path] = e.Values
+			d.enums[e.Path] = true
+			d.ordinals[e.Path] = e.Values
 		}
 	}
 	d.collectSpec(k.Spec, "")
@@ -94,8 +97,7 @@ func newDiffer(k *registry.Kind) *differ {
 }
 
 // collectSpec walks a spec schema to the ARM paths its fields land at, as
-// convert does, and records secrets, maps and the CRD's enums (where the
-// REST specification names none).
+// convert does, and records secrets, maps and the CRD's enums.
 func (d *differ) collectSpec(f *registry.Field, path string) {
 	if f == nil {
 		return
@@ -110,8 +112,8 @@ func (d *differ) collectSpec(f *registry.Field, path string) {
 		d.maps[path] = true // a list of references in the spec, a map keyed by ARM ID in ARM
 		return
 	}
-	if len(f.Enum) > 0 && d.enums[path] == nil {
-		d.enums[path] = f.Enum
+	if len(f.Enum) > 0 {
+		d.enums[path] = true
 	}
 	switch f.Type {
 	case registry.TypeObject:

@@ -36,7 +36,7 @@ func (d *differ) equal(schema string, want, have any) bool {
 		hb, ok := boolean(have)
 		return ok && wb == hb
 	}
-	if values := d.enums[schema]; values != nil && sameEnumValue(values, want, have) {
+	if values := d.ordinals[schema]; values != nil && sameEnumValue(values, want, have) {
 		return true
 	}
 	ws, wok := want.(string)
@@ -49,7 +49,7 @@ func (d *differ) equal(schema string, want, have any) bool {
 		return true
 	case isLocationField(schema):
 		return normalLocation(ws) == normalLocation(hs)
-	case d.enums[schema] != nil, isUUID(ws) && isUUID(hs), isWord(ws) && !strings.HasSuffix(schema, "{}"):
+	case d.enums[schema], isUUID(ws) && isUUID(hs), isWord(ws) && !strings.HasSuffix(schema, "{}"):
 		return strings.EqualFold(ws, hs)
 	case armjson.IsID(ws) || armjson.IsID(hs):
 		return sameScope(ws, hs)
