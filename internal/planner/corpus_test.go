@@ -2,12 +2,9 @@ package planner
 
 import (
 	"encoding/json"
-	"fmt"
 	"github.com/azkcli/azk/internal/armjson"
 	"os"
 	"path/filepath"
-	"reflect"
-	"sort"
 	"strings"
 	"testing"
 
@@ -27,9 +24,7 @@ func TestCorpusNoSpuriousDiffs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var total, spurious int
-	var report []string
-	categories := map[string]int{}
+	var report spuriousReport
 	for _, file := range files {
 		group, version, ok := corpus.SamplesFolder(filepath.Base(file))
 		folder := filepath.Join(dir, "samples", group, version)
@@ -41,98 +36,14 @@ func TestCorpusNoSpuriousDiffs(t *testing.T) {
 			t.Errorf("%s: %v", file, err)
 			continue
 		}
-		m := measureRecording(t, rec, folder, filepath.Base(file))
-		total += m.total
-		spurious += len(m.diffs)
-		for _, d := range m.diffs {
-			report = append(report, d.String())
-			for _, c := range d.changes {
-				categories[c.category]++
-				if c.category == unexplained {
-					t.Errorf("unexplained spurious diff: %s", d)
-				}
-			}
-		}
+		measureRecording(t, rec, folder, filepath.Base(file), &report)
 	}
-	for _, line := range report {
-		t.Log(line)
-	}
-	names := make([]string, 0, len(categories))
-	for c := range categories {
-		names = append(names, c)
-	}
-	sort.Strings(names)
-	for _, c := range names {
-		t.Logf("  %d changes: %s", categories[c], c)
-	}
-	t.Logf("spurious diffs: %d of %d", spurious, total)
-	if total == 0 {
-		t.Fatal("no recorded PUT was compared")
-	}
-}
-
-// Categories of the diffs that remain, each a way Azure really behaves that a
-// plan cannot know from the manifests and the current state alone.
-const (
-	changedLater = "changed in Azure after creation by another resource (the first GET after the PUT had no such difference): a real change a PUT would revert"
-	recovered    = "recovered from soft delete (the PUT sent createMode recover): ARM restored the deleted resource's state, not the PUT's; the next PUT would change it"
-	assignedOnce = "ARM stored another value than sent, in this recording only: a normalisation cannot be told from a value ARM assigns itself"
-	unexplained  = "unexplained"
-)
-
-type categorised struct {
-	Change
-	category string
-}
-
-type spuriousDiff struct {
-	recording, key string
-	changes        []categorised
-}
-
-func (d spuriousDiff) String() string {
-	parts := make([]string, len(d.changes))
-	for i, c := range d.changes {
-		parts[i] = fmt.Sprintf("%s (%s vs %s) [%s]", c.Path, formatValue(c.Before), formatValue(c.After), c.category)
-	}
-	sort.Strings(parts)
-	return d.recording + ": " + d.key + ": " + strings.Join(parts, "; ")
-}
-
-type measurement struct {
-	total int
-	diffs []spuriousDiff
-}
-
-// categorise says why a change remains: the PUT recovered a soft-deleted
-// resource, against the first GET after the PUT it vanishes (something
-// changed the resource later), or ARM stored another scalar than the one sent.
-func categorise(c Change, first []Change, sent any) string {
-	if props, _ := sent.(map[string]any)["properties"].(map[string]any); props["createMode"] == "recover" {
-		return recovered
-	}
-	for _, f := range first {
-		if f.Path == c.Path && reflect.DeepEqual(f.Before, c.Before) {
-			if scalar(c.Before) && scalar(c.After) {
-				return assignedOnce
-			}
-			return unexplained
-		}
-	}
-	return changedLater
-}
-
-func scalar(v any) bool {
-	switch v.(type) {
-	case string, bool, float64:
-		return true
-	}
-	return false
+	report.log(t, "spurious diffs")
 }
 
 // measureRecording compares each recorded PUT of one recording that has a
 // later successful GET.
-func measureRecording(t *testing.T, rec *corpus.Recording, folder, name string) measurement {
+func measureRecording(t *testing.T, rec *corpus.Recording, folder, name string, report *spuriousReport) {
 	t.Helper()
 	g, err := corpus.LoadSamples(t, folder).Graph()
 	if err != nil {
@@ -149,7 +60,6 @@ func measureRecording(t *testing.T, rec *corpus.Recording, folder, name string) 
 		key := corpus.MaskID(strings.SplitN(r.URL, "?", 2)[0]) + "?" + corpus.APIVersion(r.URL)
 		rendered[key] = append(rendered[key], candidate{masked, r.Node})
 	}
-	var m measurement
 	for i := range rec.Interactions {
 		put := &rec.Interactions[i]
 		if put.Request.Method != "PUT" || put.Response.Code >= 300 || !strings.Contains(put.Request.URL, "management.azure.com") {
@@ -165,7 +75,7 @@ func measureRecording(t *testing.T, rec *corpus.Recording, folder, name string) 
 		if len(gets) == 0 || len(candidates) == 0 {
 			continue
 		}
-		m.total++
+		report.total++
 		// The sample this PUT came from is the one of the same Azure name
 		// (names under refs/ were kept), else the rendered body closest to
 		// the PUT as recorded (names masked), not the one closest to the GET.
@@ -184,21 +94,21 @@ func measureRecording(t *testing.T, rec *corpus.Recording, folder, name string) 
 			}
 		}
 		differ := newDiffer(chosen.node.Kind)
-		last, _ := maskIDs(gets[len(gets)-1]).(map[string]any)
+		last, _ := maskIDs(gets[len(gets)-1].body).(map[string]any)
 		changes := differ.diff(chosen.body, last)
 		if len(changes) == 0 {
 			continue
 		}
 		// The earliest state Azure reported, provisioning finished or not.
-		first, _ := maskIDs(getsAfter(rec, i, path, false)[0]).(map[string]any)
-		againstFirst := differ.diff(chosen.body, first)
+		first, _ := maskIDs(getsAfter(rec, i, path, false)[0].body).(map[string]any)
+		p := recordedPut{rec: rec, index: i, get: gets[len(gets)-1].index, path: path, armType: armTypeOf(path),
+			againstFirst: differ.diff(chosen.body, first), checkFirst: true}
 		d := spuriousDiff{recording: name, key: key}
 		for _, c := range changes {
-			d.changes = append(d.changes, categorised{c, categorise(c, againstFirst, sent)})
+			d.changes = append(d.changes, categorised{c, categorise(c, p)})
 		}
-		m.diffs = append(m.diffs, d)
+		report.add(t, d)
 	}
-	return m
 }
 
 // revealed is a rendered body as plain JSON values, secrets revealed.
@@ -237,11 +147,17 @@ func maskIDs(v any) any {
 	return v
 }
 
-// getsAfter are the bodies of the successful GETs of path that follow
-// interaction i, before the next write of it, in order; when settled, only
-// those where provisioning finished (or that carry no state).
-func getsAfter(rec *corpus.Recording, i int, path string, settled bool) []map[string]any {
-	var found []map[string]any
+// recordedGet is the body of a recorded GET and its place in the recording.
+type recordedGet struct {
+	index int
+	body  map[string]any
+}
+
+// getsAfter are the successful GETs of path that follow interaction i,
+// before the next write of it, in order; when settled, only those where
+// provisioning finished (or that carry no state).
+func getsAfter(rec *corpus.Recording, i int, path string, settled bool) []recordedGet {
+	var found []recordedGet
 	for j := i + 1; j < len(rec.Interactions); j++ {
 		in := &rec.Interactions[j]
 		if !strings.EqualFold(in.Path(), path) {
@@ -259,7 +175,7 @@ func getsAfter(rec *corpus.Recording, i int, path string, settled bool) []map[st
 		}
 		props, _ := body["properties"].(map[string]any)
 		if state, _ := props["provisioningState"].(string); !settled || state == "" || strings.EqualFold(state, "Succeeded") {
-			found = append(found, body)
+			found = append(found, recordedGet{j, body})
 		}
 	}
 	return found

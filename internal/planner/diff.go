@@ -1,37 +1,49 @@
 package planner
 
 import (
-	"encoding/json"
 	"fmt"
-	"github.com/azkcli/azk/internal/armjson"
-	"math"
 	"reflect"
 	"sort"
 	"strings"
 	"sync"
 
-	"github.com/google/uuid"
-
+	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/registry"
 )
 
 // differ compares a desired ARM body with the current one the way ARM means
-// them: only what the desired body sets, with ARM's equivalences. Paths are
-// ARM body paths with array indices as "[]".
+// them: what the desired body sets, with ARM's equivalences (diffrules.go),
+// and what the PUT removes inside it. Rules are looked up by schema path: the
+// ARM body path with list items as "[]" and map values as "{}".
 type differ struct {
-	// enums are the paths of enum-valued fields, which ARM matches
-	// case-insensitively.
+	// enums are the paths of enum-valued fields (REST specification or
+	// CRD), which ARM matches in any case.
 	enums map[string]bool
-	// writeOnly are paths ARM does not return (registry.Observed.WriteOnly).
+	// ordinals are the REST specification's enum values in its order: ARM
+	// may return a value as its index.
+	ordinals map[string][]string
+	// writeOnly are paths ARM accepts but never returns (REST flag WriteOnly).
 	writeOnly map[string]bool
-	// caseFolded are paths ARM returns in its own case (registry.Observed.CaseFolded).
-	caseFolded map[string]bool
-	// rewrites are the values ARM stores in place of others, by path.
-	rewrites map[string][]registry.Rewrite
-	// added are the lower-cased names of items ARM keeps in arrays of named
-	// objects, by the array's path.
-	added map[string]map[string]bool
+	// secrets are paths of secret values (the CRD's secret references, the
+	// REST specification's sensitive strings): never returned, never compared.
+	secrets map[string]bool
+	// maps are paths of objects with arbitrary keys: a PUT replaces their keys.
+	maps map[string]bool
+	// required are paths the REST specification requires in their object.
+	required map[string]bool
+	// credentials are paths of objects holding a secret.
+	credentials map[string]bool
+	// selectors are, by object path, its enum properties that pick one of
+	// their sibling objects.
+	selectors map[string][]selector
+	// tags says the kind's spec has tags: a PUT replaces Azure's tags whole.
+	tags bool
+}
+
+type selector struct {
+	property     string
+	alternatives []string
 }
 
 var differCache sync.Map // *registry.Kind -> *differ
@@ -41,52 +53,80 @@ func newDiffer(k *registry.Kind) *differ {
 	if v, ok := differCache.Load(k); ok {
 		return v.(*differ)
 	}
-	d := &differ{enums: map[string]bool{}, writeOnly: map[string]bool{}, caseFolded: map[string]bool{},
-		rewrites: map[string][]registry.Rewrite{}, added: map[string]map[string]bool{}}
-	collectEnums(k.Spec, "", d.enums)
-	for _, p := range genericWriteOnly {
-		d.writeOnly[p] = true
-	}
-	if o := k.Observed; o != nil {
-		for _, p := range o.WriteOnly {
+	d := &differ{enums: map[string]bool{}, ordinals: map[string][]string{}, writeOnly: map[string]bool{}, secrets: map[string]bool{}, maps: map[string]bool{},
+		required: map[string]bool{}, credentials: map[string]bool{}, selectors: map[string][]selector{}}
+	if b := k.Body; b != nil {
+		for _, p := range b.Required {
+			d.required[p] = true
+		}
+		for _, s := range b.Selectors {
+			i := strings.LastIndexByte(s.Path, '.')
+			parent, prop := "", s.Path
+			if i >= 0 {
+				parent, prop = s.Path[:i], s.Path[i+1:]
+			}
+			d.selectors[parent] = append(d.selectors[parent], selector{property: prop, alternatives: s.Alternatives})
+		}
+		for _, p := range b.WriteOnly {
 			d.writeOnly[p] = true
 		}
-		for _, p := range o.CaseFolded {
-			d.caseFolded[p] = true
+		for _, p := range b.Sensitive {
+			d.secrets[p] = true
 		}
-		for _, r := range o.Rewrites {
-			d.rewrites[r.Path] = append(d.rewrites[r.Path], r)
+		for _, p := range b.Maps {
+			d.maps[p] = true
 		}
-		for _, a := range o.AddedItems {
-			if d.added[a.Path] == nil {
-				d.added[a.Path] = map[string]bool{}
-			}
-			d.added[a.Path][strings.ToLower(a.Name)] = true
+		for _, e := range b.Enums {
+			d.enums[e.Path] = true
+			d.ordinals[e.Path] = e.Values
 		}
+	}
+	d.collectSpec(k.Spec, "")
+	for p := range d.secrets {
+		// The object holding a secret, unless it is a resource's property
+		// bag, a list item or a map value.
+		if i := strings.LastIndexByte(p, '.'); i > 0 && lastSegment(p[:i]) != "properties" && !strings.HasSuffix(p[:i], "]") && !strings.HasSuffix(p[:i], "}") {
+			d.credentials[p[:i]] = true
+		}
+	}
+	if k.Spec != nil {
+		d.tags = k.Spec.Child("tags") != nil
 	}
 	v, _ := differCache.LoadOrStore(k, d)
 	return v.(*differ)
 }
 
-// collectEnums walks a spec schema to the ARM paths its fields land at, as
-// convert does, and records those with enum values.
-func collectEnums(f *registry.Field, path string, out map[string]bool) {
-	if f == nil || f.Ref != "" {
+// collectSpec walks a spec schema to the ARM paths its fields land at, as
+// convert does, and records secrets, maps and the CRD's enums.
+func (d *differ) collectSpec(f *registry.Field, path string) {
+	if f == nil {
+		return
+	}
+	switch {
+	case f.Ref == registry.RefSecret || f.Ref == registry.RefSecretMap:
+		d.secrets[path] = true
+		return
+	case f.Ref != "":
+		return
+	case f.KeyedByRef:
+		d.maps[path] = true // a list of references in the spec, a map keyed by ARM ID in ARM
 		return
 	}
 	if len(f.Enum) > 0 {
-		out[path] = true
+		d.enums[path] = true
 	}
 	switch f.Type {
 	case registry.TypeObject:
 		for _, c := range f.Fields {
-			if c.ARM == nil {
-				continue
+			if c.ARM != nil {
+				d.collectSpec(c, joinPath(path, strings.Join(c.ARM, ".")))
 			}
-			collectEnums(c, joinPath(path, strings.Join(c.ARM, ".")), out)
 		}
 	case registry.TypeArray:
-		collectEnums(f.Items, path+"[]", out)
+		d.collectSpec(f.Items, path+"[]")
+	case registry.TypeMap:
+		d.maps[path] = true
+		d.collectSpec(f.Values, path+"{}")
 	}
 }
 
@@ -105,18 +145,80 @@ func joinPath(a, b string) string {
 func (d *differ) diff(desired, current map[string]any) []Change {
 	var out []Change
 	creating := current == nil
-	for _, k := range sortedKeys(desired) {
-		if k == "name" {
-			continue // the Azure name is part of the ARM ID
+	d.fields("", "", desired, current, !creating, creating, &out, "name") // the Azure name is part of the ARM ID
+	if !creating && d.tags && isNil(desired["tags"]) {
+		// A PUT without tags clears them.
+		if tags, _ := armjson.LookupFold(current, "tags"); tags != nil {
+			d.removedKeys("tags", map[string]any{}, tags, &out, "")
 		}
-		have, ok := armjson.LookupFold(current, k)
-		d.value(k, k, desired[k], have, ok, creating, &out)
+	}
+	return out
+}
+
+// fields compares the keys of a desired object at path with the current
+// object (present when ok): a PUT replaces a map's keys, so the keys only
+// Azure has are removals; other objects keep what the body does not set.
+// The key skip (the name of a named item) is not compared.
+func (d *differ) fields(path, schema string, want, have map[string]any, ok, creating bool, out *[]Change, skip string) {
+	keyed := d.maps[schema]
+	inactive := d.inactiveAlternatives(schema, want)
+	for _, k := range sortedKeys(want) {
+		if k == skip {
+			continue
+		}
+		hv, hok := armjson.LookupFold(have, k)
+		child := joinPath(schema, k)
+		if keyed {
+			child = schema + "{}"
+		}
+		if ok && hv == nil && !creating && (inactive[strings.ToLower(k)] || d.unreturned(child)) {
+			continue
+		}
+		d.value(joinPath(path, k), child, want[k], hv, hok, creating, out)
+	}
+	if keyed && !creating {
+		d.removedKeys(path, want, have, out, skip)
+	}
+}
+
+// unreturned reports a property that the current body of an existing
+// resource lacks because ARM does not return it, not because it is unset:
+//   - one the REST specification requires: every resource has it;
+//   - the object holding a secret (credentials), which ARM withholds whole;
+//   - location and sku, which types without them (proxy resources) do not
+//     keep, and a SKU's tier, size, family and capacity, which ARM's common
+//     SKU contract lets a provider omit where the SKU has no such dimension.
+func (d *differ) unreturned(schema string) bool {
+	switch schema {
+	case "location", "sku", "sku.tier", "sku.size", "sku.family", "sku.capacity":
+		return true
+	}
+	return d.required[schema] || d.credentials[schema]
+}
+
+// inactiveAlternatives are the lower-cased names of the sibling objects that
+// a selector in want (filterType: SqlFilter) does not pick: ARM drops them.
+func (d *differ) inactiveAlternatives(schema string, want map[string]any) map[string]bool {
+	var out map[string]bool
+	for _, sel := range d.selectors[schema] {
+		picked, _ := want[sel.property].(string)
+		if picked == "" {
+			continue
+		}
+		for _, alt := range sel.alternatives {
+			if !strings.EqualFold(alt, picked) {
+				if out == nil {
+					out = map[string]bool{}
+				}
+				out[strings.ToLower(alt)] = true
+			}
+		}
 	}
 	return out
 }
 
 // value compares one desired value at path with the current one (present
-// when ok). schema is path with array indices as "[]", for enum lookups.
+// when ok). schema is the path's schema path, for rule lookups.
 func (d *differ) value(path, schema string, want, have any, ok, creating bool, out *[]Change) {
 	if ok && have == nil {
 		ok = false // JSON null is absent
@@ -124,17 +226,14 @@ func (d *differ) value(path, schema string, want, have any, ok, creating bool, o
 	if isNil(want) {
 		return // a null the manifests send sets nothing
 	}
-	if !ok && !creating && d.writeOnly[schema] {
-		// ARM never returns it, so its absence says nothing: like a secret,
-		// it is shown when created and not compared after.
+	if d.writeOnly[schema] && !creating {
+		// ARM never returns it, so what a GET shows says nothing: like a
+		// secret, it is shown when created and not compared after.
 		return
 	}
-	switch w := want.(type) {
+	switch want.(type) {
 	case convert.Sensitive, SensitiveDigest:
-		// Secrets are write-only in ARM: never read back, so never compared.
-		if creating {
-			*out = append(*out, Change{Path: path, Sensitive: true})
-		}
+		d.secret(path, creating, out)
 		return
 	case convert.Unknown:
 		c := Change{Path: path, Unknown: true}
@@ -143,31 +242,31 @@ func (d *differ) value(path, schema string, want, have any, ok, creating bool, o
 		}
 		*out = append(*out, c)
 		return
+	}
+	if d.secrets[schema] {
+		d.secret(path, creating, out)
+		return
+	}
+	switch w := want.(type) {
 	case map[string]any:
 		h, isMap := have.(map[string]any)
 		if ok && !isMap {
 			*out = append(*out, Change{Path: path, Before: have, After: shown(want)})
 			return
 		}
-		if len(w) == 0 && !creating {
-			return // ARM does not keep an empty object apart from an absent one
-		}
-		if len(w) == 0 {
+		if len(w) == 0 && creating {
 			*out = append(*out, Change{Path: path, After: map[string]any{}})
 			return
 		}
-		for _, k := range sortedKeys(w) {
-			hv, hok := armjson.LookupFold(h, k)
-			d.value(path+"."+k, schema+"."+k, w[k], hv, hok, creating, out)
-		}
+		d.fields(path, schema, w, h, ok, creating, out, "")
 		return
 	case []any:
 		d.list(path, schema, w, have, ok, creating, out)
 		return
 	}
 	if !ok {
-		if s, isString := want.(string); isString && s == "" && !creating {
-			return // an empty string is not kept apart from absent
+		if isZero(want) && !creating {
+			return // providers leave empty strings and false out of what they return
 		}
 		*out = append(*out, Change{Path: path, After: want})
 		return
@@ -177,13 +276,33 @@ func (d *differ) value(path, schema string, want, have any, ok, creating bool, o
 	}
 }
 
-// genericWriteOnly are paths ARM accepts on a PUT but never returns on a GET
-// for any resource provider: the recordings show it for every one that has
-// them, so it holds for types no recording covers too.
-var genericWriteOnly = []string{"properties.createMode"}
+// secret is a secret value: shown (as sensitive) when created, never
+// compared after, as ARM never returns it.
+func (d *differ) secret(path string, creating bool, out *[]Change) {
+	if creating {
+		*out = append(*out, Change{Path: path, Sensitive: true})
+	}
+}
+
+// removedKeys lists the keys of a map Azure has that the desired map lacks:
+// a PUT replaces a map's keys, so they are removed. Tags Azure services keep
+// for themselves (hidden-title, hidden-link:…, hidden from the portal) are
+// not the user's: services set them again.
+func (d *differ) removedKeys(path string, want map[string]any, have any, out *[]Change, skip string) {
+	h, _ := have.(map[string]any)
+	for _, k := range sortedKeys(h) {
+		if h[k] == nil || k == skip || (path == "tags" && strings.HasPrefix(strings.ToLower(k), "hidden-")) {
+			continue
+		}
+		if _, kept := armjson.LookupFold(want, k); !kept {
+			*out = append(*out, Change{Path: path + "." + k, Before: h[k]})
+		}
+	}
+}
 
 // list compares arrays: objects with a name are matched by name (ARM keeps
-// them as named children), scalars as a whole list in order, other objects by position.
+// them as named children), scalars as a whole list in order, other objects
+// by position. Items Azure has beyond the desired ones are removed by a PUT.
 func (d *differ) list(path, schema string, want []any, have any, ok, creating bool, out *[]Change) {
 	h, isList := have.([]any)
 	if ok && !isList {
@@ -213,21 +332,12 @@ func (d *differ) list(path, schema string, want []any, have any, ok, creating bo
 			}
 			matched[i] = true
 			hm, _ := h[i].(map[string]any)
-			for _, k := range sortedKeys(m) {
-				if k == "name" {
-					continue
-				}
-				hv, hok := armjson.LookupFold(hm, k)
-				d.value(p+"."+k, schema+"[]."+k, m[k], hv, hok, creating, out)
-			}
+			d.fields(p, schema+"[]", m, hm, true, creating, out, "name")
 		}
 		for i, item := range h {
 			if !matched[i] {
 				name, _ := item.(map[string]any)["name"].(string)
-				if d.added[schema][strings.ToLower(name)] {
-					continue // ARM keeps it whatever the PUT says
-				}
-				*out = append(*out, Change{Path: fmt.Sprintf("%s[name=%s]", path, name), Before: shown(item)})
+				*out = append(*out, Change{Path: fmt.Sprintf("%s[name=%s]", path, name), Before: item})
 			}
 		}
 		return
@@ -269,73 +379,18 @@ func isNil(v any) bool {
 	return false
 }
 
+// isZero reports an empty string or false: providers commonly serialize
+// their responses without default values, so absent is not apart from them.
+func isZero(v any) bool {
+	return v == "" || v == false
+}
+
 func nilIfAbsent(v []any, ok bool) any {
 	if !ok {
 		return nil
 	}
 	return v
 }
-
-// equal compares two scalars as ARM does: numbers by value, ARM IDs and
-// enum values case-insensitively, locations by their canonical name.
-func (d *differ) equal(schema string, want, have any) bool {
-	for _, r := range d.rewrites[schema] {
-		if sameJSON(want, r.Sent) && sameJSON(have, r.Stored) {
-			return true // ARM stores the sent value as this one
-		}
-	}
-	if wn, ok := number(want); ok {
-		hn, ok := number(have)
-		return ok && (wn == hn || math.Abs(wn-hn) <= 1e-9*math.Max(math.Abs(wn), math.Abs(hn)))
-	}
-	ws, wok := want.(string)
-	hs, hok := have.(string)
-	if !wok || !hok {
-		return reflect.DeepEqual(want, have)
-	}
-	switch {
-	case ws == hs:
-		return true
-	case strings.HasSuffix(strings.ToLower(lastSegment(schema)), "location"):
-		return normalLocation(ws) == normalLocation(hs)
-	case armjson.IsID(ws) && armjson.IsID(hs), isUUID(ws) && isUUID(hs), d.enums[schema], d.caseFolded[schema]:
-		return strings.EqualFold(ws, hs)
-	}
-	return false
-}
-
-// sameJSON reports whether a and b are the same JSON value (numbers by value).
-func sameJSON(a, b any) bool {
-	ja, errA := json.Marshal(a)
-	jb, errB := json.Marshal(b)
-	return errA == nil && errB == nil && string(ja) == string(jb)
-}
-
-// isUUID reports a GUID, which ARM compares (and often returns) case-insensitively.
-func isUUID(s string) bool {
-	_, err := uuid.Parse(s)
-	return err == nil && len(s) == 36
-}
-
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case float64:
-		return n, true
-	case int64:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	case json.Number:
-		f, err := n.Float64()
-		return f, err == nil
-	}
-	return 0, false
-}
-
-func lastSegment(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }
-
-// normalLocation is a location's canonical name: "West US 2" is "westus2".
-func normalLocation(s string) string { return strings.ToLower(strings.ReplaceAll(s, " ", "")) }
 
 func allScalars(items []any) bool {
 	for _, item := range items {

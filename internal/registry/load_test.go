@@ -2,6 +2,7 @@ package registry
 
 import (
 	"io/fs"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -9,14 +10,7 @@ import (
 // TestConcurrentLookupsShareOneDecode runs first lookups of one group from
 // several goroutines (run with -race): all see the same decoded schema.
 func TestConcurrentLookupsShareOneDecode(t *testing.T) {
-	dir, err := fs.Sub(data, "data")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := loadEmbedded(t)
 	gvk := r.All()[0]
 	specs := make([]*Field, 8)
 	var wg sync.WaitGroup
@@ -45,4 +39,36 @@ func TestVersionOrder(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBodyFactsLoadWithTheGroup: body facts are not in the index; a lookup
+// brings them with the schemas, shared by kinds of one ARM type and version.
+func TestBodyFactsLoadWithTheGroup(t *testing.T) {
+	r := loadEmbedded(t)
+	if k := r.kinds[GVK{"compute.azure.com", "v1api20220301", "VirtualMachine"}]; k.Body != nil {
+		t.Error("body facts decoded with the index")
+	}
+	a, _ := r.Lookup("compute.azure.com", "v1api20220301", "VirtualMachine")
+	b, _ := r.Lookup("compute.azure.com", "v20220301", "VirtualMachine")
+	if a.Body == nil || a.Body != b.Body {
+		t.Fatalf("body facts %p and %p, want one shared value", a.Body, b.Body)
+	}
+	if !slices.Contains(a.Body.Sensitive, "properties.osProfile.adminPassword") {
+		t.Errorf("sensitive: %v", a.Body.Sensitive)
+	}
+}
+
+// loadEmbedded is a fresh registry over the embedded data: nothing decoded
+// but the index.
+func loadEmbedded(t *testing.T) *Registry {
+	t.Helper()
+	dir, err := fs.Sub(data, "data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -47,7 +47,9 @@ type groupFile struct {
 		Kind    string `json:"kind"`
 		Spec    *int   `json:"spec"`
 		Status  *int   `json:"status"`
+		Body    *int   `json:"body"`
 	} `json:"kinds"`
+	Bodies []*BodyFacts `json:"bodies"`
 }
 
 type wireNode struct {
@@ -102,7 +104,7 @@ func load(fsys fs.FS) (*Registry, error) {
 	return r, nil
 }
 
-// Lookup returns the kind served as group/version/kind, with its schemas.
+// Lookup returns the kind served as group/version/kind, with its schemas and body facts.
 // The Kind and its Fields are shared (equal subtrees are one value): callers
 // must not modify them.
 func (r *Registry) Lookup(group, version, kind string) (*Kind, bool) {
@@ -176,6 +178,13 @@ func (r *Registry) loadGroup(group string) error {
 			}
 			if k.Status, g.err = at(e.Status); g.err != nil {
 				return
+			}
+			if e.Body != nil {
+				if *e.Body < 0 || *e.Body >= len(file.Bodies) {
+					g.err = fmt.Errorf("%s: body facts index %d out of range", name, *e.Body)
+					return
+				}
+				k.Body = file.Bodies[*e.Body]
 			}
 		}
 	})

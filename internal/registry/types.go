@@ -64,9 +64,11 @@ type Kind struct {
 	// "[]") of collections that, with NullCollections, the operator sends as
 	// an empty list or map rather than null, as its recorded requests show.
 	EmptyCollections []string `json:"emptyCollections,omitempty"`
-	// Observed is what the corpus recordings show ARM does with the values
-	// it is sent for this ARM type; nil when no recording shows anything.
-	Observed *Observed `json:"observed,omitempty"`
+	// Body is what the REST specification of the ARM type at this
+	// api-version says about the properties of its body; nil when the
+	// specification is not known. It is kept with the schemas (loaded with
+	// the kind's group), not in the index.
+	Body *BodyFacts `json:"body,omitempty"`
 	// Spec is the schema of .spec; every field carries where it lands in the ARM PUT body.
 	Spec *Field `json:"spec,omitempty"`
 	// Status is the schema of .status; every field carries where it is read from in the ARM GET body.
@@ -174,35 +176,37 @@ func (f *Field) Child(name string) *Field {
 	return nil
 }
 
-// Observed are facts about an ARM type that no schema carries, learnt by
-// comparing each recorded PUT body with the body of the last successful GET
-// that followed it. Paths are ARM body paths with array items as "[]", e.g.
-// "properties.workloadProfiles[].name". The zero Observed knows nothing.
-type Observed struct {
-	// WriteOnly are paths ARM accepted at this api-version but left out of
-	// every GET after a PUT that set them: they cannot be read back.
+// BodyFacts are the REST specification's facts about the properties of an
+// ARM body, as the types Bicep compiles against carry them, except below
+// read-only properties (never sent, never compared). Paths are ARM
+// body paths: keys joined by ".", list items as "[]", map values as "{}",
+// e.g. "properties.osProfile.adminPassword", "tags{}".
+type BodyFacts struct {
+	// WriteOnly are accepted by a PUT and never returned by a GET.
 	WriteOnly []string `json:"writeOnly,omitempty"`
-	// CaseFolded are string paths whose value ARM returned at this
-	// api-version in another case than it was sent.
-	CaseFolded []string `json:"caseFolded,omitempty"`
-	// Rewrites are values ARM stored as another value, the same way in at
-	// least two recordings of the ARM type (at any api-version): a
-	// normalisation, not a value ARM assigned at random.
-	Rewrites []Rewrite `json:"rewrites,omitempty"`
-	// AddedItems are items of arrays of named objects that ARM added when a
-	// PUT left them out, in at least two recordings of the ARM type.
-	AddedItems []AddedItem `json:"addedItems,omitempty"`
+	// Required must be set in a PUT of their enclosing object, so every
+	// existing resource has them.
+	Required []string `json:"required,omitempty"`
+	// Sensitive are secret strings: ARM does not return their values.
+	Sensitive []string `json:"sensitive,omitempty"`
+	// Maps are objects with arbitrary keys (additionalProperties).
+	Maps []string `json:"maps,omitempty"`
+	// Enums are the string values the specification names for a property.
+	Enums []Enum `json:"enums,omitempty"`
+	// Selectors are enum properties whose value names which of their sibling
+	// objects applies.
+	Selectors []Selector `json:"selectors,omitempty"`
 }
 
-// Rewrite is one value ARM stores in place of the one sent.
-type Rewrite struct {
-	Path   string `json:"path"`
-	Sent   any    `json:"sent"`
-	Stored any    `json:"stored"`
+// Selector is an enum property (Path) whose values name sibling objects
+// (Alternatives, their JSON names): only the one it names applies.
+type Selector struct {
+	Path         string   `json:"path"`
+	Alternatives []string `json:"alternatives"`
 }
 
-// AddedItem is an item ARM keeps in an array of named objects.
-type AddedItem struct {
-	Path string `json:"path"`
-	Name string `json:"name"`
+// Enum is the named values of one property, in the specification's order.
+type Enum struct {
+	Path   string   `json:"path"`
+	Values []string `json:"values"`
 }

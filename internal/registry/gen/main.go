@@ -2,6 +2,9 @@
 //
 //	go run ./internal/registry/gen --corpus ../shared/aso
 //
+// The REST specifications' types are read from --arm-types (by default
+// arm-types beside the corpus, ../shared/arm-types).
+//
 // It writes internal/registry/data (relative to the working directory unless
 // --out says otherwise) and prints how many kinds it found.
 package main
@@ -16,13 +19,17 @@ import (
 
 func main() {
 	corpus := flag.String("corpus", "", "folder of the ASO corpus (holding crds/ and api/)")
+	armTypes := flag.String("arm-types", "", "folder of the REST specifications' types (default: arm-types beside --corpus)")
 	out := flag.String("out", "internal/registry/data", "folder to write the registry data into")
 	flag.Parse()
 	if *corpus == "" {
 		fmt.Fprintln(os.Stderr, "gen: --corpus is required")
 		os.Exit(2)
 	}
-	res, err := corpusgen.Build(*corpus)
+	if *armTypes == "" {
+		*armTypes = corpusgen.ARMTypesDir(*corpus)
+	}
+	res, err := corpusgen.Build(*corpus, *armTypes)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)

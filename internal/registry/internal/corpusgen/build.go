@@ -30,8 +30,9 @@ type Result struct {
 	RefLeafMismatches []string
 }
 
-// Build reads the corpus rooted at dir (containing crds/ and api/).
-func Build(dir string) (*Result, error) {
+// Build reads the corpus rooted at dir (containing crds/ and api/) and the
+// REST specifications' types in armTypes (see ARMTypesDir).
+func Build(dir, armTypes string) (*Result, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "crds", "*.yaml"))
 	if err != nil {
 		return nil, err
@@ -78,7 +79,9 @@ func Build(dir string) (*Result, error) {
 		return nil, err
 	}
 	markNullCollections(recs, all.Kinds)
-	markObserved(recs, all.Kinds)
+	if err := markBodyFacts(armTypes, all.Kinds); err != nil {
+		return nil, err
+	}
 	return &all, nil
 }
 

@@ -1,6 +1,8 @@
 package corpusgen
 
 import (
+	"os"
+
 	"github.com/azkcli/azk/internal/corpus"
 	"sync"
 	"testing"
@@ -17,7 +19,11 @@ var (
 func built(t *testing.T) *Result {
 	t.Helper()
 	dir := corpus.Dir(t)
-	buildOnce.Do(func() { buildResult, buildErr = Build(dir) })
+	armTypes := ARMTypesDir(dir)
+	if _, err := os.Stat(armTypes); err != nil {
+		t.Skipf("REST specification types not found at %s: skipping", armTypes)
+	}
+	buildOnce.Do(func() { buildResult, buildErr = Build(dir, armTypes) })
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}

@@ -152,3 +152,11 @@ func hasNull(v any) bool {
 	}
 	return false
 }
+
+// joinARM appends key to an ARM body path.
+func joinARM(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}

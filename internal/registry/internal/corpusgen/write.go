@@ -26,6 +26,8 @@ const (
 type groupFile struct {
 	Nodes []wireNode    `json:"nodes"`
 	Kinds []wireSchemas `json:"kinds"`
+	// Bodies are the kinds' BodyFacts, each stored once.
+	Bodies []*registry.BodyFacts `json:"bodies,omitempty"`
 }
 
 // wireNode is a Field whose children are indices into groupFile.Nodes.
@@ -44,6 +46,7 @@ type wireSchemas struct {
 	Kind    string `json:"kind"`
 	Spec    *int   `json:"spec,omitempty"`
 	Status  *int   `json:"status,omitempty"`
+	Body    *int   `json:"body,omitempty"`
 }
 
 // nodeTable interns Field subtrees, children first, so equal input gives an
@@ -89,20 +92,22 @@ func (t *nodeTable) intern(f *registry.Field) (*int, error) {
 }
 
 // Write stores the kinds under dir: index.json.gz holds every Kind without
-// its schemas; groups/<group>.json.gz holds the schemas of one group. Group
+// its schemas and body facts; groups/<group>.json.gz holds those of one group. Group
 // files of groups that no longer exist are removed.
 func Write(kinds []*registry.Kind, dir string) error {
 	index := make([]registry.Kind, len(kinds))
 	groups := map[string]*groupFile{}
 	tables := map[string]*nodeTable{}
+	bodies := map[string]map[string]int{} // group -> body facts JSON -> index
 	var order []string
 	for i, k := range kinds {
 		index[i] = *k
-		index[i].Spec, index[i].Status = nil, nil
+		index[i].Spec, index[i].Status, index[i].Body = nil, nil, nil
 		if groups[k.Group] == nil {
 			order = append(order, k.Group)
 			groups[k.Group] = &groupFile{}
 			tables[k.Group] = &nodeTable{index: map[string]int{}}
+			bodies[k.Group] = map[string]int{}
 		}
 		spec, err := tables[k.Group].intern(k.Spec)
 		if err != nil {
@@ -113,7 +118,21 @@ func Write(kinds []*registry.Kind, dir string) error {
 			return err
 		}
 		g := groups[k.Group]
-		g.Kinds = append(g.Kinds, wireSchemas{Version: k.Version, Kind: k.Kind, Spec: spec, Status: status})
+		w := wireSchemas{Version: k.Version, Kind: k.Kind, Spec: spec, Status: status}
+		if k.Body != nil {
+			key, err := json.Marshal(k.Body)
+			if err != nil {
+				return err
+			}
+			b, ok := bodies[k.Group][string(key)]
+			if !ok {
+				b = len(g.Bodies)
+				g.Bodies = append(g.Bodies, k.Body)
+				bodies[k.Group][string(key)] = b
+			}
+			w.Body = &b
+		}
+		g.Kinds = append(g.Kinds, w)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, groupsDir), 0o755); err != nil {
 		return err

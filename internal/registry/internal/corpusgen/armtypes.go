@@ -1,0 +1,362 @@
+package corpusgen
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/azkcli/azk/internal/registry"
+)
+
+// ARMTypesDir is where the REST specifications' types (Bicep's types.json per
+// provider and api-version) are kept by default: beside the ASO corpus.
+func ARMTypesDir(corpusDir string) string { return filepath.Join(corpusDir, "..", "arm-types") }
+
+// Property flags of a types.json ObjectType property.
+const (
+	flagRequired  = 1
+	flagReadOnly  = 2
+	flagWriteOnly = 4
+)
+
+// maxBodyDepth bounds the walk of recursive types (JSON-schema-like objects
+// that contain themselves); no ARM body the operator sends is deeper.
+const maxBodyDepth = 24
+
+// typeNode is one element of a types.json array; only what the walk needs.
+type typeNode struct {
+	Type                 string                  `json:"$type"`
+	Name                 string                  `json:"name"`
+	Body                 *typeRef                `json:"body"`
+	Properties           map[string]typeProperty `json:"properties"`
+	AdditionalProperties *typeRef                `json:"additionalProperties"`
+	BaseProperties       map[string]typeProperty `json:"baseProperties"`
+	Elements             json.RawMessage         `json:"elements"` // a list (UnionType) or a map (DiscriminatedObjectType)
+	ItemType             *typeRef                `json:"itemType"`
+	Value                any                     `json:"value"`
+	Discriminator        string                  `json:"discriminator"`
+	Sensitive            bool                    `json:"sensitive"`
+}
+
+type typeProperty struct {
+	Type  typeRef `json:"type"`
+	Flags int     `json:"flags"`
+}
+
+type typeRef struct {
+	Ref string `json:"$ref"`
+}
+
+func (r typeRef) index() (int, error) {
+	return strconv.Atoi(strings.TrimPrefix(r.Ref, "#/"))
+}
+
+// markBodyFacts sets Kind.Body from the REST specification of each kind's ARM
+// type and api-version, found in dir/<provider>/<namespace>/<api-version>/types.json.
+// Kinds whose type is not in dir keep a nil Body.
+func markBodyFacts(dir string, kinds []*registry.Kind) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*", "*", "types.json"))
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("%s: no types.json found (the REST specifications' types, see its README)", dir)
+	}
+	// Only the files of a namespace and api-version some kind sends are read.
+	wanted := map[string]bool{}
+	for _, k := range kinds {
+		if k.IsARM() {
+			ns, _, _ := strings.Cut(k.ARMType, "/")
+			wanted[strings.ToLower(ns)+"@"+k.APIVersion] = true
+		}
+	}
+	facts := map[string]*factCollector{} // lower-cased ARM type @ api-version
+	for _, f := range files {
+		version := filepath.Base(filepath.Dir(f))
+		ns := filepath.Base(filepath.Dir(filepath.Dir(f)))
+		if !wanted[strings.ToLower(ns)+"@"+version] {
+			continue
+		}
+		if err := readBodyFacts(f, facts); err != nil {
+			return err
+		}
+	}
+	for _, k := range kinds {
+		if c := facts[strings.ToLower(k.ARMType)+"@"+k.APIVersion]; k.IsARM() && c != nil {
+			k.Body = c.facts()
+		}
+	}
+	return nil
+}
+
+// readBodyFacts adds the facts of every resource type in one types.json
+// file. A type listed more than once (once per scope, or in two files) gets
+// the facts of every listing.
+func readBodyFacts(file string, out map[string]*factCollector) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	var nodes []typeNode
+	if err := json.Unmarshal(data, &nodes); err != nil {
+		return fmt.Errorf("%s: %v", file, err)
+	}
+	w := &bodyWalker{file: file, nodes: nodes}
+	for _, n := range nodes {
+		if n.Type != "ResourceType" || n.Body == nil {
+			continue
+		}
+		key := strings.ToLower(n.Name)
+		if out[key] == nil {
+			out[key] = newFactCollector()
+		}
+		if err := w.walk(out[key], *n.Body, "", 0, map[int]bool{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type bodyWalker struct {
+	file  string
+	nodes []typeNode
+}
+
+// factCollector gathers the facts of one resource body.
+type factCollector struct {
+	writeOnly, required, sensitive, maps map[string]bool
+	enums                                map[string][]string
+	selectors                            map[string]registry.Selector
+}
+
+func newFactCollector() *factCollector {
+	return &factCollector{writeOnly: map[string]bool{}, required: map[string]bool{}, sensitive: map[string]bool{},
+		maps: map[string]bool{}, enums: map[string][]string{}, selectors: map[string]registry.Selector{}}
+}
+
+func (c *factCollector) facts() *registry.BodyFacts {
+	keys := func(m map[string]bool) []string {
+		out := make([]string, 0, len(m))
+		for k := range m {
+			out = append(out, k)
+		}
+		sort.Strings(out)
+		return out
+	}
+	f := &registry.BodyFacts{WriteOnly: keys(c.writeOnly), Required: keys(c.required),
+		Sensitive: keys(c.sensitive), Maps: keys(c.maps)}
+	for p, vs := range c.enums {
+		f.Enums = append(f.Enums, registry.Enum{Path: p, Values: vs})
+	}
+	sort.Slice(f.Enums, func(i, j int) bool { return f.Enums[i].Path < f.Enums[j].Path })
+	for _, s := range c.selectors {
+		f.Selectors = append(f.Selectors, s)
+	}
+	sort.Slice(f.Selectors, func(i, j int) bool { return f.Selectors[i].Path < f.Selectors[j].Path })
+	return f
+}
+
+// walk records the facts of the type ref points at, standing at path (keys
+// joined by ".", list items as "[]", map values as "{}"). Types on the way
+// down (onPath) are not entered again: recursive types end there.
+func (w *bodyWalker) walk(c *factCollector, ref typeRef, path string, depth int, onPath map[int]bool) error {
+	i, err := ref.index()
+	if err != nil || i < 0 || i >= len(w.nodes) {
+		return fmt.Errorf("%s: bad type reference %q", w.file, ref.Ref)
+	}
+	if onPath[i] || depth > maxBodyDepth {
+		return nil
+	}
+	onPath[i] = true
+	defer delete(onPath, i)
+	n := &w.nodes[i]
+	switch n.Type {
+	case "ObjectType", "DiscriminatedObjectType":
+		props, err := w.properties(n)
+		if err != nil {
+			return err
+		}
+		if n.Type == "DiscriminatedObjectType" && w.createOnly(n) {
+			// Every alternative exists only in the PUT model: so does the
+			// discriminator that picks one.
+			c.writeOnly[joinARM(path, n.Discriminator)] = true
+		}
+		w.selector(c, path, props)
+		for _, name := range sortedNames(props) {
+			for _, p := range props[name] {
+				child := joinARM(path, name)
+				if p.Flags&flagWriteOnly != 0 {
+					c.writeOnly[child] = true
+				}
+				if p.Flags&flagRequired != 0 {
+					c.required[child] = true
+				}
+				if p.Flags&flagReadOnly != 0 && p.Flags&flagWriteOnly == 0 {
+					continue // never sent: nothing below it is compared
+				}
+				if err := w.walk(c, p.Type, child, depth+1, onPath); err != nil {
+					return err
+				}
+			}
+		}
+		if n.AdditionalProperties != nil {
+			c.maps[path] = true
+			return w.walk(c, *n.AdditionalProperties, path+"{}", depth+1, onPath)
+		}
+	case "ArrayType":
+		if n.ItemType != nil {
+			return w.walk(c, *n.ItemType, path+"[]", depth+1, onPath)
+		}
+	case "StringType":
+		if n.Sensitive {
+			c.sensitive[path] = true
+		}
+	case "StringLiteralType":
+		c.addEnum(path, n.Value)
+	case "UnionType":
+		var elems []typeRef
+		if err := json.Unmarshal(n.Elements, &elems); err != nil {
+			return fmt.Errorf("%s: union %d: %v", w.file, i, err)
+		}
+		for _, e := range elems {
+			if err := w.walk(c, e, path, depth, onPath); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// properties are an object's properties; for a discriminated object, the
+// base properties and those of every alternative (they share the path).
+func (w *bodyWalker) properties(n *typeNode) (map[string][]typeProperty, error) {
+	out := map[string][]typeProperty{}
+	for name, p := range n.Properties {
+		out[name] = append(out[name], p)
+	}
+	for name, p := range n.BaseProperties {
+		out[name] = append(out[name], p)
+	}
+	if n.Type != "DiscriminatedObjectType" {
+		return out, nil
+	}
+	var elems map[string]typeRef
+	if err := json.Unmarshal(n.Elements, &elems); err != nil {
+		return nil, fmt.Errorf("%s: discriminated object %s: %v", w.file, n.Name, err)
+	}
+	for _, key := range sortedNames(elems) {
+		i, err := elems[key].index()
+		if err != nil || i < 0 || i >= len(w.nodes) {
+			return nil, fmt.Errorf("%s: bad type reference %q", w.file, elems[key].Ref)
+		}
+		for name, p := range w.nodes[i].Properties {
+			out[name] = append(out[name], p)
+		}
+	}
+	return out, nil
+}
+
+// createOnly reports a discriminated object whose alternatives carry only
+// write-only properties besides the discriminator (a PUT model of
+// create modes merged with a GET model that has none of them).
+func (w *bodyWalker) createOnly(n *typeNode) bool {
+	var elems map[string]typeRef
+	if json.Unmarshal(n.Elements, &elems) != nil || len(elems) == 0 {
+		return false
+	}
+	own := 0
+	for _, ref := range elems {
+		i, err := ref.index()
+		if err != nil || i < 0 || i >= len(w.nodes) {
+			return false
+		}
+		for name, p := range w.nodes[i].Properties {
+			if name == n.Discriminator {
+				continue
+			}
+			if p.Flags&flagWriteOnly == 0 {
+				return false
+			}
+			own++
+		}
+	}
+	return own > 0
+}
+
+// selector records an enum property whose values name sibling object
+// properties (filterType SqlFilter or CorrelationFilter beside sqlFilter and
+// correlationFilter): its value says which sibling applies.
+func (w *bodyWalker) selector(c *factCollector, path string, props map[string][]typeProperty) {
+	siblings := map[string]string{}
+	for name, ps := range props {
+		for _, p := range ps {
+			if i, err := p.Type.index(); err == nil && i >= 0 && i < len(w.nodes) && w.nodes[i].Type == "ObjectType" {
+				siblings[strings.ToLower(name)] = name
+			}
+		}
+	}
+	for _, name := range sortedNames(props) {
+		for _, p := range props[name] {
+			var alternatives []string
+			for _, v := range w.literals(p.Type) {
+				if sib, ok := siblings[strings.ToLower(v)]; ok && !slices.Contains(alternatives, sib) {
+					alternatives = append(alternatives, sib)
+				}
+			}
+			if len(alternatives) >= 2 {
+				sort.Strings(alternatives)
+				c.selectors[joinARM(path, name)] = registry.Selector{Path: joinARM(path, name), Alternatives: alternatives}
+			}
+		}
+	}
+}
+
+// literals are the string literals a type allows (a literal or a union of them).
+func (w *bodyWalker) literals(ref typeRef) []string {
+	i, err := ref.index()
+	if err != nil || i < 0 || i >= len(w.nodes) {
+		return nil
+	}
+	n := &w.nodes[i]
+	switch n.Type {
+	case "StringLiteralType":
+		if s, ok := n.Value.(string); ok {
+			return []string{s}
+		}
+	case "UnionType":
+		var elems []typeRef
+		if json.Unmarshal(n.Elements, &elems) != nil {
+			return nil
+		}
+		var out []string
+		for _, e := range elems {
+			out = append(out, w.literals(e)...)
+		}
+		return out
+	}
+	return nil
+}
+
+// addEnum appends a string literal to the enum values at path, in the REST
+// specification's order (ARM may return a value as its index in that order).
+func (c *factCollector) addEnum(path string, v any) {
+	s, ok := v.(string)
+	if !ok || slices.Contains(c.enums[path], s) {
+		return
+	}
+	c.enums[path] = append(c.enums[path], s)
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
