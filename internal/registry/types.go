@@ -64,6 +64,9 @@ type Kind struct {
 	// "[]") of collections that, with NullCollections, the operator sends as
 	// an empty list or map rather than null, as its recorded requests show.
 	EmptyCollections []string `json:"emptyCollections,omitempty"`
+	// Operator is what the operator's own configuration says about the kind at
+	// its api-version; nil when it says nothing.
+	Operator *Operator `json:"operator,omitempty"`
 	// Observed is what the corpus recordings show ARM does with the values
 	// it is sent for this ARM type; nil when no recording shows anything.
 	Observed *Observed `json:"observed,omitempty"`
@@ -205,4 +208,52 @@ type Rewrite struct {
 type AddedItem struct {
 	Path string `json:"path"`
 	Name string `json:"name"`
+}
+
+// Operator are the facts the operator's generator configuration gives for one
+// kind at one api-version, beyond its schema.
+type Operator struct {
+	// ConfigMaps are the spec.operatorSpec.configMaps entries the kind can
+	// export, each with the status path (JSON names) it reads.
+	ConfigMaps []ConfigMapExport `json:"configMaps,omitempty"`
+	// ManualConfigMaps are spec.operatorSpec.configMaps entries that a
+	// hand-written extension fills rather than a status path.
+	ManualConfigMaps []string `json:"manualConfigMaps,omitempty"`
+	// Secrets are the spec.operatorSpec.secrets entries the operator fetches
+	// from Azure (keys, connection strings, endpoints).
+	Secrets []string `json:"secrets,omitempty"`
+	// NoDefaultAzureName says the operator does not default spec.azureName
+	// from metadata.name (it generates one, e.g. a role assignment's UUID).
+	NoDefaultAzureName bool `json:"noDefaultAzureName,omitempty"`
+	// RootOneOf are the spec fields that are the alternatives of a one-of at
+	// the root of the body: exactly one is set and its fields stand inline
+	// beside name (their ARM path is empty).
+	RootOneOf []string `json:"rootOneOf,omitempty"`
+}
+
+// ConfigMapExport is one value a kind can export to a config map.
+type ConfigMapExport struct {
+	// Name is the entry's JSON name under spec.operatorSpec.configMaps.
+	Name string `json:"name"`
+	// Status is the path of the value under .status, in JSON names.
+	Status []string `json:"status"`
+}
+
+// ConfigMapExport finds the export named name, or nil.
+func (k *Kind) ConfigMapExport(name string) *ConfigMapExport {
+	if k.Operator == nil {
+		return nil
+	}
+	for i := range k.Operator.ConfigMaps {
+		if k.Operator.ConfigMaps[i].Name == name {
+			return &k.Operator.ConfigMaps[i]
+		}
+	}
+	return nil
+}
+
+// DefaultsAzureName reports whether the operator sets spec.azureName from
+// metadata.name when the manifest leaves it out.
+func (k *Kind) DefaultsAzureName() bool {
+	return k.FixedName == "" && (k.Operator == nil || !k.Operator.NoDefaultAzureName) && k.Spec.Child("azureName") != nil
 }
