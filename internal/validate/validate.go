@@ -40,6 +40,9 @@ func Spec(obj *loader.Object, kind *registry.Kind) ([]Ref, diag.List) {
 		return nil, w.diags
 	}
 	w.value(kind.Spec, spec.Value.YNode(), "spec", spec.Key.YNode().Line)
+	if kind.Spec.Child("operatorSpec") != nil {
+		w.expressions(kind, spec.Value.YNode())
+	}
 	return w.refs, w.diags
 }
 
