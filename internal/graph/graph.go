@@ -99,12 +99,20 @@ func (g *Graph) Name(n *Node, azureName string) error {
 	return nil
 }
 
-// Export finds what n publishes to config map name, key.
+// Export finds what n publishes to config map name, key: the entry for that
+// key, else an expression yielding a map of keys for that config map.
 func (n *Node) Export(name, key string) (Export, bool) {
-	for _, e := range n.Exports {
-		if e.ConfigMap == name && e.Key == key {
+	var found *Export
+	for i, e := range n.Exports {
+		switch {
+		case e.ConfigMap == name && e.Key == key:
 			return e, true
+		case e.ConfigMap == name && e.Key == "" && found == nil:
+			found = &n.Exports[i]
 		}
+	}
+	if found != nil {
+		return *found, true
 	}
 	return Export{}, false
 }

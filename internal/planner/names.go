@@ -3,11 +3,9 @@ package planner
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/graph"
 )
@@ -29,12 +27,13 @@ func namePending(ctx context.Context, g *graph.Graph, r Reader) {
 		if json.Unmarshal(resp.Body, &body) != nil {
 			continue
 		}
-		e, ok := src.To.Export(mapString(src.Ref.Node, "name"), mapString(src.Ref.Node, "key"))
-		if !ok || e.From != "status" {
+		key := mapString(src.Ref.Node, "key")
+		e, ok := src.To.Export(mapString(src.Ref.Node, "name"), key)
+		if !ok {
 			continue
 		}
-		if v, ok := armjson.Lookup(convert.Status(src.To.Kind, body), e.Path); ok && v != nil {
-			if err := g.Name(n, fmt.Sprint(v)); err != nil {
+		if v, ok, err := e.Value(src.To, key, convert.Status(src.To.Kind, body)); ok && err == nil {
+			if err := g.Name(n, v); err != nil {
 				n.Pending = err.Error()
 			}
 		}
