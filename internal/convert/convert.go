@@ -1,6 +1,7 @@
 // Package convert turns each resolved resource into the ARM request the
-// operator would send: URL, api-version and JSON body, driven entirely by the
-// registry's field facts, with no per-kind code.
+// operator would send: URL, api-version and JSON body, driven by the
+// registry's field facts; what the operator does for particular kinds comes
+// from internal/extensions.
 package convert
 
 import (
@@ -203,12 +204,9 @@ func (c *converter) object(f *registry.Field, n *yaml.Node, path string) any {
 // reference resolves a resource reference to an ARM ID.
 func (c *converter) reference(f *registry.Field, n *yaml.Node, path string) any {
 	if name := scalar(n, "wellKnownName"); name != "" && f.Ref == registry.RefWellKnown {
-		if c.src.RoleDefinitionID != nil {
-			if id, ok := c.src.RoleDefinitionID(name); ok {
-				return id
-			}
-		}
-		return Unknown{Reason: fmt.Sprintf("role definition ID of built-in role %q", name)}
+		// Sent as the name itself; a kind that resolves it (a role
+		// assignment's built-in role) does so in its body modifier.
+		return name
 	}
 	e := c.edges[path]
 	switch {
