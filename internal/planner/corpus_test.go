@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/azkcli/azk/internal/armjson"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -31,11 +30,11 @@ func TestCorpusNoSpuriousDiffs(t *testing.T) {
 	var report []string
 	categories := map[string]int{}
 	for _, file := range files {
-		group, version, ok := corpus.SamplesFolder(filepath.Base(file))
-		folder := filepath.Join(dir, "samples", group, version)
-		if _, err := os.Stat(folder); !ok || err != nil {
+		f, ok := corpus.RecordingFolder(dir, file)
+		if !ok {
 			continue
 		}
+		folder := f.Path
 		rec, err := corpus.ReadRecording(file)
 		if err != nil {
 			t.Errorf("%s: %v", file, err)
