@@ -39,13 +39,13 @@ func (r *Recording) Sources() convert.Sources {
 			}
 			return r.StateBeforePut(path), nil
 		},
-		RoleDefinitionID: builtInRole,
+		RoleDefinitionID: BuiltInRoleID,
 	}
 }
 
-// builtInRole resolves a built-in role name as ARM did for the operator:
+// BuiltInRoleID resolves a built-in role name as ARM did for the operator:
 // from the table of every built-in role the recordings list (see BuiltInRoles).
-func builtInRole(name string) (string, bool) {
+func BuiltInRoleID(name string) (string, bool) {
 	roles := builtInRoles()
 	id, ok := roles[strings.ToLower(name)]
 	if !ok {
