@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -69,4 +70,18 @@ func scalarValue(n *yaml.Node, key string) string {
 		return v.Value
 	}
 	return ""
+}
+
+// rootOneOf checks the alternatives of a one-of at the root of the spec
+// (Kusto databases and data connections): exactly one is set.
+func (w *walker) rootOneOf(alternatives []string, spec *yaml.Node, line int) {
+	set := 0
+	for _, a := range alternatives {
+		if v := mapValue(spec, a); v != nil && !isNull(v) {
+			set++
+		}
+	}
+	if set != 1 {
+		w.errorf(line, "spec", "set exactly one of %s", strings.Join(alternatives, ", "))
+	}
 }

@@ -71,3 +71,30 @@ spec:
 		}
 	}
 }
+
+// TestRootOneOf: a Kusto database sets exactly one of its root alternatives.
+func TestRootOneOf(t *testing.T) {
+	k, ok := registry.Default().Lookup("kusto.azure.com", "v1api20240413", "DataConnection")
+	if !ok {
+		t.Fatal("DataConnection not in the registry")
+	}
+	for spec, want := range map[string]string{
+		"  eventHubDataConnection:\n    kind: EventHub\n    consumerGroup: $Default\n    eventHubResourceReference:\n      armId: /subscriptions/s/resourceGroups/rg/providers/Microsoft.EventHub/namespaces/n/eventhubs/h\n": "",
+		"  eventHubDataConnection:\n    kind: EventHub\n  iotHubDataConnection:\n    kind: IotHub\n":                                                                                                                          "set exactly one of cosmosDbDataConnection, eventGridDataConnection, eventHubDataConnection, iotHubDataConnection",
+		"  azureName: dc\n": "set exactly one of",
+	} {
+		node, err := yaml.Parse("apiVersion: kusto.azure.com/v1api20240413\nkind: DataConnection\nmetadata:\n  name: dc\nspec:\n  owner:\n    name: db\n" + spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := &loader.Object{Source: diag.Source{File: "dc.yaml", Line: 1}, APIVersion: "kusto.azure.com/v1api20240413", Kind: "DataConnection", Namespace: "default", Name: "dc", Node: node}
+		_, diags := validate.Spec(obj, k)
+		got := ""
+		if err := diags.Err(); err != nil {
+			got = err.Error()
+		}
+		if (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("%q: got %q, want %q", spec, got, want)
+		}
+	}
+}

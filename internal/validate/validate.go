@@ -43,6 +43,9 @@ func Spec(obj *loader.Object, kind *registry.Kind) ([]Ref, diag.List) {
 	if kind.Spec.Child("operatorSpec") != nil {
 		w.expressions(kind, spec.Value.YNode())
 	}
+	if kind.Operator != nil && len(kind.Operator.RootOneOf) > 0 {
+		w.rootOneOf(kind.Operator.RootOneOf, spec.Value.YNode(), spec.Key.YNode().Line)
+	}
 	return w.refs, w.diags
 }
 
