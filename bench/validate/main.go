@@ -24,7 +24,11 @@ import (
 )
 
 func main() {
-	corpusDir := flag.String("corpus", "../shared/aso", "the ASO corpus")
+	defaultCorpus := os.Getenv("AZK_CORPUS")
+	if defaultCorpus == "" {
+		defaultCorpus = "../shared/aso"
+	}
+	corpusDir := flag.String("corpus", defaultCorpus, "the ASO corpus (default $AZK_CORPUS, else ../shared/aso)")
 	resources := flag.Int("resources", 10000, "how many resources to generate")
 	measure := flag.String("measure", "", "internal: measure this input file in this process")
 	flag.Parse()

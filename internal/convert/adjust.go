@@ -1,33 +1,17 @@
 package convert
 
 import (
-	"fmt"
-	"github.com/azkcli/azk/internal/armjson"
 	"strings"
 
+	"github.com/azkcli/azk/internal/armjson"
+	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/registry"
 )
 
-// These are the changes the operator makes to a body just before it PUTs,
-// facts taken from its source and confirmed by the corpus recordings.
-
-// preservedCollections are child collections that ARM replaces on a parent's
-// PUT but that users manage as separate resources: the operator carries the
-// ones that exist in Azure into the parent's body so they are not wiped.
-var preservedCollections = map[string][]string{
-	"microsoft.network/virtualnetworks":         {"properties", "subnets"},
-	"microsoft.network/networksecuritygroups":   {"properties", "securityRules"},
-	"microsoft.network/routetables":             {"properties", "routes"},
-	"microsoft.network/loadbalancers":           {"properties", "inboundNatRules"},
-	"microsoft.compute/virtualmachinescalesets": {"properties", "virtualMachineProfile", "extensionProfile", "extensions"},
-}
-
-// deletedVaultsAPIVersion is the api-version the operator reads soft-deleted
-// key vaults with (as recorded).
-const deletedVaultsAPIVersion = "2024-11-01"
-
-// adjust applies the operator's pre-PUT changes to body. It needs Azure's
-// current state; without a Get source it leaves what it cannot know unknown.
+// adjust applies the operator's changes to a body just before its PUT: the
+// explicit collections of its payload mode, then the kind's body modifier
+// (internal/extensions). It needs Azure's current state; without a Get
+// source it leaves what it cannot know unknown.
 func (c *converter) adjust(body map[string]any, r *Request) {
 	if k := c.n.Kind; k.NullCollections {
 		empty := make(map[string]bool, len(k.EmptyCollections))
@@ -36,13 +20,23 @@ func (c *converter) adjust(body map[string]any, r *Request) {
 		}
 		nullCollections(k.Spec, body, "", empty)
 	}
-	armType := strings.ToLower(c.n.Kind.ARMType)
-	if path, ok := preservedCollections[armType]; ok {
-		c.preserveChildren(body, path)
+	m := extensions.BodyModifierFor(c.n.Kind.ARMType)
+	if m == nil {
+		return
 	}
-	if armType == "microsoft.keyvault/vaults" {
-		c.vaultCreateMode(body, r)
+	t := extensions.Target{
+		ARMType: c.n.Kind.ARMType, APIVersion: c.n.Kind.APIVersion, ID: c.n.ID, AzureName: c.n.AzureName,
+		Get: c.src.Get, RoleDefinitionID: c.src.RoleDefinitionID,
+		Unknown: func(reason string) any { return Unknown{Reason: reason} },
+		Project: func(path []string, child map[string]any) map[string]any { return c.childProjection(path)(child) },
 	}
+	var out extensions.Outcome
+	if err := m.ModifyBody(t, body, &out); err != nil {
+		c.errorf(0, "", "%v", err)
+		return
+	}
+	r.PurgeFirst = out.PurgeFirst
+	r.Notes = append(r.Notes, out.Notes...)
 }
 
 // nullCollections sets every unset list and map field of the objects present
@@ -101,46 +95,6 @@ func joinARM(base, key string) string {
 		return key
 	}
 	return base + "." + key
-}
-
-// preserveChildren merges the collection at path from the resource's current
-// state into body: items the spec names win, items only Azure has are kept.
-func (c *converter) preserveChildren(body map[string]any, path []string) {
-	if c.src.Get == nil {
-		return // offline: rendered as a create, which has no children yet
-	}
-	current, err := c.src.Get(c.n.ID, c.n.Kind.APIVersion)
-	if err != nil {
-		c.errorf(0, "", "reading the current %s to keep its %s: %v", c.n.Kind.ARMType, path[len(path)-1], err)
-		return
-	}
-	have, _ := armjson.Lookup(current, path)
-	existing, _ := have.([]any)
-	if len(existing) == 0 {
-		return
-	}
-	want, _ := armjson.Lookup(body, path)
-	desired, _ := want.([]any)
-	named := map[string]bool{}
-	for _, item := range desired {
-		if m, ok := item.(map[string]any); ok {
-			if name, ok := m["name"].(string); ok {
-				named[strings.ToLower(name)] = true
-			}
-		}
-	}
-	project := c.childProjection(path)
-	merged := append([]any(nil), desired...)
-	for _, item := range existing {
-		m, ok := item.(map[string]any)
-		if !ok {
-			continue
-		}
-		if name, _ := m["name"].(string); !named[strings.ToLower(name)] {
-			merged = append(merged, project(m))
-		}
-	}
-	armjson.Put(body, path, merged)
 }
 
 // childProjection returns how a child read from Azure is written back in the
@@ -278,47 +232,4 @@ func projectARM(f *registry.Field, v any) any {
 		return nil
 	}
 	return v
-}
-
-// vaultCreateMode resolves createOrRecover and purgeThenCreate, which ARM does
-// not know, to what the operator sends: recover when a soft-deleted vault of
-// that name exists for the subscription and location, else default; for
-// purgeThenCreate the deleted vault is purged first.
-func (c *converter) vaultCreateMode(body map[string]any, r *Request) {
-	props, _ := body["properties"].(map[string]any)
-	mode, _ := props["createMode"].(string)
-	if mode != "createOrRecover" && mode != "purgeThenCreate" {
-		return
-	}
-	location, _ := body["location"].(string)
-	deletedID := fmt.Sprintf("/subscriptions/%s/providers/Microsoft.KeyVault/locations/%s/deletedVaults/%s",
-		subscriptionOf(c.n.ID), strings.ToLower(strings.ReplaceAll(location, " ", "")), c.n.AzureName)
-	if c.src.Get == nil {
-		props["createMode"] = Unknown{Reason: "default, or recover when a soft-deleted vault " + c.n.AzureName + " exists"}
-		return
-	}
-	deleted, err := c.src.Get(deletedID, deletedVaultsAPIVersion)
-	if err != nil {
-		c.errorf(0, "spec.properties.createMode", "checking for a soft-deleted vault %s: %v", c.n.AzureName, err)
-		return
-	}
-	switch {
-	case deleted == nil:
-		props["createMode"] = "default"
-	case mode == "createOrRecover":
-		props["createMode"] = "recover"
-		r.Notes = append(r.Notes, "will recover a soft-deleted vault")
-	default:
-		props["createMode"] = "default"
-		r.PurgeFirst = deletedID
-		r.Notes = append(r.Notes, "will purge the soft-deleted vault first")
-	}
-}
-
-func subscriptionOf(id string) string {
-	parts := strings.Split(strings.TrimPrefix(id, "/"), "/")
-	if len(parts) >= 2 && strings.EqualFold(parts[0], "subscriptions") {
-		return parts[1]
-	}
-	return ""
 }

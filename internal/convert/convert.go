@@ -1,6 +1,7 @@
 // Package convert turns each resolved resource into the ARM request the
-// operator would send: URL, api-version and JSON body, driven entirely by the
-// registry's field facts, with no per-kind code.
+// operator would send: URL, api-version and JSON body, driven by the
+// registry's field facts; what the operator does for particular kinds comes
+// from internal/extensions.
 package convert
 
 import (
@@ -8,7 +9,6 @@ import (
 	"github.com/azkcli/azk/internal/armjson"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -173,7 +173,7 @@ func (c *converter) value(f *registry.Field, n *yaml.Node, path string) any {
 		out := make([]any, 0, len(n.Content))
 		for i, item := range n.Content {
 			if f.Items == nil {
-				out = append(out, plain(item))
+				out = append(out, armjson.FromYAML(item))
 				continue
 			}
 			if v := c.value(f.Items, item, fmt.Sprintf("%s[%d]", path, i)); v != nil {
@@ -189,21 +189,21 @@ func (c *converter) value(f *registry.Field, n *yaml.Node, path string) any {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			key := n.Content[i].Value
 			if f.Values == nil {
-				out[key] = plain(n.Content[i+1])
+				out[key] = armjson.FromYAML(n.Content[i+1])
 			} else if v := c.value(f.Values, n.Content[i+1], path+"."+key); v != nil {
 				out[key] = v
 			}
 		}
 		return out
 	}
-	return plain(n)
+	return armjson.FromYAML(n)
 }
 
 // object converts a spec object: each field lands at its ARM path, fields that
 // never reach ARM are dropped, and a one-of alternative's fields stand inline.
 func (c *converter) object(f *registry.Field, n *yaml.Node, path string) any {
 	if n.Kind != yaml.MappingNode {
-		return plain(n)
+		return armjson.FromYAML(n)
 	}
 	out := map[string]any{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -232,12 +232,9 @@ func (c *converter) object(f *registry.Field, n *yaml.Node, path string) any {
 // reference resolves a resource reference to an ARM ID.
 func (c *converter) reference(f *registry.Field, n *yaml.Node, path string) any {
 	if name := scalar(n, "wellKnownName"); name != "" && f.Ref == registry.RefWellKnown {
-		if c.src.RoleDefinitionID != nil {
-			if id, ok := c.src.RoleDefinitionID(name); ok {
-				return id
-			}
-		}
-		return Unknown{Reason: fmt.Sprintf("role definition ID of built-in role %q", name)}
+		// Sent as the name itself; a kind that resolves it (a role
+		// assignment's built-in role) does so in its body modifier.
+		return name
 	}
 	e := c.edges[path]
 	switch {
@@ -350,50 +347,19 @@ func (c *converter) exported(from *graph.Node, name, key string) any {
 	if !ok {
 		return unknown
 	}
-	if v, ok := e.ManifestValue(from.Object); ok {
-		return v
+	var status map[string]any
+	if !e.FromManifest() && c.src.Status != nil {
+		status = c.src.Status(from)
 	}
-	if e.From != "status" || c.src.Status == nil {
+	v, known, err := e.Value(from, key, status)
+	switch {
+	case err != nil:
+		c.errorf(0, "", "%s: %v", from.Address(), err)
+		return nil
+	case !known:
 		return unknown
 	}
-	if v, ok := armjson.Lookup(c.src.Status(from), e.Path); ok && v != nil && len(e.Path) > 0 {
-		return fmt.Sprint(v)
-	}
-	return unknown
-}
-
-// plain converts YAML without a schema: mappings, sequences and typed scalars.
-func plain(n *yaml.Node) any {
-	n = deref(n)
-	switch n.Kind {
-	case yaml.MappingNode:
-		out := make(map[string]any, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			out[n.Content[i].Value] = plain(n.Content[i+1])
-		}
-		return out
-	case yaml.SequenceNode:
-		out := make([]any, len(n.Content))
-		for i, item := range n.Content {
-			out[i] = plain(item)
-		}
-		return out
-	}
-	switch n.Tag {
-	case yaml.NodeTagInt:
-		if v, err := strconv.ParseInt(n.Value, 0, 64); err == nil {
-			return v
-		}
-	case yaml.NodeTagFloat:
-		if v, err := strconv.ParseFloat(n.Value, 64); err == nil {
-			return v
-		}
-	case yaml.NodeTagBool:
-		return n.Value == "true" || n.Value == "True" || n.Value == "TRUE"
-	case yaml.NodeTagNull:
-		return nil
-	}
-	return n.Value
+	return v
 }
 
 func deref(n *yaml.Node) *yaml.Node {

@@ -2,7 +2,6 @@ package convert_test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,13 +24,12 @@ func TestCorpusRecordedPUTs(t *testing.T) {
 	var matched, total, noFolder int
 	var misses []string
 	for _, file := range files {
-		group, version, ok := corpus.SamplesFolder(filepath.Base(file))
-		folder := filepath.Join(dir, "samples", group, version)
-		if _, err := os.Stat(folder); !ok || err != nil {
+		folder, ok := corpus.RecordingFolder(dir, file)
+		if !ok {
 			rec, _ := corpus.ReadRecording(file)
 			n := len(recordedPUTs(rec))
 			noFolder += n
-			t.Logf("%s: no samples folder %s/%s (%d recorded PUTs not comparable)", filepath.Base(file), group, version, n)
+			t.Logf("%s: no samples folder (%d recorded PUTs not comparable)", filepath.Base(file), n)
 			continue
 		}
 		m, n, fileMisses := compareRecording(t, file, folder)
@@ -91,7 +89,7 @@ func recordedPUTs(rec *corpus.Recording) []recordedPUT {
 	return out
 }
 
-func compareRecording(t *testing.T, file, folder string) (matched, total int, misses []string) {
+func compareRecording(t *testing.T, file string, folder corpus.Folder) (matched, total int, misses []string) {
 	t.Helper()
 	name := filepath.Base(file)
 	rec, err := corpus.ReadRecording(file)
@@ -99,7 +97,7 @@ func compareRecording(t *testing.T, file, folder string) (matched, total int, mi
 		t.Errorf("%s: %v", name, err)
 		return
 	}
-	s := corpus.LoadSamples(t, folder)
+	s := corpus.LoadSamples(t, folder.Path)
 	g, diags := graph.Build(s.Result, graph.Options{Subscription: corpus.Subscription})
 	reportErrors(t, folder, name, diags)
 	broken := map[string]bool{} // resources whose resolution failed: not converted
@@ -158,9 +156,9 @@ func compareRecording(t *testing.T, file, folder string) (matched, total int, mi
 
 // reportErrors fails the test for errors the corpus's known sample defects do
 // not explain, and logs the rest.
-func reportErrors(t *testing.T, folder, name string, diags diag.List) {
+func reportErrors(t *testing.T, folder corpus.Folder, name string, diags diag.List) {
 	t.Helper()
-	rel := filepath.Base(filepath.Dir(folder)) + "/" + filepath.Base(folder)
+	rel := folder.Rel
 	for _, d := range diags {
 		if d.Severity != diag.SeverityError {
 			continue

@@ -1,8 +1,10 @@
 // Package corpus locates the read-only ASO corpus (../shared/aso beside the
-// repository) for tests, and reads its HTTP recordings.
+// repository, or $AZK_CORPUS) for tests, finds its samples folders as the
+// operator's test harness does, and reads its HTTP recordings.
 package corpus
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,18 +15,28 @@ import (
 // so a fresh clone without it still passes.
 func Dir(t testing.TB) string {
 	t.Helper()
+	dir, err := Locate()
+	if err != nil {
+		t.Skipf("ASO corpus not found (%v; set AZK_CORPUS to its path): skipping", err)
+	}
+	return dir
+}
+
+// Locate finds the corpus directory: $AZK_CORPUS when set, else
+// ../shared/aso beside the repository root.
+func Locate() (string, error) {
 	dir := os.Getenv("AZK_CORPUS")
 	if dir == "" {
 		root, err := repoRoot()
 		if err != nil {
-			t.Skipf("ASO corpus not found (%v): skipping", err)
+			return "", err
 		}
 		dir = filepath.Join(root, "..", "shared", "aso")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "crds")); err != nil {
-		t.Skipf("ASO corpus not found at %s (set AZK_CORPUS to its path): skipping", dir)
+		return "", fmt.Errorf("no crds/ under %s", dir)
 	}
-	return dir
+	return dir, nil
 }
 
 // repoRoot walks up from the working directory to the folder holding go.mod.

@@ -44,27 +44,6 @@ func ReadRecording(path string) (*Recording, error) {
 	return &r, nil
 }
 
-// SamplesFolder names the samples folder a recording was made from:
-// Test_Network_v1api20201101_CreationAndDeletion.yaml -> network/v1api20201101,
-// Test_NetworkFrontdoor_v1api_... -> network.frontdoor/v1api.
-func SamplesFolder(recordingFile string) (group, version string, ok bool) {
-	name := strings.TrimSuffix(strings.TrimPrefix(recordingFile, "Test_"), "_CreationAndDeletion.yaml")
-	i := strings.LastIndexByte(name, '_')
-	if i <= 0 {
-		return "", "", false
-	}
-	group, version = name[:i], name[i+1:]
-	// Go test names join dotted groups in camel case: NetworkFrontdoor is network.frontdoor.
-	var b strings.Builder
-	for j, r := range group {
-		if j > 0 && r >= 'A' && r <= 'Z' {
-			b.WriteByte('.')
-		}
-		b.WriteRune(r)
-	}
-	return strings.ToLower(b.String()), version, true
-}
-
 // Path returns the request URL's path (no scheme, host or query).
 func (i *Interaction) Path() string {
 	u := i.Request.URL

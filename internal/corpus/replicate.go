@@ -16,13 +16,13 @@ import (
 // harness fixups, no errors), copied into namespaces r0, r1, ... each with its
 // own resource group, until n is reached. It returns how many resources it wrote.
 func WriteReplicatedSamples(dir, file string, n int) (int, error) {
-	folders, err := filepath.Glob(filepath.Join(dir, "samples", "*", "*"))
+	folders, err := SampleFolders(dir)
 	if err != nil {
 		return 0, err
 	}
 	var units [][]string
 	for _, folder := range folders {
-		if docs, ok := cleanFolder(folder); ok {
+		if docs, ok := cleanFolder(folder.Path); ok {
 			units = append(units, docs)
 		}
 	}

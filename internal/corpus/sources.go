@@ -1,8 +1,13 @@
 package corpus
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/graph"
@@ -34,23 +39,76 @@ func (r *Recording) Sources() convert.Sources {
 			}
 			return r.StateBeforePut(path), nil
 		},
-		RoleDefinitionID: builtInRole,
+		RoleDefinitionID: BuiltInRoleID,
 	}
 }
 
-// builtInRole resolves the built-in role names the samples use by their
-// published role definition IDs.
-func builtInRole(name string) (string, bool) {
-	ids := map[string]string{
-		"reader":      "acdd72a7-3385-48ef-bd42-f606fba81ae7",
-		"contributor": "b24988ac-6180-42a0-ab88-20f7382dd24c",
-		"owner":       "8e3af657-a8ff-443c-a75c-2fe8c4bcb635",
-	}
-	id, ok := ids[strings.ToLower(name)]
+// BuiltInRoleID resolves a built-in role name as ARM did for the operator:
+// from the table of every built-in role the recordings list (see BuiltInRoles).
+func BuiltInRoleID(name string) (string, bool) {
+	roles := builtInRoles()
+	id, ok := roles[strings.ToLower(name)]
 	if !ok {
 		return "", false
 	}
 	return "/subscriptions/" + Subscription + "/providers/Microsoft.Authorization/roleDefinitions/" + id, true
+}
+
+var builtInRoles = sync.OnceValue(func() map[string]string {
+	dir, err := Locate()
+	if err != nil {
+		return nil
+	}
+	roles, _ := BuiltInRoles(dir)
+	return roles
+})
+
+// BuiltInRoles reads the built-in role definitions (lower-cased role name to
+// role definition GUID) from every listing of role definitions the
+// recordings hold: the operator lists them to resolve wellKnownName.
+func BuiltInRoles(dir string) (map[string]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "recordings", "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	roles := map[string]string{}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Contains(data, []byte("/providers/Microsoft.Authorization/roleDefinitions?")) {
+			continue
+		}
+		rec, err := ReadRecording(file)
+		if err != nil {
+			return nil, err
+		}
+		for i := range rec.Interactions {
+			in := &rec.Interactions[i]
+			if in.Request.Method != "GET" || in.Response.Code != 200 || !strings.HasSuffix(in.Path(), "/providers/Microsoft.Authorization/roleDefinitions") {
+				continue
+			}
+			var list struct {
+				Value []struct {
+					Name       string `json:"name"`
+					Properties struct {
+						RoleName string `json:"roleName"`
+						Type     string `json:"type"`
+					} `json:"properties"`
+				} `json:"value"`
+			}
+			if json.Unmarshal([]byte(in.Response.Body), &list) != nil {
+				continue
+			}
+			for _, d := range list.Value {
+				if d.Properties.Type == "BuiltInRole" && d.Properties.RoleName != "" {
+					roles[strings.ToLower(d.Properties.RoleName)] = d.Name
+				}
+			}
+		}
+	}
+	return roles, nil
 }
 
 // APIVersion is the api-version query parameter of a URL.

@@ -185,6 +185,12 @@ func (b *builder) exports(nodes []*Node) {
 				continue
 			}
 			b.exporters[k] = n
+			if e.FromManifest() {
+				// Known now: an expression that fails here fails for the operator too.
+				if _, _, err := e.Value(n, e.Key, nil); err != nil {
+					b.errorf(n.Object, loader.FieldLine(n.Object, "spec", "operatorSpec"), e.Field, "%v", err)
+				}
+			}
 		}
 	}
 }
@@ -361,12 +367,11 @@ func (b *builder) configMap(n *Node, r validate.Ref) {
 		n.Edges = append(n.Edges, &Edge{Kind: EdgeConfigMap, Field: r.Path, Object: cm, Ref: r})
 		return
 	}
-	if exporter := b.exporters[ns+"/"+name+"/"+key]; exporter != nil {
-		if e, _ := exporter.Export(name, key); e.Unsupported != "" {
-			b.errorf(n.Object, r.Line, r.Path, "config map %q key %q comes from %s's CEL expression %q, which azk cannot evaluate (it evaluates plain paths such as self.status.principalId)",
-				name, key, exporter.Address(), e.Unsupported)
-			return
-		}
+	exporter := b.exporters[ns+"/"+name+"/"+key]
+	if exporter == nil {
+		exporter = b.exporters[ns+"/"+name+"/"] // an expression yielding a map of keys
+	}
+	if exporter != nil {
 		n.Edges = append(n.Edges, &Edge{Kind: EdgeConfigMap, Field: r.Path, To: exporter, Ref: r})
 		return
 	}

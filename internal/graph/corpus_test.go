@@ -1,7 +1,6 @@
 package graph_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/azkcli/azk/internal/corpus"
@@ -14,16 +13,15 @@ import (
 // group and the harness's owner binding) and expects zero errors. Objects of
 // versions the CRDs no longer serve are skipped, as the corpus README says.
 func TestCorpusSamplesValidate(t *testing.T) {
-	samples := filepath.Join(corpus.Dir(t), "samples")
-	folders, err := filepath.Glob(filepath.Join(samples, "*", "*"))
+	folders, err := corpus.SampleFolders(corpus.Dir(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var resources, unserved, fixups int
 	seen := make([]int, len(corpus.KnownDefects))
 	for _, folder := range folders {
-		rel, _ := filepath.Rel(samples, folder)
-		s := corpus.LoadSamples(t, folder)
+		rel := folder.Rel
+		s := corpus.LoadSamples(t, folder.Path)
 		for _, o := range s.Unserved {
 			t.Logf("%s: skipped %s %s (%s): version no longer served", rel, o.APIVersion, o.Kind, o.Source)
 		}

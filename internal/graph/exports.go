@@ -1,34 +1,66 @@
 package graph
 
 import (
-	"regexp"
-	"strings"
+	"fmt"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/armjson"
+	"github.com/azkcli/azk/internal/expression"
 	"github.com/azkcli/azk/internal/registry"
 )
 
-// Export is a config map value a resource publishes, from
-// spec.operatorSpec.configMaps (a status field) or from a
-// spec.operatorSpec.configMapExpressions entry.
+// Export is a config map value a resource publishes: a
+// spec.operatorSpec.configMaps entry (a status value, as the operator's
+// configuration says) or a spec.operatorSpec.configMapExpressions entry (CEL).
 type Export struct {
+	// ConfigMap and Key say where the value goes. Key is empty for an
+	// expression yielding a map: each of its entries is a key.
 	ConfigMap, Key string
-	// From is "status" (known once the resource exists), "spec" or
-	// "metadata" (known from the manifest).
-	From string
-	// Path is the field's location under From, in Kubernetes JSON names.
-	Path []string
-	// Unsupported holds a CEL expression azk cannot evaluate; Path is empty then.
-	Unsupported string
+	// Field is where the export is declared in the spec.
+	Field string
+	// Status is the status path an operatorSpec.configMaps entry reads.
+	Status []string
+	// Program is a configMapExpressions entry's compiled expression.
+	Program *expression.Program
+	// Manual marks an operatorSpec.configMaps entry that the operator's
+	// hand-written extension for the kind fills; azk does not know its value.
+	Manual bool
 }
 
-// fieldPathExpression is the CEL azk evaluates: a plain path into the object,
-// such as self.status.principalId or self.metadata.name.
-var fieldPathExpression = regexp.MustCompile(`^\s*self\.(status|spec|metadata)((?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*$`)
+// FromManifest reports whether the value is known from the manifest alone.
+func (e Export) FromManifest() bool { return e.Program != nil && !e.Program.ReadsStatus }
 
-// exportsOf lists what n publishes into config maps.
+// Value is the exported value for key. status is the exporter's status as
+// read from Azure, or nil while it does not exist; ok is false while the
+// value is not known. An error says the expression failed.
+func (e Export) Value(from *Node, key string, status map[string]any) (value string, ok bool, err error) {
+	switch {
+	case e.Manual:
+		return "", false, nil
+	case e.Program != nil:
+		if e.Program.ReadsStatus && status == nil {
+			return "", false, nil
+		}
+		s, m, err := e.Program.Eval(from.Self(status), nil)
+		if err != nil {
+			return "", false, fmt.Errorf("%s: CEL expression %q: %v", e.Field, e.Program.Source, err)
+		}
+		if e.Program.Output == expression.Map {
+			s, ok = m[key]
+			return s, ok, nil
+		}
+		return s, true, nil
+	case status != nil && len(e.Status) > 0:
+		if v, found := armjson.Lookup(status, e.Status); found && v != nil {
+			return fmt.Sprint(v), true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// exportsOf lists what n publishes into config maps. Expressions that do not
+// compile are left out: validation reports them.
 func exportsOf(n *Node) []Export {
 	var out []Export
 	for _, r := range n.Refs {
@@ -36,81 +68,58 @@ func exportsOf(n *Node) []Export {
 			continue
 		}
 		name, key := stringAt(r.Node, "name"), stringAt(r.Node, "key")
-		if name != "" && key != "" {
-			out = append(out, Export{ConfigMap: name, Key: key, From: "status", Path: statusSource(n.Kind, r.Field.Name)})
+		if name == "" || key == "" {
+			continue
 		}
+		e := Export{ConfigMap: name, Key: key, Field: r.Path}
+		if x := n.Kind.ConfigMapExport(r.Field.Name); x != nil {
+			e.Status = x.Status
+		} else {
+			e.Manual = true
+		}
+		out = append(out, e)
 	}
 	expressions := mapValue(mapValue(mapValue(n.Object.Node.YNode(), "spec"), "operatorSpec"), "configMapExpressions")
 	if expressions == nil || expressions.Kind != yaml.SequenceNode {
 		return out
 	}
-	for _, item := range expressions.Content {
-		e := Export{ConfigMap: stringAt(item, "name"), Key: stringAt(item, "key")}
-		if e.ConfigMap == "" || e.Key == "" {
+	for i, item := range expressions.Content {
+		e := Export{ConfigMap: stringAt(item, "name"), Key: stringAt(item, "key"), Field: fmt.Sprintf("spec.operatorSpec.configMapExpressions[%d]", i)}
+		p, err := expression.Compile(n.Kind, stringAt(item, "value"))
+		if e.ConfigMap == "" || err != nil {
 			continue
 		}
-		value := stringAt(item, "value")
-		if m := fieldPathExpression.FindStringSubmatch(value); m != nil {
-			e.From, e.Path = m[1], strings.Split(m[2][1:], ".")
-		} else {
-			e.Unsupported = value
-		}
+		e.Program = p
 		out = append(out, e)
 	}
 	return out
 }
 
-// statusSource is the status path an operatorSpec.configMaps entry exports:
-// the status field of that name at the shallowest depth (principalId is
-// identity.principalId on many kinds), or for storage's "<x>Endpoint" entries
-// primaryEndpoints.<x>.
-func statusSource(k *registry.Kind, name string) []string {
-	if k.Status == nil {
-		return nil
+// Self is the resource as the operator's expressions see it (self): its
+// apiVersion, kind, metadata, the spec after the operator's defaulting, and
+// status (nil while the resource does not exist).
+func (n *Node) Self(status map[string]any) map[string]any {
+	root, _ := armjson.FromYAML(n.Object.Node.YNode()).(map[string]any)
+	self := map[string]any{"apiVersion": n.Object.APIVersion, "kind": n.Object.Kind, "spec": n.Spec()}
+	if md, ok := root["metadata"].(map[string]any); ok {
+		self["metadata"] = md
 	}
-	type candidate struct {
-		f    *registry.Field
-		path []string
+	if status != nil {
+		self["status"] = status
 	}
-	level := []candidate{{k.Status, nil}}
-	for len(level) > 0 {
-		var next []candidate
-		for _, c := range level {
-			for _, child := range c.f.Fields {
-				path := append(append([]string(nil), c.path...), child.Name)
-				if child.Name == name && child.Type != registry.TypeObject {
-					return path
-				}
-				if child.Type == registry.TypeObject {
-					next = append(next, candidate{child, path})
-				}
-			}
-		}
-		level = next
-	}
-	if prefix, ok := strings.CutSuffix(name, "Endpoint"); ok {
-		if endpoints := k.Status.Child("primaryEndpoints"); endpoints.Child(prefix) != nil {
-			return []string{"primaryEndpoints", prefix}
-		}
-	}
-	return nil
+	return self
 }
 
-// ManifestValue is an export's value when the manifest alone gives it
-// (From "spec" or "metadata").
-func (e Export) ManifestValue(o *loader.Object) (string, bool) {
-	if e.From == "metadata" && len(e.Path) == 1 {
-		switch e.Path[0] {
-		case "name":
-			return o.Name, true
-		case "namespace":
-			return o.Namespace, true
-		}
+// Spec is the resource's spec after the operator's defaulting: azureName is
+// set to the name the operator gives the resource when the manifest leaves it
+// out (metadata.name, or the stable UUID of a role assignment).
+func (n *Node) Spec() map[string]any {
+	spec, _ := armjson.FromYAML(mapValue(n.Object.Node.YNode(), "spec")).(map[string]any)
+	if spec == nil {
+		spec = map[string]any{}
 	}
-	if e.From == "spec" {
-		if v := stringAt(o.Node.YNode(), append([]string{"spec"}, e.Path...)...); v != "" {
-			return v, true
-		}
+	if name, _ := spec["azureName"].(string); name == "" && n.Kind.Spec.Child("azureName") != nil && n.Pending == "" && n.AzureName != "" {
+		spec["azureName"] = n.AzureName
 	}
-	return "", false
+	return spec
 }

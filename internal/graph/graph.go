@@ -113,23 +113,32 @@ func (g *Graph) NameFromStatus(n *Node, status map[string]any) (bool, error) {
 	if src == nil || src.To == nil {
 		return false, fmt.Errorf("%s does not take its Azure name from another resource", n.Address())
 	}
-	e, ok := src.To.Export(stringAt(src.Ref.Node, "name"), stringAt(src.Ref.Node, "key"))
-	if !ok || e.From != "status" {
-		return false, fmt.Errorf("%s exports no status value for the Azure name of %s", src.To.Address(), n.Address())
+	key := stringAt(src.Ref.Node, "key")
+	e, ok := src.To.Export(stringAt(src.Ref.Node, "name"), key)
+	if !ok {
+		return false, fmt.Errorf("%s exports no value for the Azure name of %s", src.To.Address(), n.Address())
 	}
-	v, ok := armjson.Lookup(status, e.Path)
-	if !ok || v == nil || fmt.Sprint(v) == "" {
-		return false, nil
+	v, ok, err := e.Value(src.To, key, status)
+	if err != nil || !ok || v == "" {
+		return false, err
 	}
-	return true, g.Name(n, fmt.Sprint(v))
+	return true, g.Name(n, v)
 }
 
-// Export finds what n publishes to config map name, key.
+// Export finds what n publishes to config map name, key: the entry for that
+// key, else an expression yielding a map of keys for that config map.
 func (n *Node) Export(name, key string) (Export, bool) {
-	for _, e := range n.Exports {
-		if e.ConfigMap == name && e.Key == key {
+	var found *Export
+	for i, e := range n.Exports {
+		switch {
+		case e.ConfigMap == name && e.Key == key:
 			return e, true
+		case e.ConfigMap == name && e.Key == "" && found == nil:
+			found = &n.Exports[i]
 		}
+	}
+	if found != nil {
+		return *found, true
 	}
 	return Export{}, false
 }

@@ -14,10 +14,11 @@ import (
 var stableNameSpace = uuid.MustParse("9a329043-7ad7-4b1c-812f-9c7a93d6392a")
 
 // hasStableUUIDName reports whether the kind's Azure name defaults to the
-// operator's stable UUID rather than metadata.name.
+// operator's stable UUID rather than metadata.name: its configuration says
+// the name is not defaulted ($defaultAzureName: false), and its defaulter
+// generates one (role assignments and definitions, Cosmos DB SQL role assignments).
 func hasStableUUIDName(n *Node) bool {
-	return n.Object.Group() == "authorization.azure.com" &&
-		(n.Object.Kind == "RoleAssignment" || n.Object.Kind == "RoleDefinition")
+	return n.Kind.Operator != nil && n.Kind.Operator.NoDefaultAzureName
 }
 
 // stableName assigns a role assignment or definition without spec.azureName the
@@ -66,8 +67,8 @@ func (b *builder) nameFromConfig(n *Node) bool {
 				return true
 			}
 		case e.To != nil:
-			if x, ok := e.To.Export(stringAt(e.Ref.Node, "name"), key); ok {
-				if v, ok := x.ManifestValue(e.To.Object); ok && v != "" {
+			if x, ok := e.To.Export(stringAt(e.Ref.Node, "name"), key); ok && x.FromManifest() {
+				if v, ok, _ := x.Value(e.To, key, nil); ok && v != "" {
 					n.AzureName = v
 					return true
 				}

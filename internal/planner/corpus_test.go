@@ -3,7 +3,6 @@ package planner
 import (
 	"encoding/json"
 	"github.com/azkcli/azk/internal/armjson"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,11 +25,11 @@ func TestCorpusNoSpuriousDiffs(t *testing.T) {
 	}
 	var report spuriousReport
 	for _, file := range files {
-		group, version, ok := corpus.SamplesFolder(filepath.Base(file))
-		folder := filepath.Join(dir, "samples", group, version)
-		if _, err := os.Stat(folder); !ok || err != nil {
+		f, ok := corpus.RecordingFolder(dir, file)
+		if !ok {
 			continue
 		}
+		folder := f.Path
 		rec, err := corpus.ReadRecording(file)
 		if err != nil {
 			t.Errorf("%s: %v", file, err)

@@ -69,6 +69,9 @@ type Kind struct {
 	// specification is not known. It is kept with the schemas (loaded with
 	// the kind's group), not in the index.
 	Body *BodyFacts `json:"body,omitempty"`
+	// Operator is what the operator's own configuration says about the kind at
+	// its api-version; nil when it says nothing.
+	Operator *Operator `json:"operator,omitempty"`
 	// Spec is the schema of .spec; every field carries where it lands in the ARM PUT body.
 	Spec *Field `json:"spec,omitempty"`
 	// Status is the schema of .status; every field carries where it is read from in the ARM GET body.
@@ -209,4 +212,52 @@ type Selector struct {
 type Enum struct {
 	Path   string   `json:"path"`
 	Values []string `json:"values"`
+}
+
+// Operator are the facts the operator's generator configuration gives for one
+// kind at one api-version, beyond its schema.
+type Operator struct {
+	// ConfigMaps are the spec.operatorSpec.configMaps entries the kind can
+	// export, each with the status path (JSON names) it reads.
+	ConfigMaps []ConfigMapExport `json:"configMaps,omitempty"`
+	// ManualConfigMaps are spec.operatorSpec.configMaps entries that a
+	// hand-written extension fills rather than a status path.
+	ManualConfigMaps []string `json:"manualConfigMaps,omitempty"`
+	// Secrets are the spec.operatorSpec.secrets entries the operator fetches
+	// from Azure (keys, connection strings, endpoints).
+	Secrets []string `json:"secrets,omitempty"`
+	// NoDefaultAzureName says the operator does not default spec.azureName
+	// from metadata.name (it generates one, e.g. a role assignment's UUID).
+	NoDefaultAzureName bool `json:"noDefaultAzureName,omitempty"`
+	// RootOneOf are the spec fields that are the alternatives of a one-of at
+	// the root of the body: exactly one is set and its fields stand inline
+	// beside name (their ARM path is empty).
+	RootOneOf []string `json:"rootOneOf,omitempty"`
+}
+
+// ConfigMapExport is one value a kind can export to a config map.
+type ConfigMapExport struct {
+	// Name is the entry's JSON name under spec.operatorSpec.configMaps.
+	Name string `json:"name"`
+	// Status is the path of the value under .status, in JSON names.
+	Status []string `json:"status"`
+}
+
+// ConfigMapExport finds the export named name, or nil.
+func (k *Kind) ConfigMapExport(name string) *ConfigMapExport {
+	if k.Operator == nil {
+		return nil
+	}
+	for i := range k.Operator.ConfigMaps {
+		if k.Operator.ConfigMaps[i].Name == name {
+			return &k.Operator.ConfigMaps[i]
+		}
+	}
+	return nil
+}
+
+// DefaultsAzureName reports whether the operator sets spec.azureName from
+// metadata.name when the manifest leaves it out.
+func (k *Kind) DefaultsAzureName() bool {
+	return k.FixedName == "" && (k.Operator == nil || !k.Operator.NoDefaultAzureName) && k.Spec.Child("azureName") != nil
 }

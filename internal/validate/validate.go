@@ -40,6 +40,12 @@ func Spec(obj *loader.Object, kind *registry.Kind) ([]Ref, diag.List) {
 		return nil, w.diags
 	}
 	w.value(kind.Spec, spec.Value.YNode(), "spec", spec.Key.YNode().Line)
+	if kind.Spec.Child("operatorSpec") != nil {
+		w.expressions(kind, spec.Value.YNode())
+	}
+	if kind.Operator != nil && len(kind.Operator.RootOneOf) > 0 {
+		w.rootOneOf(kind.Operator.RootOneOf, spec.Value.YNode(), spec.Key.YNode().Line)
+	}
 	return w.refs, w.diags
 }
 

@@ -360,3 +360,11 @@ func sortedNames[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// joinARM appends key to an ARM body path.
+func joinARM(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}

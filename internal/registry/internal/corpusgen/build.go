@@ -28,6 +28,9 @@ type Result struct {
 	// RefLeafMismatches lists reference fields whose ARM counterpart is not a
 	// string (or, for secret maps, a map of strings).
 	RefLeafMismatches []string
+	// OperatorUnplaced lists facts of the operator's configuration that name
+	// no field of the kind they belong to.
+	OperatorUnplaced []string
 }
 
 // Build reads the corpus rooted at dir (containing crds/ and api/) and the
@@ -40,7 +43,11 @@ func Build(dir, armTypes string) (*Result, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%s: no CRDs found under crds/", dir)
 	}
-	b := &builder{corpus: dir, outlines: map[string]*outlineEntry{}}
+	config, err := readOperatorConfig(dir)
+	if err != nil {
+		return nil, err
+	}
+	b := &builder{corpus: dir, armTypes: armTypes, outlines: map[string]*outlineEntry{}, config: config}
 	results := make([]*Result, len(files))
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
@@ -69,16 +76,13 @@ func Build(dir, armTypes string) (*Result, error) {
 		all.Unpaired = append(all.Unpaired, r.Unpaired...)
 		all.UnpairedStatus = append(all.UnpairedStatus, r.UnpairedStatus...)
 		all.RefLeafMismatches = append(all.RefLeafMismatches, r.RefLeafMismatches...)
+		all.OperatorUnplaced = append(all.OperatorUnplaced, r.OperatorUnplaced...)
 	}
 	sort.Slice(all.Kinds, func(i, j int) bool { return lessGVK(all.Kinds[i].GVK, all.Kinds[j].GVK) })
 	sort.Strings(all.Unpaired)
 	sort.Strings(all.UnpairedStatus)
 	sort.Strings(all.RefLeafMismatches)
-	recs, err := readRecordings(dir)
-	if err != nil {
-		return nil, err
-	}
-	markNullCollections(recs, all.Kinds)
+	sort.Strings(all.OperatorUnplaced)
 	if err := markBodyFacts(armTypes, all.Kinds); err != nil {
 		return nil, err
 	}
@@ -97,8 +101,11 @@ func lessGVK(a, b registry.GVK) bool {
 
 type builder struct {
 	corpus   string
+	armTypes string
 	mu       sync.Mutex
 	outlines map[string]*outlineEntry
+	config   operatorConfig
+	bicep    map[string][]bicepType // parsed ../arm-types files, by path
 }
 
 type outlineEntry struct {
@@ -142,6 +149,8 @@ func (b *builder) crdFile(path string) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		group := b.config[strings.TrimSuffix(c.Spec.Group, ".azure.com")]
+		res.OperatorUnplaced = append(res.OperatorUnplaced, b.operatorFacts(k, v.Schema.OpenAPIV3Schema, storageSchema(c, v.Name), group)...)
 		res.Kinds = append(res.Kinds, k)
 	}
 	return &res, nil

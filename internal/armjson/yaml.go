@@ -1,0 +1,53 @@
+package armjson
+
+import (
+	"strconv"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// FromYAML converts a YAML value without a schema to the shapes of a decoded
+// JSON body: mappings, sequences and typed scalars (int64, float64, bool,
+// nil, string).
+func FromYAML(n *yaml.Node) any {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n == nil {
+		return nil
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil
+		}
+		return FromYAML(n.Content[0])
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			out[n.Content[i].Value] = FromYAML(n.Content[i+1])
+		}
+		return out
+	case yaml.SequenceNode:
+		out := make([]any, len(n.Content))
+		for i, item := range n.Content {
+			out[i] = FromYAML(item)
+		}
+		return out
+	}
+	switch n.Tag {
+	case yaml.NodeTagInt:
+		if v, err := strconv.ParseInt(n.Value, 0, 64); err == nil {
+			return v
+		}
+	case yaml.NodeTagFloat:
+		if v, err := strconv.ParseFloat(n.Value, 64); err == nil {
+			return v
+		}
+	case yaml.NodeTagBool:
+		return n.Value == "true" || n.Value == "True" || n.Value == "TRUE"
+	case yaml.NodeTagNull:
+		return nil
+	}
+	return n.Value
+}

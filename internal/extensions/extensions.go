@@ -1,0 +1,62 @@
+// Package extensions is azk's one home for what the operator does for
+// particular kinds beyond its generic reconcile, shaped like the operator's
+// own extension points (api/<group>/customizations): one file per ARM type
+// that needs anything, each implementing small interfaces. convert calls
+// them; docs/operator-fidelity.md lists every operator extension and where
+// azk handles it.
+package extensions
+
+import "strings"
+
+// Target is the resource a request is being built for.
+type Target struct {
+	// ARMType and APIVersion are the kind's, e.g. "Microsoft.Network/virtualNetworks".
+	ARMType, APIVersion string
+	// ID is the resource's ARM ID and AzureName its name.
+	ID, AzureName string
+	// Get reads a resource from Azure: its body, or nil when it does not
+	// exist. Nil means offline: the request is rendered as a create.
+	Get func(id, apiVersion string) (map[string]any, error)
+	// RoleDefinitionID resolves a built-in role name to its role definition
+	// ARM ID; nil, or false, when it cannot be resolved now.
+	RoleDefinitionID func(name string) (string, bool)
+	// Unknown stands for a value known only when applying, with the reason.
+	Unknown func(reason string) any
+	// Project writes a child read from Azure back as it stands in the
+	// parent's body at path (see PreservedChildren).
+	Project func(path []string, child map[string]any) map[string]any
+}
+
+// Outcome is what a body modifier asks for besides the body.
+type Outcome struct {
+	// PurgeFirst is the ARM ID of a soft-deleted resource to purge before the PUT.
+	PurgeFirst string
+	// Notes say what else the operator does for this request, for the plan.
+	Notes []string
+}
+
+// BodyModifier changes the body just before the PUT, as the operator's
+// ARMResourceModifier extensions do.
+type BodyModifier interface {
+	ModifyBody(t Target, body map[string]any, out *Outcome) error
+}
+
+// byARMType holds the extensions, keyed by lower-cased ARM type.
+var byARMType = map[string]any{}
+
+func register(armType string, ext any) { byARMType[strings.ToLower(armType)] = ext }
+
+// BodyModifierFor returns the body modifier of an ARM type, or nil.
+func BodyModifierFor(armType string) BodyModifier {
+	m, _ := byARMType[strings.ToLower(armType)].(BodyModifier)
+	return m
+}
+
+// subscriptionOf is the subscription an ARM ID is in, or "".
+func subscriptionOf(id string) string {
+	parts := strings.Split(strings.TrimPrefix(id, "/"), "/")
+	if len(parts) >= 2 && strings.EqualFold(parts[0], "subscriptions") {
+		return parts[1]
+	}
+	return ""
+}

@@ -1,0 +1,37 @@
+package extensions
+
+import (
+	"strings"
+
+	"github.com/azkcli/azk/internal/armjson"
+)
+
+// Microsoft.Authorization/roleAssignments: the operator's
+// authorization/role_assignment_extensions.go (ARMResourceModifier). A
+// roleDefinitionReference may name a built-in role (wellKnownName) instead of
+// an ARM ID; the operator looks the role up among the built-in role
+// definitions and sends its ID in the role assignment's subscription.
+func init() { register("Microsoft.Authorization/roleAssignments", roleAssignment{}) }
+
+type roleAssignment struct{}
+
+var roleDefinitionPath = []string{"properties", "roleDefinitionId"}
+
+func (roleAssignment) ModifyBody(t Target, body map[string]any, _ *Outcome) error {
+	v, _ := armjson.Lookup(body, roleDefinitionPath)
+	name, ok := v.(string)
+	if !ok || name == "" || armjson.IsID(name) {
+		return nil // an ARM ID already, or not set
+	}
+	if t.RoleDefinitionID != nil {
+		if id, ok := t.RoleDefinitionID(name); ok {
+			if _, guid, found := strings.Cut(id, "/providers/Microsoft.Authorization/roleDefinitions/"); found && subscriptionOf(t.ID) != "" {
+				id = "/subscriptions/" + subscriptionOf(t.ID) + "/providers/Microsoft.Authorization/roleDefinitions/" + guid
+			}
+			armjson.Put(body, roleDefinitionPath, id)
+			return nil
+		}
+	}
+	armjson.Put(body, roleDefinitionPath, t.Unknown("role definition ID of built-in role "+name))
+	return nil
+}
