@@ -41,6 +41,38 @@ type BodyModifier interface {
 	ModifyBody(t Target, body map[string]any, out *Outcome) error
 }
 
+// StoredValues is what a resource provider does with the values it is sent
+// that no REST specification states, as the provider documents it: values
+// it stores as others (an alias, a retired tier), items it adds to a list
+// and keeps, properties it never returns. The planner's diff consults it,
+// so that a plan does not claim a change a PUT cannot make. Paths are ARM
+// body paths with list items as "[]" and map values as "{}".
+type StoredValues interface {
+	// Equivalent reports whether the provider holding have at path, when
+	// want was sent, is no change.
+	Equivalent(path string, want, have any) bool
+	// AddedByProvider reports whether an item the provider holds in the
+	// list at path, beyond those sent, is one it adds itself and keeps.
+	AddedByProvider(path string, item any) bool
+	// NotReturned reports a path the provider accepts and never returns.
+	NotReturned(path string) bool
+}
+
+// StoredValuesFor returns what the provider of an ARM type does with the
+// values it is sent, or nil when it does as sent.
+func StoredValuesFor(armType string) StoredValues {
+	v, _ := byARMType[strings.ToLower(armType)].(StoredValues)
+	return v
+}
+
+// storedAsSent is the zero StoredValues, to embed where a provider departs
+// in one way only.
+type storedAsSent struct{}
+
+func (storedAsSent) Equivalent(string, any, any) bool { return false }
+func (storedAsSent) AddedByProvider(string, any) bool { return false }
+func (storedAsSent) NotReturned(string) bool          { return false }
+
 // byARMType holds the extensions, keyed by lower-cased ARM type.
 var byARMType = map[string]any{}
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/convert"
+	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/registry"
 )
 
@@ -39,6 +40,9 @@ type differ struct {
 	selectors map[string][]selector
 	// tags says the kind's spec has tags: a PUT replaces Azure's tags whole.
 	tags bool
+	// provider is what the kind's resource provider does with the values
+	// it is sent beyond what any specification states; nil when nothing.
+	provider extensions.StoredValues
 }
 
 type selector struct {
@@ -92,6 +96,7 @@ func newDiffer(k *registry.Kind) *differ {
 	if k.Spec != nil {
 		d.tags = k.Spec.Child("tags") != nil
 	}
+	d.provider = extensions.StoredValuesFor(k.ARMType)
 	v, _ := differCache.LoadOrStore(k, d)
 	return v.(*differ)
 }
@@ -193,7 +198,7 @@ func (d *differ) unreturned(schema string) bool {
 	case "location", "sku", "sku.tier", "sku.size", "sku.family", "sku.capacity":
 		return true
 	}
-	return d.required[schema] || d.credentials[schema]
+	return d.required[schema] || d.credentials[schema] || d.provider != nil && d.provider.NotReturned(schema)
 }
 
 // inactiveAlternatives are the lower-cased names of the sibling objects that
@@ -226,7 +231,7 @@ func (d *differ) value(path, schema string, want, have any, ok, creating bool, o
 	if isNil(want) {
 		return // a null the manifests send sets nothing
 	}
-	if d.writeOnly[schema] && !creating {
+	if (d.writeOnly[schema] || d.provider != nil && d.provider.NotReturned(schema)) && !creating {
 		// ARM never returns it, so what a GET shows says nothing: like a
 		// secret, it is shown when created and not compared after.
 		return
@@ -271,7 +276,7 @@ func (d *differ) value(path, schema string, want, have any, ok, creating bool, o
 		*out = append(*out, Change{Path: path, After: want})
 		return
 	}
-	if !d.equal(schema, want, have) {
+	if !d.equal(schema, want, have) && !(d.provider != nil && d.provider.Equivalent(schema, want, have)) {
 		*out = append(*out, Change{Path: path, Before: have, After: want})
 	}
 }
@@ -335,7 +340,7 @@ func (d *differ) list(path, schema string, want []any, have any, ok, creating bo
 			d.fields(p, schema+"[]", m, hm, true, creating, out, "name")
 		}
 		for i, item := range h {
-			if !matched[i] {
+			if !matched[i] && !(d.provider != nil && d.provider.AddedByProvider(schema, item)) {
 				name, _ := item.(map[string]any)["name"].(string)
 				*out = append(*out, Change{Path: fmt.Sprintf("%s[name=%s]", path, name), Before: item})
 			}

@@ -220,3 +220,27 @@ func TestDiffUnknownWriteOnly(t *testing.T) {
 		t.Errorf("created vault: %+v", got)
 	}
 }
+
+// TestDiffProviderBehaviour: what a resource provider documents about the
+// values it stores (extensions.StoredValues) is no change, and only that.
+func TestDiffProviderBehaviour(t *testing.T) {
+	env := kindOf(t, "app.azure.com", "v1api20240301", "ManagedEnvironment")
+	db := kindOf(t, "dbformysql.azure.com", "v1api20231230", "FlexibleServersDatabase")
+	consumption := props("name", "Consumption", "workloadProfileType", "Consumption")
+	gpu := props("name", "gpu", "workloadProfileType", "NC24-A100")
+	d8 := props("name", "d8", "workloadProfileType", "D8", "minimumCount", 1.0, "maximumCount", 3.0)
+	runDiffCases(t, []diffCase{
+		{"the Consumption profile Container Apps adds", env,
+			props("properties", props("workloadProfiles", []any{d8})),
+			props("properties", props("workloadProfiles", []any{d8, consumption})), nil},
+		{"a profile set outside the manifests is removed", env,
+			props("properties", props("workloadProfiles", []any{d8})),
+			props("properties", props("workloadProfiles", []any{d8, consumption, gpu})), []string{"properties.workloadProfiles[name=gpu]"}},
+		{"MySQL's utf8 alias", db,
+			props("properties", props("charset", "utf8", "collation", "utf8_general_ci")),
+			props("properties", props("charset", "utf8mb3", "collation", "utf8mb3_general_ci")), nil},
+		{"another MySQL charset is a change", db,
+			props("properties", props("charset", "utf8mb4")),
+			props("properties", props("charset", "utf8mb3")), []string{"properties.charset"}},
+	})
+}
