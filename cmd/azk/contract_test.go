@@ -352,3 +352,32 @@ func getBody(t *testing.T, run *emulator.Running, id, apiVersion string) map[str
 	}
 	return m
 }
+
+// A tag added in the portal is shown as removed: a PUT replaces tags whole,
+// and apply removes it, as the plan said.
+func TestPortalTagIsShownAsRemoved(t *testing.T) {
+	run, flags := emulatorAt(t)
+	with := func(args ...string) []string { return append(args, flags...) }
+	dir := writeStack(t, "apiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: tagged\nspec:\n  location: westus2\n  tags: {env: dev}\n")
+	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", dir)...); code != 0 {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	id := "/subscriptions/" + emulatorSubscription + "/resourceGroups/tagged"
+	if err := run.Server.Drift(id, []byte(`{"tags":{"env":"dev","costcenter":"42"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := azk(t, "", with("plan", "--detailed-exitcode", dir)...)
+	if code != 2 {
+		t.Fatalf("plan: exit %d, want 2\n%s", code, out)
+	}
+	mustContain(t, "plan", out, "~ ResourceGroup default/tagged will be updated in place", `- tags.costcenter = "42"`)
+	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", dir)...); code != 0 {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if tags := getBody(t, run, id, "2020-06-01")["tags"].(map[string]any); tags["costcenter"] != nil || tags["env"] != "dev" {
+		t.Errorf("tags after apply: %v", tags)
+	}
+	if out, _, code := azk(t, "", with("plan", "--detailed-exitcode", dir)...); code != 0 {
+		t.Errorf("plan after apply: exit %d\n%s", code, out)
+	}
+}
