@@ -338,6 +338,14 @@ func CheckName(name string) error {
 	return nil
 }
 
+// CheckResourceGroupName reports why name cannot be a resource group's name, or nil.
+func CheckResourceGroupName(name string) error {
+	if reason := checkResourceGroup(name); reason != "" {
+		return errors.New(reason)
+	}
+	return nil
+}
+
 // CheckSubscription reports why s is not a subscription ID, or nil.
 func CheckSubscription(s string) error {
 	if reason := checkSubscription(s); reason != "" {

@@ -4,13 +4,14 @@
 package graph
 
 import (
+	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/registry"
 	"github.com/azkcli/azk/internal/validate"
 )
 
 // SubscriptionPlaceholder stands in ARM IDs when no subscription is known.
-const SubscriptionPlaceholder = "{subscriptionId}"
+const SubscriptionPlaceholder = armid.SubscriptionPlaceholder
 
 // EdgeKind says why one resource depends on another.
 type EdgeKind string

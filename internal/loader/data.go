@@ -47,3 +47,14 @@ func decode(s string) (string, bool) {
 	b, err := base64.StdEncoding.DecodeString(s)
 	return string(b), err == nil
 }
+
+// KeyLine is the line of key in a v1 Secret's or ConfigMap's stringData, data
+// or binaryData, else the object's line.
+func KeyLine(o *Object, key string) int {
+	for _, section := range []string{"stringData", "data", "binaryData"} {
+		if k, _ := mapEntry(mapValue(o.Node.YNode(), section), key); k != nil {
+			return k.Line
+		}
+	}
+	return o.Source.Line
+}
