@@ -34,7 +34,8 @@ type Operation struct {
 }
 
 func (c *Client) start(ctx context.Context, method, id, apiVersion string, body any) (*Operation, error) {
-	target, err := c.url(id, apiVersion)
+	// Only a POST names an action (".../purge") after the resource's ID.
+	target, err := c.url(id, method == http.MethodPost, apiVersion, nil)
 	if err != nil {
 		return nil, err
 	}
