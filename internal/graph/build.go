@@ -3,6 +3,7 @@ package graph
 import (
 	"container/heap"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -506,7 +507,8 @@ func (h *byIndex) Pop() any {
 	return n
 }
 
+// hasKey reports whether a v1 Secret or ConfigMap sets key; a value the
+// loader found malformed (not base64, not a string) is reported there.
 func hasKey(o *loader.Object, key string) bool {
-	_, ok := o.Value(key)
-	return ok
+	return slices.Contains(o.Keys(), key)
 }
