@@ -85,11 +85,13 @@ func ParsePath(s string) (id ID, tail []string, err error) {
 		if checkType(rest[n-1]) != "" {
 			continue
 		}
-		scope := strings.Join(segs[:len(segs)-n], "/")
-		if scope == "" {
-			scope = "/"
+		if len(segs) == n+1 {
+			if n == 3 { // a tenant-level collection: /providers/{namespace}/{type}
+				return ID{}, rest, nil
+			}
+			continue
 		}
-		if scopeID, perr := Parse(scope); perr == nil || scope == "/" && n == 3 {
+		if scopeID, perr := Parse(strings.Join(segs[:len(segs)-n], "/")); perr == nil {
 			return scopeID, rest, nil
 		}
 	}
