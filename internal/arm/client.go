@@ -375,8 +375,7 @@ func (c *Client) nextLink(link, apiVersion string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("bad nextLink %q: %w", link, err)
 	}
-	ep, _ := url.Parse(c.endpoint)
-	if !strings.EqualFold(u.Host, ep.Host) || u.Scheme != ep.Scheme {
+	if !c.sameHost(link) {
 		return "", fmt.Errorf("nextLink leaves %s (%s://%s): not followed", c.endpoint, u.Scheme, u.Host)
 	}
 	q := u.Query()
@@ -385,6 +384,14 @@ func (c *Client) nextLink(link, apiVersion string) (string, error) {
 		u.RawQuery = encodeQuery(q)
 	}
 	return u.String(), nil
+}
+
+// sameHost reports whether link is on the ARM endpoint, so that the bearer
+// token is never sent to a host a response named.
+func (c *Client) sameHost(link string) bool {
+	u, err := url.Parse(link)
+	ep, _ := url.Parse(c.endpoint)
+	return err == nil && strings.EqualFold(u.Host, ep.Host) && u.Scheme == ep.Scheme
 }
 
 // encodeQuery encodes spaces as %20: OData $filter expressions are not form data.
