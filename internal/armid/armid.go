@@ -86,7 +86,7 @@ func ParsePath(s string) (id ID, tail []string, err error) {
 			continue
 		}
 		if len(segs) == n+1 {
-			if n == 3 { // a tenant-level collection: /providers/{namespace}/{type}
+			if n == 3 && segs[0] == "" { // a tenant-level collection: /providers/{namespace}/{type}
 				return ID{}, rest, nil
 			}
 			continue
