@@ -71,7 +71,7 @@ resources of the same type in its resource group).`,
 				return err
 			}
 			if out != "" {
-				if err := planner.Save(out, p); err != nil {
+				if err := planner.Save(out, p, g.secrets.String); err != nil {
 					return fmt.Errorf("saving the plan: %w", err)
 				}
 				fmt.Fprintf(g.stderr, "Saved the plan to %s: apply it with azk apply %s\n", out, out)
@@ -91,7 +91,7 @@ resources of the same type in its resource group).`,
 	in.register(cmd)
 	az.register(cmd)
 	f := cmd.Flags()
-	f.StringVar(&out, "out", "", "save the plan to FILE for azk apply and azk show (secrets saved as salted digests, never their values)")
+	f.StringVar(&out, "out", "", "save the plan to FILE for azk apply and azk show (secrets saved as salted argon2id digests, never their values)")
 	f.StringVar(&ifExists, "reconcile-policy-if-exists", "", "policy for existing resources without a reconcile-policy annotation: manage, detach-on-delete or skip (default manage)")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 0 when there are no changes (adoptions without changes included), 2 when there are, 1 on error")
 	f.BoolVar(&drift, "drift", false, "report only what changed in Azure against the manifests, proposing nothing")
