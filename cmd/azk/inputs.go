@@ -35,7 +35,7 @@ func (f *inputFlags) resolve(g *globalOptions, paths []string) (*graph.Graph, di
 	g.secrets.Add(secretValues(res.Secrets)...)
 	gr, more := graph.Build(res, graph.Options{Subscription: g.subscriptionID()})
 	diags = append(diags, more...)
-	if gr.Subscription == graph.SubscriptionPlaceholder && len(gr.Nodes) > 0 {
+	if gr.Subscription == graph.SubscriptionPlaceholder && len(gr.Nodes) > 0 && g.subscriptionID() == "" {
 		diags.Add(diag.Warningf(diag.Source{}, "", "", "no subscription given (--subscription or AZURE_SUBSCRIPTION_ID): ARM IDs show %s", graph.SubscriptionPlaceholder))
 	}
 	diags.Sort()
