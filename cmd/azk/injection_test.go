@@ -24,16 +24,27 @@ type requestLog struct {
 }
 
 func (l *requestLog) front(t *testing.T, target string) string {
+	return proxyTo(t, target, func(_ http.ResponseWriter, r *http.Request) bool {
+		l.mu.Lock()
+		l.seen = append(l.seen, r.Method+" "+r.URL.RequestURI())
+		l.mu.Unlock()
+		return false
+	})
+}
+
+// proxyTo serves a reverse proxy to target for one test; intercept sees each
+// request first and answers it itself when it returns true.
+func proxyTo(t *testing.T, target string, intercept func(http.ResponseWriter, *http.Request) bool) string {
+	t.Helper()
 	u, err := url.Parse(target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	proxy := httputil.NewSingleHostReverseProxy(u)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		l.mu.Lock()
-		l.seen = append(l.seen, r.Method+" "+r.URL.RequestURI())
-		l.mu.Unlock()
-		proxy.ServeHTTP(w, r)
+		if !intercept(w, r) {
+			proxy.ServeHTTP(w, r)
+		}
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL

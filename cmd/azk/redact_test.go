@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,23 +18,16 @@ const canary = `c4n4ry-P@ss<w0rd>"&`
 // PUT of a flexible server with 400 and an error message quoting the request
 // body, as some resource providers do.
 func echoingRP(t *testing.T, target string) string {
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/flexibleServers/") {
-			body, _ := io.ReadAll(r.Body)
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			fmt.Fprintf(w, `{"error":{"code":"InvalidParameter","message":%q}}`, "The request body "+string(body)+" is not valid.")
-			return
+	return proxyTo(t, target, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodPut || !strings.Contains(r.URL.Path, "/flexibleServers/") {
+			return false
 		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"error":{"code":"InvalidParameter","message":%q}}`, "The request body "+string(body)+" is not valid.")
+		return true
+	})
 }
 
 // TestSecretsAreRedactedFromEveryOutput: a secret echoed back by ARM in an
