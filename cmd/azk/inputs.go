@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/loader"
@@ -31,9 +32,10 @@ func (f *inputFlags) requireInputs(cmd *cobra.Command, args []string) error {
 // resolve loads the inputs and builds the graph, returning every diagnostic.
 func (f *inputFlags) resolve(g *globalOptions, paths []string) (*graph.Graph, diag.List) {
 	res, diags := loader.Load(loader.Options{Paths: paths, Kustomize: f.kustomize, Stdin: g.stdin, Namespace: g.namespace})
+	g.secrets.Add(secretValues(res.Secrets)...)
 	gr, more := graph.Build(res, graph.Options{Subscription: g.subscriptionID()})
 	diags = append(diags, more...)
-	if gr.Subscription == graph.SubscriptionPlaceholder && len(gr.Nodes) > 0 {
+	if gr.Subscription == graph.SubscriptionPlaceholder && len(gr.Nodes) > 0 && g.subscriptionID() == "" {
 		diags.Add(diag.Warningf(diag.Source{}, "", "", "no subscription given (--subscription or AZURE_SUBSCRIPTION_ID): ARM IDs show %s", graph.SubscriptionPlaceholder))
 	}
 	diags.Sort()
@@ -53,3 +55,20 @@ func printDiagnostics(w io.Writer, diags diag.List) {
 
 // failed is the error a command returns after it has printed its own diagnostics.
 func failed() error { return &exitError{code: 1} }
+
+// identityKeys are the keys of a credential Secret that name, not prove, an
+// identity: they appear in ARM IDs and output and are not redacted.
+var identityKeys = map[string]bool{arm.SecretSubscriptionID: true, arm.SecretTenantID: true, arm.SecretClientID: true}
+
+// secretValues are the values of the input's v1 Secrets, to be redacted.
+func secretValues(secrets []*loader.Object) []string {
+	var values []string
+	for _, s := range secrets {
+		for _, k := range s.Keys() {
+			if v, ok := s.Value(k); ok && !identityKeys[k] {
+				values = append(values, v)
+			}
+		}
+	}
+	return values
+}

@@ -67,7 +67,7 @@ spec:
     name: vnet1
   adressPrefix: 10.0.0.0/24
 `), 0o644)
-	out, errOut, code := azk(t, "", "validate", bad, "--subscription", "sub1")
+	out, errOut, code := azk(t, "", "validate", bad, "--subscription", "00000000-0000-0000-0000-000000000001")
 	if code != 1 || out != "" {
 		t.Fatalf("exit %d, stdout %q", code, out)
 	}
@@ -81,7 +81,7 @@ spec:
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
 	}
-	jsonOut, _, code := azk(t, "", "validate", bad, "--subscription", "sub1", "-o", "json")
+	jsonOut, _, code := azk(t, "", "validate", bad, "--subscription", "00000000-0000-0000-0000-000000000001", "-o", "json")
 	if code != 1 || !strings.Contains(jsonOut, `"valid": false`) || !strings.Contains(jsonOut, `"line": 19`) {
 		t.Errorf("json exit %d: %s", code, jsonOut)
 	}
@@ -92,7 +92,7 @@ func TestValidateReadsStdin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code := azk(t, string(data), "validate", "-", "--subscription", "sub1")
+	out, errOut, code := azk(t, string(data), "validate", "-", "--subscription", "00000000-0000-0000-0000-000000000001")
 	if code != 0 || out != "1 resource valid\n" {
 		t.Errorf("exit %d, %q %q", code, out, errOut)
 	}
@@ -153,11 +153,11 @@ spec:
       name: vm-secret
       key: password
 `), 0o644)
-	out, _, code := azk(t, "", "render", in, "--subscription", "s")
+	out, _, code := azk(t, "", "render", in, "--subscription", "00000000-0000-0000-0000-000000000001")
 	if code != 0 || strings.Contains(out, "hunter2") || !strings.Contains(out, `"adminPassword": "(sensitive)"`) {
 		t.Errorf("exit %d, secret shown or not marked:\n%s", code, out)
 	}
-	out, _, _ = azk(t, "", "render", in, "--subscription", "s", "--show-sensitive")
+	out, _, _ = azk(t, "", "render", in, "--subscription", "00000000-0000-0000-0000-000000000001", "--show-sensitive")
 	if !strings.Contains(out, `"adminPassword": "hunter2-very-secret"`) {
 		t.Errorf("--show-sensitive did not reveal:\n%s", out)
 	}

@@ -101,7 +101,7 @@ resources of the same type in its resource group).`,
 				return err
 			}
 			if out != "" {
-				if err := planner.Save(out, p); err != nil {
+				if err := planner.Save(out, p, g.secrets.String); err != nil {
 					return fmt.Errorf("saving the plan: %w", err)
 				}
 				fmt.Fprintf(g.stderr, "Saved the plan to %s: apply it with azk apply %s\n", out, out)
@@ -122,7 +122,7 @@ resources of the same type in its resource group).`,
 	az.register(cmd)
 	pf.register(cmd)
 	f := cmd.Flags()
-	f.StringVar(&out, "out", "", "save the plan to FILE for azk apply and azk show (secrets saved as salted digests, never their values)")
+	f.StringVar(&out, "out", "", "save the plan to FILE for azk apply and azk show (secrets saved as salted argon2id digests, never their values)")
 	f.StringVar(&base, "base", "", "flag as adopted what this change adds that already exists in Azure: GITREF (a revision of the repository holding the inputs) or DIR (a checkout of it)")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 0 when there are no changes, 2 when there are, 1 on error")
 	f.BoolVar(&drift, "drift", false, "report only what changed in Azure against the manifests, proposing nothing")

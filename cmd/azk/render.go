@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/azkcli/azk/internal/convert"
+	"github.com/azkcli/azk/internal/redact"
 )
 
 func init() { subcommands = append(subcommands, newRenderCommand) }
@@ -62,6 +63,10 @@ type renderedRequest struct {
 }
 
 func writeRequests(g *globalOptions, reqs []*convert.Request, showSensitive bool) error {
+	w := g.stdout
+	if r, ok := w.(*redact.Writer); ok && showSensitive {
+		w = r.Unwrap() // the secrets were asked for
+	}
 	out := make([]renderedRequest, len(reqs))
 	for i, r := range reqs {
 		var body any = r.Body
@@ -71,17 +76,17 @@ func writeRequests(g *globalOptions, reqs []*convert.Request, showSensitive bool
 		out[i] = renderedRequest{Resource: r.Node.Address(), Method: r.Method, URL: r.URL, Body: body}
 	}
 	if g.output == "json" {
-		enc := json.NewEncoder(g.stdout)
+		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		return enc.Encode(out)
 	}
 	for i, r := range out {
 		if i > 0 {
-			fmt.Fprintln(g.stdout)
+			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(g.stdout, "# %s (%s)\n%s %s\n", r.Resource, reqs[i].Node.Object.Source, r.Method, r.URL)
-		enc := json.NewEncoder(g.stdout)
+		fmt.Fprintf(w, "# %s (%s)\n%s %s\n", r.Resource, reqs[i].Node.Object.Source, r.Method, r.URL)
+		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(r.Body); err != nil {

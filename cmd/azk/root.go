@@ -3,8 +3,11 @@ package main
 import (
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/azkcli/azk/internal/redact"
 )
 
 // globalOptions are the flags every command shares.
@@ -17,6 +20,9 @@ type globalOptions struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// secrets are the secret values of the run: stdout, stderr and every error
+	// a command returns are redacted of them (see package redact).
+	secrets *redact.Set
 }
 
 // color reports whether output may use ANSI colours: not with --no-color,
@@ -37,6 +43,9 @@ func (g *globalOptions) subscriptionID() string {
 }
 
 func isTerminal(w io.Writer) bool {
+	if r, ok := w.(*redact.Writer); ok {
+		w = r.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -46,7 +55,9 @@ func isTerminal(w io.Writer) bool {
 }
 
 func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	g := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr}
+	secrets := &redact.Set{}
+	secrets.Add(secretEnvironment()...)
+	g := &globalOptions{stdin: stdin, stdout: secrets.Writer(stdout), stderr: secrets.Writer(stderr), secrets: secrets}
 	root := &cobra.Command{
 		Use:   "azk",
 		Short: "Plan and apply Azure Service Operator v2 manifests against Azure, no cluster needed",
@@ -87,7 +98,45 @@ Inputs are files, folders (searched recursively for .yaml, .yml and .json),
 	for _, add := range subcommands {
 		root.AddCommand(add(g))
 	}
+	redactRuns(root, g)
 	return root
+}
+
+// redactRuns makes every command flush what its redacting writers hold at
+// its end and return its error redacted, for main to print.
+func redactRuns(cmd *cobra.Command, g *globalOptions) {
+	for _, c := range cmd.Commands() {
+		redactRuns(c, g)
+	}
+	run := cmd.RunE
+	if run == nil {
+		return
+	}
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		err := run(c, args)
+		for _, w := range []io.Writer{g.stdout, g.stderr} {
+			if r, ok := w.(*redact.Writer); ok {
+				_ = r.Flush()
+			}
+		}
+		if ee, ok := err.(*exitError); ok {
+			return &exitError{code: ee.code, err: g.secrets.Error(ee.err)}
+		}
+		return g.secrets.Error(err)
+	}
+}
+
+// secretEnvironment is the secret values azk may read from its environment:
+// secrets not in the input (AZK_SECRET_*) and the environment credential's.
+func secretEnvironment() []string {
+	var values []string
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "AZK_SECRET_") || k == "AZURE_CLIENT_SECRET" || k == "AZURE_CLIENT_CERTIFICATE_PASSWORD" {
+			values = append(values, v)
+		}
+	}
+	return values
 }
 
 // subcommands is filled by each command's file in its init function, so that

@@ -3,9 +3,6 @@ package main
 import (
 	"maps"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -27,24 +24,18 @@ var writeLogs sync.Map // endpoint URL -> *writeLog
 // returns the proxy's URL.
 func watchWrites(t *testing.T, target string) string {
 	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
 	log := &writeLog{seen: map[string]bool{}}
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	front := proxyTo(t, target, func(_ http.ResponseWriter, r *http.Request) bool {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead && !strings.HasPrefix(r.URL.Path, "/_emulator/") {
 			log.mu.Lock()
 			log.seen[r.Method+" "+strings.ToLower(r.URL.Path)] = true
 			log.mu.Unlock()
 		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	writeLogs.Store(srv.URL, log)
-	t.Cleanup(func() { writeLogs.Delete(srv.URL) })
-	return srv.URL
+		return false
+	})
+	writeLogs.Store(front, log)
+	t.Cleanup(func() { writeLogs.Delete(front) })
+	return front
 }
 
 // writeLogFor is the log of the emulator an apply command line points at,

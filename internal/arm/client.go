@@ -31,6 +31,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
+
+	"github.com/azkcli/azk/internal/armid"
 )
 
 // DefaultParallelism is how many requests azk keeps in flight at once, counted
@@ -248,7 +250,7 @@ func (c *Client) Get(ctx context.Context, id, apiVersion string) (*Response, err
 	if r := c.For(id); r != c {
 		return r.Get(ctx, id, apiVersion)
 	}
-	u, err := c.url(id, apiVersion)
+	u, err := c.url(id, false, apiVersion, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -284,10 +286,14 @@ func (c *Client) Post(ctx context.Context, path, apiVersion string, body any) (*
 }
 
 // List reads every item of a collection, following nextLink from page to
-// page. path is an ARM path such as "/subscriptions/{s}/resourceGroups/{rg}/resources",
-// optionally with a query ("...?$filter=...").
+// page. path is an ARM path such as "/subscriptions/{s}/resourceGroups/{rg}/resources".
 func (c *Client) List(ctx context.Context, path, apiVersion string) ([]json.RawMessage, error) {
-	first, err := c.url(path, apiVersion)
+	return c.list(ctx, path, apiVersion, nil)
+}
+
+// list is List with a query, such as an OData $filter.
+func (c *Client) list(ctx context.Context, path, apiVersion string, query url.Values) ([]json.RawMessage, error) {
+	first, err := c.url(path, true, apiVersion, query)
 	if err != nil {
 		return nil, err
 	}
@@ -333,27 +339,33 @@ func (c *Client) List(ctx context.Context, path, apiVersion string) ([]json.RawM
 // Successful PUTs that answered 201 are noted automatically.
 func (c *Client) NoteCreated(id string) { c.shared.created.note(id, time.Now()) }
 
-// url is the endpoint joined with an ARM path (which may carry a query) and the api-version.
-func (c *Client) url(path, apiVersion string) (string, error) {
-	if !strings.HasPrefix(path, "/") {
-		return "", fmt.Errorf("%q is not an ARM path: it must start with /", path)
+// url is the endpoint joined with a request path, the api-version and query.
+// The path is parsed by armid (an ARM ID, or with allowTail one more
+// collection or action segment) and rebuilt with each segment escaped, so no
+// path, whatever it was read from, can add a query, a fragment or a segment.
+func (c *Client) url(path string, allowTail bool, apiVersion string, query url.Values) (string, error) {
+	var (
+		id   armid.ID
+		tail []string
+		err  error
+	)
+	if allowTail {
+		id, tail, err = armid.ParsePath(path)
+	} else {
+		id, err = armid.Parse(path)
+	}
+	if err != nil {
+		return "", fmt.Errorf("refusing to send a request: %w", err)
 	}
 	if apiVersion == "" {
 		return "", fmt.Errorf("%s: no api-version", path)
 	}
-	p, rawQuery, _ := strings.Cut(path, "?")
-	q, err := url.ParseQuery(rawQuery)
-	if err != nil {
-		return "", fmt.Errorf("%s: bad query: %w", path, err)
+	q := url.Values{}
+	for k, v := range query {
+		q[k] = v
 	}
 	q.Set("api-version", apiVersion)
-	u, err := url.Parse(c.endpoint)
-	if err != nil {
-		return "", err
-	}
-	u.Path = strings.TrimSuffix(u.Path, "/") + p
-	u.RawQuery = encodeQuery(q)
-	return u.String(), nil
+	return c.endpoint + id.PathWith(tail) + "?" + encodeQuery(q), nil
 }
 
 // nextLink checks that a page's nextLink stays on the ARM endpoint, so the
@@ -363,8 +375,7 @@ func (c *Client) nextLink(link, apiVersion string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("bad nextLink %q: %w", link, err)
 	}
-	ep, _ := url.Parse(c.endpoint)
-	if !strings.EqualFold(u.Host, ep.Host) || u.Scheme != ep.Scheme {
+	if !c.sameHost(link) {
 		return "", fmt.Errorf("nextLink leaves %s (%s://%s): not followed", c.endpoint, u.Scheme, u.Host)
 	}
 	q := u.Query()
@@ -373,6 +384,14 @@ func (c *Client) nextLink(link, apiVersion string) (string, error) {
 		u.RawQuery = encodeQuery(q)
 	}
 	return u.String(), nil
+}
+
+// sameHost reports whether link is on the ARM endpoint, so that the bearer
+// token is never sent to a host a response named.
+func (c *Client) sameHost(link string) bool {
+	u, err := url.Parse(link)
+	ep, _ := url.Parse(c.endpoint)
+	return err == nil && strings.EqualFold(u.Host, ep.Host) && u.Scheme == ep.Scheme
 }
 
 // encodeQuery encodes spaces as %20: OData $filter expressions are not form data.

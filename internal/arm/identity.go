@@ -17,6 +17,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+
+	"github.com/azkcli/azk/internal/armid"
 )
 
 // Auth chooses where the credential comes from.
@@ -259,6 +261,9 @@ func (c *Client) ForSecret(name string, data map[string]string) (*Client, error)
 	}
 	o := c.opts
 	o.Subscription = strings.TrimSpace(data[SecretSubscriptionID])
+	if armid.CheckSubscription(o.Subscription) != nil {
+		return nil, fmt.Errorf("credential secret %q: %s is not a subscription ID (a GUID)", name, SecretSubscriptionID)
+	}
 	if _, isEmulator := c.opts.Credential.(emulatorCredential); !isEmulator {
 		cred, err := secretCredential(name, data, azcore.ClientOptions{Cloud: c.opts.Cloud, Transport: c.opts.Transport, Retry: c.opts.Retry.azcore()})
 		if err != nil {

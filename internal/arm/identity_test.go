@@ -113,6 +113,9 @@ func TestChosenCredentialNamesItself(t *testing.T) {
 	}
 }
 
+// otherSub is the subscription of the credential Secrets in these tests.
+const otherSub = "22222222-0000-0000-0000-000000000002"
+
 func TestForSecretErrorsNameKeysNeverValues(t *testing.T) {
 	noAmbientCredentials(t)
 	c, err := New(Options{Credential: &explainedCredential{inner: EmulatorCredential}, Transport: &offline{}, Retry: fastRetry})
@@ -125,9 +128,9 @@ func TestForSecretErrorsNameKeysNeverValues(t *testing.T) {
 		want string
 	}{
 		{map[string]string{SecretClientSecret: secret}, `credential secret "creds": missing AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID, AZURE_CLIENT_ID`},
-		{map[string]string{SecretSubscriptionID: "s", SecretTenantID: "t", SecretClientID: "c"}, `credential secret "creds": no AZURE_CLIENT_SECRET, AZURE_CLIENT_CERTIFICATE or AZURE_CLIENT_CERTIFICATE_PATH, and no workload identity token file`},
-		{map[string]string{SecretSubscriptionID: "s", SecretTenantID: "t", SecretClientID: "c", SecretClientCertificate: secret, SecretCertificatePassword: secret}, `credential secret "creds": AZURE_CLIENT_CERTIFICATE: not a PEM or PKCS#12 certificate`},
-		{map[string]string{SecretSubscriptionID: "s", SecretTenantID: "t", SecretClientID: "c", SecretClientCertificatePath: filepath.Join(t.TempDir(), secret)}, `credential secret "creds": AZURE_CLIENT_CERTIFICATE_PATH: cannot read the certificate file`},
+		{map[string]string{SecretSubscriptionID: otherSub, SecretTenantID: "t", SecretClientID: "c"}, `credential secret "creds": no AZURE_CLIENT_SECRET, AZURE_CLIENT_CERTIFICATE or AZURE_CLIENT_CERTIFICATE_PATH, and no workload identity token file`},
+		{map[string]string{SecretSubscriptionID: otherSub, SecretTenantID: "t", SecretClientID: "c", SecretClientCertificate: secret, SecretCertificatePassword: secret}, `credential secret "creds": AZURE_CLIENT_CERTIFICATE: not a PEM or PKCS#12 certificate`},
+		{map[string]string{SecretSubscriptionID: otherSub, SecretTenantID: "t", SecretClientID: "c", SecretClientCertificatePath: filepath.Join(t.TempDir(), secret)}, `credential secret "creds": AZURE_CLIENT_CERTIFICATE_PATH: cannot read the certificate file`},
 	}
 	for _, tc := range cases {
 		_, err := c.ForSecret("creds", tc.data)
@@ -138,15 +141,21 @@ func TestForSecretErrorsNameKeysNeverValues(t *testing.T) {
 			t.Errorf("error shows a secret value: %v", err)
 		}
 	}
-	sc, err := c.ForSecret("creds", map[string]string{SecretSubscriptionID: " s2 ", SecretTenantID: "t", SecretClientID: "c", SecretClientSecret: secret})
+	sc, err := c.ForSecret("creds", map[string]string{SecretSubscriptionID: " " + otherSub + " ", SecretTenantID: "t", SecretClientID: "c", SecretClientSecret: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sc.Subscription() != "s2" {
+	if sc.Subscription() != otherSub {
 		t.Errorf("subscription %q", sc.Subscription())
 	}
+	// A subscription that is not a GUID would become part of every request path.
+	injected := otherSub + "/resourceGroups/victim?x="
+	if _, err := c.ForSecret("creds", map[string]string{SecretSubscriptionID: injected, SecretTenantID: "t", SecretClientID: "c", SecretClientSecret: secret}); err == nil ||
+		err.Error() != `credential secret "creds": AZURE_SUBSCRIPTION_ID is not a subscription ID (a GUID)` {
+		t.Errorf("an injected subscription: %v", err)
+	}
 	// A token request for it goes to Entra ID (refused here) and fails without the secret.
-	_, err = sc.Get(context.Background(), "/subscriptions/s2/resourceGroups/x", rgAPI)
+	_, err = sc.Get(context.Background(), "/subscriptions/"+otherSub+"/resourceGroups/x", rgAPI)
 	if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), `no Azure credential from credential secret "creds":`+"\n  client secret: ") {
 		t.Errorf("got %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 )
 
@@ -29,12 +30,14 @@ type Operation struct {
 	startStatus   int
 	correlationID string
 	monitor       string        // the URL ARM gave for following the operation, query removed
+	asyncURL      string        // the Azure-AsyncOperation URL, to read a failure's error from
 	state         string        // the last status or provisioningState seen
 	delay         time.Duration // the last Retry-After seen
 }
 
 func (c *Client) start(ctx context.Context, method, id, apiVersion string, body any) (*Operation, error) {
-	target, err := c.url(id, apiVersion)
+	// Only a POST names an action (".../purge") after the resource's ID.
+	target, err := c.url(id, method == http.MethodPost, apiVersion, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +58,7 @@ func (o *Operation) begin(ctx context.Context) error {
 	o.startStatus = resp.StatusCode
 	o.correlationID = resp.Header.Get(headerCorrelationID)
 	o.monitor = ""
+	o.asyncURL = resp.Header.Get("Azure-AsyncOperation")
 	for _, h := range []string{"Azure-AsyncOperation", "Operation-Location", "Location"} {
 		if v := resp.Header.Get(h); v != "" {
 			o.monitor = withoutQuery(v)
@@ -104,9 +108,29 @@ func isRetryableFailure(code string) bool {
 	return strings.EqualFold(code, CodeAnotherOperationInProgress) || strings.EqualFold(code, CodeRetryableError)
 }
 
-// follow polls until the poller is done and returns its result.
+// follow polls until the poller is done and returns its result. ARM has
+// accepted the operation, so a transport failure while following it (a
+// refused connection, a reset) is transient: it is tried again with backoff,
+// up to the retry bounds.
 func (o *Operation) follow(ctx context.Context) (json.RawMessage, error) {
 	opts := o.client.opts
+	failures := 0
+	retry := func(err error) (bool, error) {
+		if ctx.Err() != nil {
+			return false, o.interrupted(ctx.Err())
+		}
+		var ae *azcore.ResponseError
+		if errors.As(err, &ae) {
+			return false, o.failure(ctx, err)
+		}
+		if failures++; failures >= opts.Retry.MaxAttempts {
+			return false, fmt.Errorf("%s %s: following the operation: %w (gave up after %d attempts)", o.Method, o.ID, err, failures)
+		}
+		if serr := sleep(ctx, opts.Retry.backoff(failures)); serr != nil {
+			return false, o.interrupted(serr)
+		}
+		return true, nil
+	}
 	for !o.poller.Done() {
 		d := o.delay
 		if d <= 0 {
@@ -117,21 +141,53 @@ func (o *Operation) follow(ctx context.Context) (json.RawMessage, error) {
 		}
 		resp, err := o.poller.Poll(ctx)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, o.interrupted(ctx.Err())
+			if again, err := retry(err); !again {
+				return nil, err
 			}
-			return nil, fromAzcore(o.Method, o.ID, err)
+			o.delay = 0
+			continue
 		}
+		failures = 0
 		o.observe(resp)
 	}
-	body, err := o.poller.Result(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, o.interrupted(ctx.Err())
+	for {
+		body, err := o.poller.Result(ctx)
+		if err == nil {
+			return body, nil
 		}
-		return nil, fromAzcore(o.Method, o.ID, err)
+		if again, err := retry(err); !again {
+			return nil, err
+		}
 	}
-	return body, nil
+}
+
+// failure describes a failed operation. When the response that ended it
+// carries no error (a PUT answering 201 with provisioningState Failed: the
+// operation had failed before the PUT returned), ARM's code and message are
+// read from the operation's Azure-AsyncOperation status.
+func (o *Operation) failure(ctx context.Context, err error) error {
+	described := fromAzcore(o.Method, o.ID, err)
+	var re *ResponseError
+	if !errors.As(described, &re) || re.StatusCode != 0 || re.Code != "" || o.asyncURL == "" || !o.client.sameHost(o.asyncURL) {
+		return described
+	}
+	req, rerr := runtime.NewRequest(ctx, http.MethodGet, o.asyncURL)
+	if rerr != nil {
+		return described
+	}
+	resp, rerr := o.client.pipeline.Do(req)
+	if rerr != nil {
+		return described
+	}
+	status := newResponseError(o.Method, o.ID, resp)
+	if status.Code == "" {
+		return described
+	}
+	status.StatusCode = 0
+	if status.CorrelationID == "" {
+		status.CorrelationID = re.CorrelationID
+	}
+	return status
 }
 
 func (o *Operation) finish(body json.RawMessage) *Response {

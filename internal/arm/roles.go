@@ -49,7 +49,7 @@ func (c *Client) RoleDefinitionID(ctx context.Context, roleName string) (string,
 	}
 	scope := "/subscriptions/" + c.subscription + "/providers/Microsoft.Authorization/roleDefinitions"
 	filter := "roleName eq '" + strings.ReplaceAll(roleName, "'", "''") + "'"
-	items, err := c.List(ctx, scope+"?$filter="+url.QueryEscape(filter), RoleDefinitionsAPIVersion)
+	items, err := c.list(ctx, scope, RoleDefinitionsAPIVersion, url.Values{"$filter": {filter}})
 	if err != nil {
 		return "", fmt.Errorf("looking up role %q: %w", roleName, err)
 	}

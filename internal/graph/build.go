@@ -3,11 +3,13 @@ package graph
 import (
 	"container/heap"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/registry"
@@ -159,6 +161,19 @@ func stringAt(n *yaml.Node, path ...string) string {
 	return n.Value
 }
 
+// keyLine is the line of key in a mapping node, else line.
+func keyLine(n *yaml.Node, key string, line int) int {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return line
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i].Line
+		}
+	}
+	return line
+}
+
 func mapValue(n *yaml.Node, key string) *yaml.Node {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
@@ -237,7 +252,7 @@ func (b *builder) owner(n *Node, r validate.Ref) {
 	o := n.Object
 	if armID := stringAt(r.Node, "armId"); armID != "" {
 		if err := checkARMID(armID); err != nil {
-			b.errorf(o, r.Line, r.Path+".armId", "%v", err)
+			b.errorf(o, keyLine(r.Node, "armId", r.Line), r.Path+".armId", "%v", err)
 			return
 		}
 		n.OwnerID = armID
@@ -310,7 +325,7 @@ func (b *builder) reference(n *Node, r validate.Ref) {
 	}
 	if armID := stringAt(r.Node, "armId"); armID != "" {
 		if err := checkARMID(armID); err != nil {
-			b.errorf(o, r.Line, r.Path+".armId", "%v", err)
+			b.errorf(o, keyLine(r.Node, "armId", r.Line), r.Path+".armId", "%v", err)
 			return
 		}
 		if stringAt(r.Node, "name") != "" {
@@ -383,6 +398,10 @@ func (b *builder) configMap(n *Node, r validate.Ref) {
 // first armId owner's, else the placeholder.
 func (b *builder) subscription(given string, nodes []*Node) string {
 	if given != "" {
+		if err := armid.CheckSubscription(given); err != nil {
+			b.diags.Add(diag.Errorf(diag.Source{}, "", "", "the subscription given (--subscription or AZURE_SUBSCRIPTION_ID): %v", err))
+			return SubscriptionPlaceholder
+		}
 		return given
 	}
 	for _, n := range nodes {
@@ -396,11 +415,11 @@ func (b *builder) subscription(given string, nodes []*Node) string {
 }
 
 func subscriptionOf(armID string) string {
-	parts := strings.Split(strings.TrimPrefix(armID, "/"), "/")
-	if len(parts) >= 2 && strings.EqualFold(parts[0], "subscriptions") {
-		return parts[1]
+	id, err := armid.Parse(armID)
+	if err != nil {
+		return ""
 	}
-	return ""
+	return id.Subscription
 }
 
 // order sorts nodes so each comes after its dependencies (Kahn's algorithm,
@@ -494,7 +513,8 @@ func (h *byIndex) Pop() any {
 	return n
 }
 
+// hasKey reports whether a v1 Secret or ConfigMap sets key; a value the
+// loader found malformed (not base64, not a string) is reported there.
 func hasKey(o *loader.Object, key string) bool {
-	_, ok := o.Value(key)
-	return ok
+	return slices.Contains(o.Keys(), key)
 }

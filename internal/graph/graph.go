@@ -6,6 +6,7 @@ package graph
 import (
 	"fmt"
 
+	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/registry"
@@ -13,7 +14,7 @@ import (
 )
 
 // SubscriptionPlaceholder stands in ARM IDs when no subscription is known.
-const SubscriptionPlaceholder = "{subscriptionId}"
+const SubscriptionPlaceholder = armid.SubscriptionPlaceholder
 
 // EdgeKind says why one resource depends on another.
 type EdgeKind string

@@ -173,7 +173,7 @@ spec:
     name: rd
   principalId: p
   roleDefinitionReference:
-    armId: /subscriptions/s/providers/Microsoft.Authorization/roleDefinitions/r
+    armId: /subscriptions/00000000-0000-0000-0000-000000000001/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7
 `, `apiVersion: authorization.azure.com/v1api20220401
 kind: RoleDefinition
 metadata:
@@ -195,7 +195,7 @@ spec:
 		{
 			name: "name breaks ARM path",
 			docs: []string{rg, strings.Replace(vnet, "  location: westus2\n", "  azureName: a/b\n  location: westus2\n", 1)},
-			line: 13, field: "spec.azureName", want: `Azure name "a/b" contains one of / ? #`,
+			line: 13, field: "spec.azureName", want: `Azure name "a/b" cannot be part of an ARM ID`,
 		},
 		{
 			name: "name breaks kind's length rule",
@@ -313,7 +313,7 @@ spec:
     name: rg1
   principalId: p
   roleDefinitionReference:
-    armId: /subscriptions/s/providers/Microsoft.Authorization/roleDefinitions/r
+    armId: /subscriptions/00000000-0000-0000-0000-000000000001/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7
 ` + extra
 	}
 	g, diags, _ := build(t, rg, assignment("3f2504e0-4f89-11d3-9a0c-0305e82c3301", ""))
@@ -354,8 +354,9 @@ stringData:
 	}
 }
 
-func TestAzureNameFromConfig(t *testing.T) {
-	server := `apiVersion: dbforpostgresql.azure.com/v20250801
+// A server and an administrator named by azureNameFromConfig (config map admin-settings, key principalId).
+const (
+	pgServer = `apiVersion: dbforpostgresql.azure.com/v20250801
 kind: FlexibleServer
 metadata:
   name: pg1
@@ -365,7 +366,7 @@ spec:
     name: rg1
   version: "16"
 `
-	admin := `apiVersion: dbforpostgresql.azure.com/v20250801
+	pgAdmin = `apiVersion: dbforpostgresql.azure.com/v20250801
 kind: FlexibleServersAdministrator
 metadata:
   name: admin1
@@ -379,8 +380,11 @@ spec:
   principalName: app
   tenantId: 72f988bf-0000-4000-8000-000000000000
 `
+)
+
+func TestAzureNameFromConfig(t *testing.T) {
 	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: admin-settings\ndata:\n  principalId: 0b3c2f8a-0000-4000-8000-000000000001\n"
-	g, diags, _ := build(t, rg, server, cm, admin)
+	g, diags, _ := build(t, rg, pgServer, cm, pgAdmin)
 	if diags.HasErrors() {
 		t.Fatal(diags.Err())
 	}

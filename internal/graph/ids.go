@@ -3,8 +3,8 @@ package graph
 import (
 	"fmt"
 	"strings"
-	"unicode"
 
+	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/registry"
 	"github.com/azkcli/azk/internal/validate"
@@ -56,47 +56,59 @@ func (b *builder) identify() {
 }
 
 // armID builds a resource's ARM ID from its kind, its owner's ARM ID and its
-// Azure name, following the kind's ARM URI shape.
+// Azure name, following the kind's ARM URI shape. Every segment is checked
+// (see package armid), so no name or subscription can change which resource
+// the ID names.
 func armID(k *registry.Kind, ownerID, subscription, name string) (string, error) {
+	id, err := buildARMID(k, ownerID, subscription, name)
+	if err != nil {
+		return "", err
+	}
+	return id.String(), nil
+}
+
+func buildARMID(k *registry.Kind, ownerID, subscription, name string) (armid.ID, error) {
 	if strings.EqualFold(k.ARMType, resourceGroupType) {
-		return "/subscriptions/" + subscription + "/resourceGroups/" + name, nil
+		return armid.ResourceGroup(subscription, name)
+	}
+	var owner armid.ID
+	if ownerID != "" {
+		var err error
+		if owner, err = armid.ParseOffline(ownerID); err != nil {
+			return armid.ID{}, err
+		}
 	}
 	segments := strings.Split(k.ARMType, "/")
 	if len(segments) > 2 && k.Scope != registry.ScopeExtension {
 		// A child resource: {parentId}/{childType}/{name}.
 		if ownerID == "" {
-			return "", fmt.Errorf("%s is a child resource and needs an owner", k.Kind)
+			return armid.ID{}, fmt.Errorf("%s is a child resource and needs an owner", k.Kind)
 		}
-		return ownerID + "/" + segments[len(segments)-1] + "/" + name, nil
+		return owner.Child(segments[len(segments)-1], name)
 	}
 	switch k.Scope {
 	case registry.ScopeResourceGroup, registry.ScopeExtension:
 		if ownerID == "" {
-			return "", fmt.Errorf("%s needs an owner", k.Kind)
+			return armid.ID{}, fmt.Errorf("%s needs an owner", k.Kind)
 		}
-		return ownerID + "/providers/" + k.ARMType + "/" + name, nil
+		return owner.Resource(k.ARMType, name)
 	case registry.ScopeSubscription:
-		return "/subscriptions/" + subscription + "/providers/" + k.ARMType + "/" + name, nil
+		scope, err := armid.Subscription(subscription)
+		if err != nil {
+			return armid.ID{}, err
+		}
+		return scope.Resource(k.ARMType, name)
 	case registry.ScopeTenant:
-		return "/providers/" + k.ARMType + "/" + name, nil
+		return armid.Tenant().Resource(k.ARMType, name)
 	}
-	return "", fmt.Errorf("azk cannot build ARM IDs for %s resources (scope %q)", k.Kind, k.Scope)
+	return armid.ID{}, fmt.Errorf("azk cannot build ARM IDs for %s resources (scope %q)", k.Kind, k.Scope)
 }
 
-// checkARMID checks the shape of an armId given by the user.
+// checkARMID checks an armId given by the user: every segment valid for its
+// place (see package armid).
 func checkARMID(id string) error {
-	if !strings.HasPrefix(id, "/") {
-		return fmt.Errorf("armId %q must start with /subscriptions/ or /providers/", id)
-	}
-	parts := strings.Split(id[1:], "/")
-	if len(parts)%2 != 0 {
-		// ARM IDs alternate type and name segments.
-		return fmt.Errorf("armId %q is not a complete ARM ID (a type without a name?)", id)
-	}
-	for _, p := range parts {
-		if p == "" {
-			return fmt.Errorf("armId %q has an empty segment", id)
-		}
+	if _, err := armid.Parse(id); err != nil {
+		return fmt.Errorf("armId: %w", err)
 	}
 	return nil
 }
@@ -109,15 +121,20 @@ func (b *builder) checkName(n *Node) bool {
 	if stringAt(n.Object.Node.YNode(), "spec", "azureName") != "" {
 		field, line = "spec.azureName", loader.FieldLine(n.Object, "spec", "azureName")
 	}
+	for _, e := range n.Edges {
+		if e.Kind == EdgeConfigMap && e.Field == "spec.azureNameFromConfig" {
+			field, line = e.Field, e.Ref.Line
+		}
+	}
+	check := armid.CheckName
+	if strings.EqualFold(n.Kind.ARMType, resourceGroupType) {
+		check = armid.CheckResourceGroupName
+	}
 	switch {
 	case name == "":
 		b.errorf(n.Object, line, field, "the Azure name is empty")
-	case strings.ContainsAny(name, "/?#"):
-		b.errorf(n.Object, line, field, "Azure name %q contains one of / ? # which break the ARM path", name)
-	case name == "." || name == "..":
-		b.errorf(n.Object, line, field, "Azure name %q is a relative path segment", name)
-	case strings.IndexFunc(name, unicode.IsControl) >= 0:
-		b.errorf(n.Object, line, field, "Azure name %q contains control characters", name)
+	case check(name) != nil:
+		b.errorf(n.Object, line, field, "Azure name %q cannot be part of an ARM ID: %v", name, check(name))
 	default:
 		if field == "metadata.name" && name == n.Object.Name {
 			// spec.azureName was checked against the schema already; a name

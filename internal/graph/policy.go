@@ -3,7 +3,9 @@ package graph
 import (
 	"strings"
 
+	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/armjson"
+	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/loader"
 )
 
@@ -97,9 +99,17 @@ func (b *builder) credential(n *Node) {
 			"credential secret %q is not in the input: add the v1 Secret holding AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and AZURE_CLIENT_ID", name)
 		return
 	}
-	if !hasKey(secret, credentialSubscription) {
+	sub, ok := secret.Value(credentialSubscription)
+	if !ok {
 		b.errorf(o, loader.FieldLine(o, "metadata", "annotations", AnnotationCredentialFrom), field,
 			"credential secret %q (%s) has no %s", name, secret.Source, credentialSubscription)
+		return
+	}
+	if armid.CheckSubscription(sub) != nil {
+		// The value is not printed: it comes from a Secret.
+		src := secret.Source
+		src.Line = loader.KeyLine(secret, credentialSubscription)
+		b.diags.Add(diag.Errorf(src, secret.Address(), credentialSubscription, "is not a subscription ID (a GUID), so %s cannot be put in that subscription", o.Address()))
 		return
 	}
 	n.Credential = secret

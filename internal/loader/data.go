@@ -2,6 +2,10 @@ package loader
 
 import (
 	"encoding/base64"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/azkcli/azk/internal/diag"
 )
 
 // Value reads one key of a v1 Secret or ConfigMap: stringData and data as
@@ -9,16 +13,16 @@ import (
 // key is absent or its base64 is malformed.
 func (o *Object) Value(key string) (value string, ok bool) {
 	root := o.Node.YNode()
-	if v := mapValue(mapValue(root, "stringData"), key); v != nil {
+	if v := resolveAlias(mapValue(mapValue(root, "stringData"), key)); v != nil {
 		return v.Value, true
 	}
-	if v := mapValue(mapValue(root, "data"), key); v != nil {
+	if v := resolveAlias(mapValue(mapValue(root, "data"), key)); v != nil {
 		if !o.IsSecret() {
 			return v.Value, true
 		}
 		return decode(v.Value)
 	}
-	if v := mapValue(mapValue(root, "binaryData"), key); v != nil {
+	if v := resolveAlias(mapValue(mapValue(root, "binaryData"), key)); v != nil {
 		return decode(v.Value)
 	}
 	return "", false
@@ -46,4 +50,65 @@ func (o *Object) Keys() []string {
 func decode(s string) (string, bool) {
 	b, err := base64.StdEncoding.DecodeString(s)
 	return string(b), err == nil
+}
+
+// KeyLine is the line of key in a v1 Secret's or ConfigMap's stringData, data
+// or binaryData, else the object's line.
+func KeyLine(o *Object, key string) int {
+	for _, section := range []string{"stringData", "data", "binaryData"} {
+		if k, _ := mapEntry(mapValue(o.Node.YNode(), section), key); k != nil {
+			return k.Line
+		}
+	}
+	return o.Source.Line
+}
+
+// checkData reports the values of a v1 Secret or ConfigMap that the API
+// server would refuse: stringData and data values must be strings (a map or a
+// list would otherwise be read as an empty value), and a Secret's data and any
+// binaryData must be base64. Each error names the key's line and field.
+func checkData(o *Object) diag.List {
+	var problems diag.List
+	fail := func(line int, field, format string, args ...any) {
+		problems.Add(diag.Errorf(diag.Source{File: o.Source.File, Line: line}, o.Address(), field, format, args...))
+	}
+	root := o.Node.YNode()
+	for _, section := range []string{"stringData", "data", "binaryData"} {
+		k, m := mapEntry(root, section)
+		if m == nil || isNull(m) {
+			continue
+		}
+		if m.Kind != yaml.MappingNode {
+			fail(k.Line, section, "must be a map of keys to strings")
+			continue
+		}
+		base64Values := section == "binaryData" || section == "data" && o.IsSecret()
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			key, v := m.Content[i], resolveAlias(m.Content[i+1])
+			field := section + "." + key.Value
+			switch {
+			case isNull(v):
+			case v.Kind == yaml.MappingNode:
+				fail(key.Line, field, "must be a string, got a map")
+			case v.Kind != yaml.ScalarNode:
+				fail(key.Line, field, "must be a string, got a list")
+			case v.Tag != yaml.NodeTagString && v.Tag != "!!timestamp" && v.Tag != "!!binary":
+				fail(key.Line, field, "must be a string, got %s (quote it)", v.Tag)
+			case base64Values:
+				if _, ok := decode(v.Value); !ok {
+					fail(key.Line, field, "is not valid base64")
+				}
+			}
+		}
+	}
+	return problems
+}
+
+// resolveAlias follows a YAML alias to the node it stands for (the loader
+// refused documents whose aliases loop).
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
 }

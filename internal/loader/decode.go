@@ -59,7 +59,10 @@ const parallelChunk = 256 << 10
 // each top-level node (a mapping for well-formed manifests) whose lines are
 // absolute in data. Syntax errors are reported with their absolute line.
 func decodeStream(file string, data []byte, diags *diag.List, visit func(*yaml.Node)) {
-	parts := partition(splitDocuments(data), min(runtime.GOMAXPROCS(0), len(data)/parallelChunk+1))
+	var parts [][]document
+	for _, run := range withinBounds(file, splitDocuments(data), diags) {
+		parts = append(parts, partition(run, min(runtime.GOMAXPROCS(0), len(data)/parallelChunk+1))...)
+	}
 	type decoded struct {
 		nodes []*yaml.Node
 		diags diag.List
@@ -80,12 +83,33 @@ func decodeStream(file string, data []byte, diags *diag.List, visit func(*yaml.N
 	}
 }
 
+// withinBounds reports every document larger than MaxDocumentBytes and returns
+// the runs of consecutive documents between them, which are decoded.
+func withinBounds(file string, docs []document, diags *diag.List) [][]document {
+	var runs [][]document
+	start := 0
+	for i, d := range docs {
+		if d.end-d.start <= MaxDocumentBytes {
+			continue
+		}
+		diags.Add(diag.Errorf(diag.Source{File: file, Line: d.line}, "", "", "the document is %d bytes, more than the %d the Kubernetes API server accepts: refusing it", d.end-d.start, MaxDocumentBytes))
+		if i > start {
+			runs = append(runs, docs[start:i])
+		}
+		start = i + 1
+	}
+	if start < len(docs) {
+		runs = append(runs, docs[start:])
+	}
+	return runs
+}
+
 // partition cuts docs into at most n runs of about the same size in bytes.
 func partition(docs []document, n int) [][]document {
 	if n <= 1 {
 		return [][]document{docs}
 	}
-	total := docs[len(docs)-1].end
+	total := docs[len(docs)-1].end - docs[0].start
 	var parts [][]document
 	start, size := 0, 0
 	for i, d := range docs {

@@ -94,6 +94,12 @@ type originFS struct {
 
 func (f *originFS) ReadFile(path string) ([]byte, error) {
 	data, err := f.FileSystem.ReadFile(path)
+	if err == nil {
+		// kustomize would expand an alias bomb itself: refuse it before.
+		if d := outOfBounds(path, data); d != nil {
+			return nil, d
+		}
+	}
 	if err != nil || filepath.Dir(path) != f.root || !slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path)) {
 		return data, err
 	}

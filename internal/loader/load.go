@@ -160,12 +160,34 @@ func (l *load) file(path string) {
 // without apiVersion and kind are Kustomizations, as kustomize itself reads them.
 func (l *load) stream(file string, data []byte, isKustomization bool) {
 	decodeStream(file, data, &l.diags, func(n *yaml.Node) {
+		if !l.checkStructure(file, n) {
+			return
+		}
 		if isKustomization && mapValue(n, "apiVersion") == nil && mapValue(n, "kind") == nil {
 			l.ignore("kustomize.config.k8s.io/v1beta1 Kustomization", diag.Source{File: file, Line: n.Line})
 			return
 		}
 		l.node(file, n)
 	})
+}
+
+// checkStructure reports what breaks the document bounds or sets a key twice;
+// it returns false when the document cannot be used at all.
+func (l *load) checkStructure(file string, n *yaml.Node) bool {
+	problems, ok := structure(file, n)
+	o := &Object{APIVersion: stringField(n, "apiVersion"), Kind: stringField(n, "kind")}
+	meta := mapValue(n, "metadata")
+	o.Name, o.Namespace = stringField(meta, "name"), stringField(meta, "namespace")
+	if o.Namespace == "" {
+		o.Namespace = l.namespace
+	}
+	for _, d := range problems {
+		if o.Kind != "" && o.Name != "" {
+			d.Resource = o.Address()
+		}
+		l.diags.Add(d)
+	}
+	return ok
 }
 
 // node checks one top-level node and routes the object it describes;
@@ -238,6 +260,9 @@ func (l *load) add(o *Object) {
 		return
 	}
 	l.seen[key] = o.Source
+	if o.IsSecret() || o.IsConfigMap() {
+		l.diags = append(l.diags, checkData(o)...)
+	}
 	*into = append(*into, o)
 }
 

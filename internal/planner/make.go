@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/azkcli/azk/internal/arm"
+	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
@@ -410,26 +411,13 @@ func (m *maker) apiVersionOf(armType string) (string, bool) {
 	return v, ok
 }
 
-// armTypeOf is the resource type of an ARM ID: "Microsoft.Network/virtualNetworks/subnets".
+// armTypeOf is the resource type of an ARM ID: "Microsoft.Network/virtualNetworks/subnets"; "" when id is not one.
 func armTypeOf(id string) string {
-	segs := strings.Split(strings.Trim(id, "/"), "/")
-	last := -1
-	for i, s := range segs {
-		if strings.EqualFold(s, "providers") && i+1 < len(segs) {
-			last = i
-		}
-	}
-	if last < 0 {
-		if len(segs) == 4 && strings.EqualFold(segs[2], "resourceGroups") {
-			return "Microsoft.Resources/resourceGroups"
-		}
+	parsed, err := armid.Parse(id)
+	if err != nil {
 		return ""
 	}
-	typ := segs[last+1]
-	for i := last + 2; i < len(segs); i += 2 {
-		typ += "/" + segs[i]
-	}
-	return typ
+	return parsed.Type()
 }
 
 type roleLookup struct {
@@ -824,9 +812,12 @@ func noteSameTypeUnmanaged(p *Plan) {
 
 // resourceGroupOf is the resource group ID containing id, or "".
 func resourceGroupOf(id string) string {
-	segs := strings.Split(strings.Trim(id, "/"), "/")
-	if len(segs) >= 4 && strings.EqualFold(segs[0], "subscriptions") && strings.EqualFold(segs[2], "resourceGroups") {
-		return "/" + strings.Join(segs[:4], "/")
+	parsed, err := armid.Parse(id)
+	if err != nil {
+		return ""
+	}
+	if rg, ok := parsed.ResourceGroupID(); ok {
+		return rg.String()
 	}
 	return ""
 }

@@ -194,7 +194,7 @@ func TestSavedPlanShowsTheSameAndDetectsStaleness(t *testing.T) {
 	g := loadScenario(t, "testdata/scenario.yaml")
 	p := makePlan(t, az, g, false)
 	file := filepath.Join(t.TempDir(), "plan.azk")
-	if err := Save(file, p); err != nil {
+	if err := Save(file, p, nil); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(file)
@@ -204,7 +204,7 @@ func TestSavedPlanShowsTheSameAndDetectsStaleness(t *testing.T) {
 	if bytes.Contains(raw, []byte(mysqlPassword)) {
 		t.Fatal("the saved plan holds the secret value")
 	}
-	if !bytes.Contains(raw, []byte(`"$sensitive": "sha256:`)) {
+	if !bytes.Contains(raw, []byte(`"$sensitive": "argon2id:`)) {
 		t.Error("the saved plan holds no digest for the secret")
 	}
 	loaded, err := Load(file)
@@ -252,7 +252,7 @@ func TestDriftReport(t *testing.T) {
 	}
 	p := makePlan(t, az, loadScenario(t, "testdata/scenario.yaml"), true)
 	renderAll(t, "drift", p)
-	if err := Save(filepath.Join(t.TempDir(), "x"), p); err == nil {
+	if err := Save(filepath.Join(t.TempDir(), "x"), p, nil); err == nil {
 		t.Error("a drift report was saved as a plan")
 	}
 }

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -10,13 +11,20 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/crypto/argon2"
 
 	"github.com/azkcli/azk/internal/convert"
+	"github.com/azkcli/azk/internal/redact"
 )
 
-// SensitiveDigest stands for a secret in a plan read from a file: "sha256:"
-// and the hex digest of the plan's SecretSalt and the value. It prints as
-// convert.SensitiveText.
+// SensitiveDigest stands for a secret in a plan read from a file: the
+// argon2id key of the value under the plan's SecretSalt (see secretDigest).
+// It prints as convert.SensitiveText.
 type SensitiveDigest string
 
 // MarshalJSON hides the digest as well: only saved plans carry it.
@@ -29,29 +37,39 @@ const (
 	savedUnknownKey   = "$unknown"
 )
 
+// planDigestKey holds, in a saved plan, the SHA-256 of everything else in
+// the file (its JSON with keys sorted), so that an edit is refused before
+// anything is applied.
+const planDigestKey = "planDigest"
+
 // Save writes p to path for a later `azk apply PLANFILE` or `azk show`:
 // every decision, the desired bodies with each secret replaced by a salted
-// SHA-256 digest (never the value), and the fingerprint of each read
-// resource. The file is written whole or not at all, readable by its owner only.
-func Save(path string, p *Plan) error {
+// argon2id digest (never the value), the fingerprint of each read resource,
+// and a digest of the whole file. redact (nil for none) is applied to every
+// string outside the desired bodies, so that text from Azure (an error
+// echoing a secret) is not stored. The file is written whole or not at all,
+// readable by its owner only.
+func Save(path string, p *Plan, redact func(string) string) error {
 	if p.Drift {
 		return fmt.Errorf("a drift report cannot be saved as a plan: run azk plan without --drift")
 	}
-	out := *p
-	if out.SecretSalt == "" {
-		salt := make([]byte, 16)
-		if _, err := rand.Read(salt); err != nil {
+	salt := p.SecretSalt
+	if salt == "" {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
 			return err
 		}
-		out.SecretSalt = hex.EncodeToString(salt)
+		salt = hex.EncodeToString(b)
 	}
-	out.Resources = make([]*Resource, len(p.Resources))
-	for i, r := range p.Resources {
-		c := *r
-		c.Desired, _ = sealed(r.Desired, out.SecretSalt).(map[string]any)
-		out.Resources[i] = &c
+	tree, err := jsonTree(sealedPlan(p, salt))
+	if err != nil {
+		return err
 	}
-	data, err := json.MarshalIndent(&out, "", "  ")
+	if redact != nil {
+		tree = redactTree(tree, redact, "").(map[string]any)
+	}
+	tree[planDigestKey] = digestOf(tree)
+	data, err := json.MarshalIndent(tree, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -70,12 +88,93 @@ func Save(path string, p *Plan) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// Load reads a plan written by Save. Resources have no Node or Request: a
-// saved plan is applied by resolving its inputs again and checking Stale.
+// sealedPlan is p as saved: secrets as digests under salt, unknowns as markers.
+func sealedPlan(p *Plan, salt string) *Plan {
+	out := *p
+	out.SecretSalt = salt
+	out.Resources = make([]*Resource, len(p.Resources))
+	for i, r := range p.Resources {
+		c := *r
+		c.Desired, _ = sealed(r.Desired, salt).(map[string]any)
+		out.Resources[i] = &c
+	}
+	return &out
+}
+
+// jsonTree is v as generic JSON (numbers kept as written), the form the
+// digest and the staleness check work on, so that they cover every field
+// the plan has, including fields added later.
+func jsonTree(v any) (map[string]any, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return decodeTree(data)
+}
+
+func decodeTree(data []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var tree map[string]any
+	if err := dec.Decode(&tree); err != nil {
+		return nil, err
+	}
+	if tree == nil {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	return tree, nil
+}
+
+// digestOf is the SHA-256 of tree's JSON without the digest itself.
+func digestOf(tree map[string]any) string {
+	rest := make(map[string]any, len(tree))
+	for k, v := range tree {
+		if k != planDigestKey {
+			rest[k] = v
+		}
+	}
+	data, _ := json.Marshal(rest) // map keys sorted: one text per tree
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// redactTree applies redact to every string in v except the desired bodies,
+// which hold only what the manifests say and digests of secrets.
+func redactTree(v any, redact func(string) string, key string) any {
+	switch t := v.(type) {
+	case string:
+		return redact(t)
+	case map[string]any:
+		if key == "desired" {
+			return t
+		}
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = redactTree(e, redact, k)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = redactTree(e, redact, key)
+		}
+		return out
+	}
+	return v
+}
+
+// Load reads a plan written by Save. It refuses a file whose digest does not
+// match (edited after azk wrote it) and one that lists a resource or an ARM
+// ID twice. Resources have no Node or Request: a saved plan is applied by
+// resolving its inputs again and checking Stale.
 func Load(path string) (*Plan, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
+	}
+	tree, err := decodeTree(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a saved plan: %w", path, err)
 	}
 	var version struct {
 		FormatVersion int `json:"formatVersion"`
@@ -86,14 +185,23 @@ func Load(path string) (*Plan, error) {
 	if version.FormatVersion != FormatVersion {
 		return nil, fmt.Errorf("%s: plan format version %d, this azk reads version %d: make the plan again", path, version.FormatVersion, FormatVersion)
 	}
+	if got, ok := tree[planDigestKey].(string); !ok || got != digestOf(tree) {
+		return nil, fmt.Errorf("%s: the file was changed after azk wrote it (its digest does not match): nothing in it can be trusted; make the plan again", path)
+	}
 	var p Plan
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	addresses, ids := map[string]bool{}, map[string]bool{}
 	for _, r := range p.Resources {
 		if r == nil {
 			return nil, fmt.Errorf("%s: a resource entry is null", path)
 		}
+		id := strings.ToLower(r.ARMID)
+		if addresses[r.Address] || id != "" && ids[id] {
+			return nil, fmt.Errorf("%s: %s (%s) is in the plan twice: make the plan again", path, r.Address, r.ARMID)
+		}
+		addresses[r.Address], ids[id] = true, true
 		r.Desired, _ = unsealed(r.Desired).(map[string]any)
 	}
 	return &p, nil
@@ -151,10 +259,31 @@ func unsealed(v any) any {
 	return v
 }
 
+// Secret digests are argon2id (RFC 9106) with OWASP's recommended cost: about
+// 0.1 s and 46 MiB each, so that guessing a secret from a plan file costs
+// that much per guess, and the plan's random salt keeps one table from
+// serving two plans. A digest is what lets apply notice that a secret changed
+// since the plan was reviewed.
+const (
+	argonTime    = 1
+	argonMemory  = 46 * 1024 // KiB
+	argonThreads = 1
+)
+
+// digests caches each value's digest per salt for the process: a fresh plan
+// is compared with a saved one under the saved salt.
+var digests sync.Map // sha256(salt, value) -> SensitiveDigest
+
 func secretDigest(s convert.Sensitive, salt string) SensitiveDigest {
 	value, _ := convert.RevealSecrets(s).(string)
-	sum := sha256.Sum256([]byte(salt + "\x00" + value))
-	return SensitiveDigest("sha256:" + hex.EncodeToString(sum[:]))
+	k := sha256.Sum256([]byte(salt + "\x00" + value))
+	if d, ok := digests.Load(k); ok {
+		return d.(SensitiveDigest)
+	}
+	key := argon2.IDKey([]byte(value), []byte(salt), argonTime, argonMemory, argonThreads, 32)
+	d := SensitiveDigest(fmt.Sprintf("argon2id:v=%d,m=%d,t=%d,p=%d:%s", argon2.Version, argonMemory, argonTime, argonThreads, hex.EncodeToString(key)))
+	digests.Store(k, d)
+	return d
 }
 
 // Stale lists what moved between a saved plan and a fresh plan of the same
@@ -201,7 +330,116 @@ func Stale(_ context.Context, saved, fresh *Plan) []string {
 			moved = append(moved, f.Address+": new in the inputs")
 		}
 	}
+	return append(moved, differences(saved, fresh)...)
+}
+
+// Fields of the saved form the checks above report, or that explain rather
+// than decide (reasons, notes, the unmanaged list): differences() skips them.
+var (
+	reportedPlanFields     = map[string]bool{"resources": true, "subscription": true, "inputsDigest": true, "unmanaged": true, "secretSalt": true, planDigestKey: true}
+	reportedResourceFields = map[string]bool{"address": true, "exists": true, "fingerprint": true, "action": true, "desired": true, "reasons": true, "notes": true}
+)
+
+// differences compares every other field of the saved and the fresh plan in
+// their saved form, generically, so that whatever apply acts on (ARM ID,
+// api-version, policy, changes, fields added later) is what the file says.
+func differences(saved, fresh *Plan) []string {
+	s, err1 := jsonTree(sealedPlan(saved, saved.SecretSalt))
+	f, err2 := jsonTree(sealedPlan(fresh, saved.SecretSalt))
+	if err1 != nil || err2 != nil {
+		return []string{"the plan cannot be compared with the inputs"}
+	}
+	var moved []string
+	for _, k := range unionKeys(s, f) {
+		if !reportedPlanFields[k] && !matches(s[k], f[k]) {
+			moved = append(moved, fmt.Sprintf("%s: the plan says one thing, applying would do another", k))
+		}
+	}
+	freshByAddress := map[string]map[string]any{}
+	for _, r := range asList(f["resources"]) {
+		freshByAddress[fmt.Sprint(r["address"])] = r
+	}
+	for _, sr := range asList(s["resources"]) {
+		addr := fmt.Sprint(sr["address"])
+		fr := freshByAddress[addr]
+		if fr == nil {
+			continue // reported above
+		}
+		for _, k := range unionKeys(sr, fr) {
+			if !reportedResourceFields[k] && !matches(sr[k], fr[k]) {
+				moved = append(moved, fmt.Sprintf("%s: %s in the plan differs from what applying would do", addr, k))
+			}
+		}
+	}
 	return moved
+}
+
+func unionKeys(a, b map[string]any) []string {
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func asList(v any) []map[string]any {
+	items, _ := v.([]any)
+	out := make([]map[string]any, 0, len(items))
+	for _, it := range items {
+		if m, ok := it.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// matches compares a saved value with a fresh one; a saved string in which
+// Save redacted secrets matches the fresh string with anything in their place.
+func matches(saved, fresh any) bool {
+	switch s := saved.(type) {
+	case string:
+		f, ok := fresh.(string)
+		if !ok {
+			return false
+		}
+		if s == f || !strings.Contains(s, redact.Text) {
+			return s == f
+		}
+		parts := strings.Split(s, redact.Text)
+		for i, p := range parts {
+			parts[i] = regexp.QuoteMeta(p)
+		}
+		return regexp.MustCompile("^" + strings.Join(parts, "(?s:.+)") + "$").MatchString(f)
+	case map[string]any:
+		f, ok := fresh.(map[string]any)
+		if !ok || len(f) != len(s) {
+			return false
+		}
+		for k, v := range s {
+			if fv, ok := f[k]; !ok || !matches(v, fv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		f, ok := fresh.([]any)
+		if !ok || len(f) != len(s) {
+			return false
+		}
+		for i := range s {
+			if !matches(s[i], f[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(saved, fresh)
 }
 
 // roundTrip gives a value the types JSON decoding gives it (numbers as

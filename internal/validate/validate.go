@@ -127,10 +127,8 @@ func (w *walker) object(f *registry.Field, n *yaml.Node, path string, line int) 
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, val := n.Content[i], n.Content[i+1]
 		childPath := path + "." + key.Value
-		if first, dup := seen[key.Value]; dup {
-			// YAML readers keep one of the two silently; the API server refuses.
-			w.errorf(key.Line, childPath, "field %q is set twice (first on line %d)", key.Value, first)
-			continue
+		if _, dup := seen[key.Value]; dup {
+			continue // the loader reports keys set twice, anywhere in a manifest
 		}
 		child := f.Child(key.Value)
 		if child == nil {

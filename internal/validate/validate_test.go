@@ -92,7 +92,6 @@ func TestEveryRuleReportsFieldAndLine(t *testing.T) {
 		{"  name: abc\n  labels: [a]\n", "spec.labels", "must be a map, got a list", 7},
 		{"  name: abc\n  rule:\n    allow: {}\n    deny: {}\n", "spec.rule", "set exactly one of allow, deny", 7},
 		{"  name: abc\n  Mode: Fast\n", "spec.Mode", `unknown field "Mode" (did you mean "mode"?)`, 7},
-		{"  name: abc\n  mode: Fast\n  mode: Slow\n", "spec.mode", `field "mode" is set twice (first on line 7)`, 8},
 	}
 	for _, tc := range cases {
 		_, diags := check(t, tc.spec)

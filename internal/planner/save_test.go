@@ -1,0 +1,149 @@
+package planner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/azkcli/azk/internal/emulator"
+)
+
+// editPlan rewrites a saved plan with edit applied to its JSON; with
+// resign it also recomputes the file's digest, as someone who read azk's
+// source could.
+func editPlan(t *testing.T, file string, resign bool, edit func(tree map[string]any)) string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := decodeTree(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(tree)
+	if resign {
+		tree[planDigestKey] = digestOf(tree)
+	}
+	out, _ := json.MarshalIndent(tree, "", "  ")
+	edited := filepath.Join(t.TempDir(), "edited.azk")
+	if err := os.WriteFile(edited, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return edited
+}
+
+func resourceNamed(tree map[string]any, name string) map[string]any {
+	for _, r := range asList(tree["resources"]) {
+		if r["name"] == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// TestSavedPlanEditsAreRefused: an edit to what apply acts on (issue 12,
+// item 8) is refused: by the file's digest, and, when someone recomputes the
+// digest, by comparing every field of the saved plan with a fresh one. A
+// resource or ARM ID listed twice is refused on load.
+func TestSavedPlanEditsAreRefused(t *testing.T) {
+	az := startAzure(t, emulator.Faults{})
+	az.seed(t)
+	g := loadScenario(t, "testdata/scenario.yaml")
+	file := filepath.Join(t.TempDir(), "plan.azk")
+	if err := Save(file, makePlan(t, az, g, false), nil); err != nil {
+		t.Fatal(err)
+	}
+	const target = "vnet-update"
+	edits := map[string]func(map[string]any){
+		"armId": func(tree map[string]any) {
+			resourceNamed(tree, target)["armId"] = rgAdopt + "/providers/Microsoft.Network/virtualNetworks/victim"
+		},
+		"apiVersion": func(tree map[string]any) {
+			resourceNamed(tree, target)["apiVersion"] = "2018-01-01"
+		},
+		"policy": func(tree map[string]any) {
+			resourceNamed(tree, target)["policy"] = map[string]any{"value": "skip", "source": "default"}
+		},
+		"changes": func(tree map[string]any) {
+			resourceNamed(tree, target)["changes"] = []any{}
+		},
+	}
+	fresh := makePlan(t, az, g, false)
+	for field, edit := range edits {
+		t.Run(field, func(t *testing.T) {
+			if _, err := Load(editPlan(t, file, false, edit)); err == nil || !strings.Contains(err.Error(), "the file was changed after azk wrote it") {
+				t.Errorf("an edited %s was loaded: %v", field, err)
+			}
+			saved, err := Load(editPlan(t, file, true, edit))
+			if err != nil {
+				t.Fatal(err)
+			}
+			moved := strings.Join(Stale(context.Background(), saved, fresh), "\n")
+			if want := "network.azure.com/VirtualNetwork/default/" + target + ": " + field + " in the plan differs from what applying would do"; !strings.Contains(moved, want) {
+				t.Errorf("a re-signed edit of %s: stale report lacks %q:\n%s", field, want, moved)
+			}
+		})
+	}
+	duplicated := editPlan(t, file, true, func(tree map[string]any) {
+		list := tree["resources"].([]any)
+		tree["resources"] = append(list, list[len(list)-1])
+	})
+	if _, err := Load(duplicated); err == nil || !strings.Contains(err.Error(), "is in the plan twice") {
+		t.Errorf("a duplicated entry was loaded: %v", err)
+	}
+	sameID := editPlan(t, file, true, func(tree map[string]any) {
+		resourceNamed(tree, target)["armId"] = resourceNamed(tree, "vnet-detach")["armId"]
+	})
+	if _, err := Load(sameID); err == nil || !strings.Contains(err.Error(), "is in the plan twice") {
+		t.Errorf("two entries for one ARM ID were loaded: %v", err)
+	}
+}
+
+// TestSavedSecretsAreSlowToGuess: a secret is saved as an argon2id key under
+// the plan's random salt, never as a fast hash anyone can try passwords against.
+func TestSavedSecretsAreSlowToGuess(t *testing.T) {
+	az := startAzure(t, emulator.Faults{})
+	az.seed(t)
+	p := makePlan(t, az, loadScenario(t, "testdata/scenario.yaml"), false)
+	file := filepath.Join(t.TempDir(), "plan.azk")
+	if err := Save(file, p, nil); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(file)
+	if !bytes.Contains(raw, []byte(`"$sensitive": "argon2id:v=19,m=47104,t=1,p=1:`)) || bytes.Contains(raw, []byte(`"$sensitive": "sha256:`)) {
+		t.Errorf("secrets are not saved as argon2id keys:\n%s", raw)
+	}
+}
+
+// TestSavedPlanRedactsText: text from Azure in a saved plan (an error quoting
+// a secret) is redacted, and the plan still matches a fresh one.
+func TestSavedPlanRedactsText(t *testing.T) {
+	az := startAzure(t, emulator.Faults{})
+	az.seed(t)
+	g := loadScenario(t, "testdata/scenario.yaml")
+	p := makePlan(t, az, g, false)
+	p.Resources[0].Notes = append(p.Resources[0].Notes, "ARM said: the password hunter22 is weak")
+	file := filepath.Join(t.TempDir(), "plan.azk")
+	if err := Save(file, p, func(s string) string { return strings.ReplaceAll(s, "hunter22", "(redacted)") }); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(file)
+	if bytes.Contains(raw, []byte("hunter22")) || !bytes.Contains(raw, []byte("the password (redacted) is weak")) {
+		t.Errorf("the saved plan was not redacted")
+	}
+	saved, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if moved := Stale(context.Background(), saved, p); len(moved) != 0 {
+		t.Errorf("a redacted plan is stale: %v", moved)
+	}
+	if !matches("the password (redacted) is weak", "the password hunter22 is weak") || matches("the password (redacted) is weak", "the password is strong") {
+		t.Error("a redacted string matches the wrong text")
+	}
+}
