@@ -462,7 +462,15 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 	return nil
 }
 
+// maxBodyDepth bounds how deeply a request body may nest. ARM's schemas stay
+// far below it; a deeper body is refused before it is stored, since a journal
+// line that deep could not be decoded again on restart.
+const maxBodyDepth = 64
+
 func decodeObject(body []byte) (map[string]any, error) {
+	if depthExceeds(body, maxBodyDepth) {
+		return nil, errorf(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: it nests deeper than %d levels.", maxBodyDepth)
+	}
 	var m map[string]any
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -477,6 +485,28 @@ func decodeObject(body []byte) (map[string]any, error) {
 		return nil, errorf(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: trailing data after the JSON object.")
 	}
 	return m, nil
+}
+
+// depthExceeds reports whether the JSON text nests objects and arrays deeper than limit.
+func depthExceeds(b []byte, limit int) bool {
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return false
 }
 
 func checkPreconditions(r *http.Request, existing *record) error {
