@@ -399,7 +399,15 @@ func TestConcurrentRequests(t *testing.T) {
 				expect(c.send(http.MethodPut, id+api, map[string]any{"location": "westus2"}), "PUT "+id, http.StatusOK, http.StatusCreated)
 				expect(c.send(http.MethodGet, id+api, nil), "GET "+id, http.StatusOK)
 				if i%4 == 0 {
-					expect(c.send(http.MethodDelete, id+api, nil), "DELETE "+id, http.StatusOK, http.StatusAccepted, http.StatusNoContent)
+					// Wait for the deletion, so that the next PUT of the name is not a PUT during it (409).
+					resp := c.send(http.MethodDelete, id+api, nil)
+					if resp.StatusCode == http.StatusAccepted {
+						if _, err := c.pollUntilDone(resp); err != nil {
+							t.Errorf("DELETE %s: %v", id, err)
+						}
+						continue
+					}
+					expect(resp, "DELETE "+id, http.StatusOK, http.StatusNoContent)
 				}
 				expect(c.send(http.MethodGet, rgID+"/resources"+api, nil), "list", http.StatusOK)
 			}

@@ -158,7 +158,7 @@ func TestFaultDrift(t *testing.T) {
 		t.Fatalf("after drift: %v", got)
 	}
 
-	admin := &AdminClient{BaseURL: c.base, HTTP: c.run.HTTPClient()}
+	admin := c.run.AdminClient()
 	if err := admin.Drift(context.Background(), vnetID, map[string]any{"properties": map[string]any{"dhcpOptions": map[string]any{"dnsServers": []string{"1.1.1.1"}}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestFaultDrift(t *testing.T) {
 
 func TestAdminFaultsRoundTrip(t *testing.T) {
 	c := start(t, Options{}, false)
-	admin := &AdminClient{BaseURL: c.base, HTTP: c.run.HTTPClient()}
+	admin := c.run.AdminClient()
 	want := Faults{ThrottleRate: 1, ConflictTypes: []string{"x/*"}, WriteLimit: RateLimit{Burst: 3, PerSecond: 1}}
 	if err := admin.SetFaults(context.Background(), want); err != nil {
 		t.Fatal(err)

@@ -122,3 +122,58 @@ func TestDeepBodyRefused(t *testing.T) {
 		t.Fatalf("state after restart: warnings %v", s.Warnings())
 	}
 }
+
+// TestAdminAPINeedsTokenAndJSON: a web page can POST text/plain to any
+// local port without a preflight; the admin API refuses that, and anything
+// without the token printed at start.
+func TestAdminAPINeedsTokenAndJSON(t *testing.T) {
+	run, err := Start(context.Background(), Options{}, "127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	c := newClient(t, run, false)
+	c.mustPut(rgID, map[string]any{"location": "westus2"})
+	patch := `{"id":"` + rgID + `","patch":{"tags":{"by":"page"}}}`
+	post := func(contentType, token string) int {
+		req, _ := http.NewRequest(http.MethodPost, run.URL+"/_emulator/drift", strings.NewReader(patch))
+		req.Header.Set("Content-Type", contentType)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := post("text/plain", ""); got != http.StatusUnauthorized {
+		t.Errorf("text/plain without a token: %d", got)
+	}
+	if got := post("text/plain", run.Server.AdminToken()); got != http.StatusUnsupportedMediaType {
+		t.Errorf("text/plain with the token: %d", got)
+	}
+	if got := post("application/json", "wrong"); got != http.StatusUnauthorized {
+		t.Errorf("a wrong token: %d", got)
+	}
+	resp, rg := c.do(http.MethodGet, rgID+"?api-version=2020-06-01", nil)
+	mustStatus(t, resp, rg, http.StatusOK)
+	if tags, _ := rg["tags"].(map[string]any); tags["by"] != nil {
+		t.Fatalf("a refused request changed the resource group: %v", rg)
+	}
+	if got := post("application/json", run.Server.AdminToken()); got != http.StatusNoContent {
+		t.Errorf("JSON with the token: %d", got)
+	}
+	if _, err := run.AdminClient().Faults(context.Background()); err != nil {
+		t.Errorf("AdminClient: %v", err)
+	}
+	other, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if other.AdminToken() == run.Server.AdminToken() || len(other.AdminToken()) < 32 {
+		t.Errorf("admin tokens are not fresh secrets: %q %q", other.AdminToken(), run.Server.AdminToken())
+	}
+}

@@ -26,6 +26,8 @@ import (
 type Server struct {
 	opts   Options
 	faults *faultState
+	// adminToken guards the admin API.
+	adminToken string
 
 	mu sync.RWMutex // guards st, ids, timers, closed
 	st *store
@@ -60,10 +62,11 @@ func New(opts Options) (*Server, error) {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d/%d", opts.Seed, st.loaded)
 	s := &Server{
-		opts:   opts,
-		faults: newFaultState(opts.Seed, opts.Faults),
-		st:     st,
-		ids:    rand.New(rand.NewPCG(uint64(opts.Seed), h.Sum64())),
+		opts:       opts,
+		faults:     newFaultState(opts.Seed, opts.Faults),
+		adminToken: newAdminToken(opts.AdminToken),
+		st:         st,
+		ids:        rand.New(rand.NewPCG(uint64(opts.Seed), h.Sum64())),
 	}
 	s.mu.Lock()
 	s.recomputeDueLocked()
