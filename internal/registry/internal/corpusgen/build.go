@@ -28,6 +28,8 @@ type Result struct {
 	// RefLeafMismatches lists reference fields whose ARM counterpart is not a
 	// string (or, for secret maps, a map of strings).
 	RefLeafMismatches []string
+	// ARMTypes are the per-ARM-type facts (armtypes.go), sorted by type.
+	ARMTypes []registry.ARMType
 }
 
 // Build reads the corpus rooted at dir (containing crds/ and api/).
@@ -79,6 +81,9 @@ func Build(dir string) (*Result, error) {
 	}
 	markNullCollections(recs, all.Kinds)
 	markObserved(recs, all.Kinds)
+	if all.ARMTypes, err = buildARMTypes(dir, recs, all.Kinds); err != nil {
+		return nil, err
+	}
 	return &all, nil
 }
 
