@@ -104,7 +104,7 @@ func TestCreatePollReadUpdateDeleteCascade(t *testing.T) {
 	}
 	resp2, _ = c.do(http.MethodGet, loc, nil)
 	mustStatus(t, resp2, nil, http.StatusNoContent)
-	for _, id := range []string{rgID + "?api-version=2020-06-01", vnetID + api, subnetID + api, raID + api} {
+	for _, id := range []string{rgID + "?api-version=2020-06-01", vnetID + api, subnetID + api, raID + apiFor(raID)} {
 		resp, body := c.do(http.MethodGet, id, nil)
 		mustStatus(t, resp, body, http.StatusNotFound)
 	}
@@ -279,7 +279,7 @@ func TestKeyVaultSoftDeleteRecoverPurge(t *testing.T) {
 	created := c.mustPut(kvID, body)
 	guid := created["properties"].(map[string]any)["resourceGuid"]
 
-	resp, _ := c.do(http.MethodDelete, kvID+api, nil)
+	resp, _ := c.do(http.MethodDelete, kvID+apiFor(kvID), nil)
 	mustStatus(t, resp, nil, http.StatusOK)
 	deletedID := sub + "/providers/Microsoft.KeyVault/locations/westus2/deletedVaults/kv1"
 	resp, dv := c.do(http.MethodGet, deletedID+api, nil)
@@ -292,7 +292,7 @@ func TestKeyVaultSoftDeleteRecoverPurge(t *testing.T) {
 	if len(list["value"].([]any)) != 1 {
 		t.Fatalf("deleted vault list: %v", list)
 	}
-	resp, conflict := c.do(http.MethodPut, kvID+api, body)
+	resp, conflict := c.do(http.MethodPut, kvID+apiFor(kvID), body)
 	mustStatus(t, resp, conflict, http.StatusConflict)
 
 	recover := map[string]any{"location": "westus2", "properties": map[string]any{"tenantId": "t", "sku": map[string]any{"name": "standard"}, "createMode": "recover"}}
@@ -304,7 +304,7 @@ func TestKeyVaultSoftDeleteRecoverPurge(t *testing.T) {
 	resp, gone := c.do(http.MethodGet, deletedID+api, nil)
 	mustStatus(t, resp, gone, http.StatusNotFound)
 
-	resp, _ = c.do(http.MethodDelete, kvID+api, nil)
+	resp, _ = c.do(http.MethodDelete, kvID+apiFor(kvID), nil)
 	mustStatus(t, resp, nil, http.StatusOK)
 	resp = c.send(http.MethodPost, deletedID+"/purge"+api, nil)
 	if resp.StatusCode != http.StatusAccepted || resp.Header.Get("Location") == "" {

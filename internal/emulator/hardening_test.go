@@ -61,7 +61,7 @@ func TestCorruptJournalLineIsSkipped(t *testing.T) {
 	// Flip one byte of the virtual network's line: its checksum no longer matches.
 	hit := -1
 	for i, l := range lines {
-		if bytes.Contains(l, []byte(`virtualnetworks/vnet1"`)) && !bytes.Contains(l, []byte("subnets")) {
+		if bytes.Contains(l, []byte(`virtualnetworks/vnet1","r":`)) {
 			hit = i
 		}
 	}

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/azkcli/azk/internal/registry"
 )
 
 // Server is the emulator. Its zero value is not usable; create one with New
@@ -61,12 +63,17 @@ func New(opts Options) (*Server, error) {
 	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d/%d", opts.Seed, st.loaded)
+	idSeed := uint64(opts.Seed)
+	if opts.Seed == 0 {
+		// Unseeded: generated IDs differ between fresh emulators, as in Azure.
+		idSeed = rand.Uint64()
+	}
 	s := &Server{
 		opts:       opts,
 		faults:     newFaultState(opts.Seed, opts.Faults),
 		adminToken: newAdminToken(opts.AdminToken),
 		st:         st,
-		ids:        rand.New(rand.NewPCG(uint64(opts.Seed), h.Sum64())),
+		ids:        rand.New(rand.NewPCG(idSeed, h.Sum64())),
 	}
 	s.mu.Lock()
 	s.recomputeDueLocked()
@@ -113,13 +120,18 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveAdmin(w, r)
 		return
 	}
+	// ARM gives every request its own ID and echoes the caller's correlation ID
+	// (making one when the caller sent none).
 	h := w.Header()
-	reqID := r.Header.Get("x-ms-client-request-id")
-	if reqID == "" {
-		reqID = uuid.NewString()
+	h.Set("x-ms-request-id", uuid.NewString())
+	correlation := r.Header.Get("x-ms-correlation-request-id")
+	if correlation == "" {
+		correlation = uuid.NewString()
 	}
-	h.Set("x-ms-request-id", reqID)
-	h.Set("x-ms-correlation-request-id", reqID)
+	h.Set("x-ms-correlation-request-id", correlation)
+	if id := r.Header.Get("x-ms-client-request-id"); id != "" {
+		h.Set("x-ms-client-request-id", id)
+	}
 	h.Set("Cache-Control", "no-cache")
 	if d := s.faults.get().Latency; d > 0 {
 		select {
@@ -140,6 +152,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	t, ok := parseTarget(r.URL.Path)
 	if !ok {
 		writeError(w, http.StatusNotFound, "InvalidResourceType", "The request path '%s' is not an ARM resource or collection.", r.URL.Path)
+		return
+	}
+	if err := checkAPIVersion(versionedType(t, r.Method), r.URL.Query().Get("api-version")); err != nil {
+		writeARMError(w, err)
 		return
 	}
 	if s.injectRequestFaults(w, r, t.sub) {
@@ -181,10 +197,13 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, t target, body []
 		}
 		writeJSON(w, http.StatusOK, map[string]any{
 			"id": t.id, "subscriptionId": t.sub, "displayName": "Emulated subscription", "state": "Enabled",
-			"tenantId": "00000000-0000-0000-0000-000000000000",
+			"tenantId": Tenant,
 		})
 		return nil
 	case targetCollection, targetGroupResources:
+		if r.Method == http.MethodPost && t.kind == targetCollection {
+			return s.post(w, r, t, body)
+		}
 		if r.Method != http.MethodGet {
 			return errorf(http.StatusMethodNotAllowed, "MethodNotAllowed", "The collection '%s' only answers GET.", r.URL.Path)
 		}
@@ -318,6 +337,10 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, t target) error {
 			return nil
 		}
 	}
+	if r.Method == http.MethodHead {
+		w.WriteHeader(http.StatusNoContent) // ARM's existence check: 204, or 404
+		return nil
+	}
 	writeRaw(w, http.StatusOK, s.render(rec, time.Now()))
 	return nil
 }
@@ -368,6 +391,9 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 		var cur map[string]any
 		if err := json.Unmarshal(existing.Body, &cur); err != nil {
 			return err
+		}
+		if _, ok := req["tags"]; ok {
+			delete(cur, "tags") // ARM replaces tags whole on PATCH
 		}
 		req = mergePatch(cur, req).(map[string]any)
 	}
@@ -423,10 +449,11 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 	if rec.Body, err = json.Marshal(out); err != nil {
 		return err
 	}
-	async := duration > 0 || fails
+	answer := putAnswerFor(rec.Type, existing != nil)
+	async := duration > 0 || fails || answer.Async != ""
 	var op *operation
 	if async {
-		op = &operation{ID: s.newUUID(), Resource: rec.ID, APIVersion: r.URL.Query().Get("api-version"), Start: now, Until: now.Add(duration), Error: opErr}
+		op = &operation{ID: s.newUUID(), Resource: rec.ID, Method: http.MethodPut, APIVersion: r.URL.Query().Get("api-version"), Start: now, Until: now.Add(duration), Error: opErr}
 		state := stateCreating
 		if existing != nil {
 			state = stateUpdating
@@ -442,6 +469,11 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 	if err := s.applyChildren(children, k, now, finalState, rec.Pending); err != nil {
 		return err
 	}
+	if existing == nil {
+		if err := s.createWithParent(rec, now, finalState); err != nil {
+			return err
+		}
+	}
 	if async {
 		s.noteDueLocked(op.Until)
 	} else {
@@ -451,18 +483,42 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 		return err
 	}
 
-	status := http.StatusCreated
-	if existing != nil {
-		status = http.StatusOK
-	}
 	h := w.Header()
 	h.Set("ETag", rec.ETag)
 	if async {
-		h.Set("Azure-AsyncOperation", operationURL(r, rec, op, false))
+		if answer.Async == "Location" || answer.Status == http.StatusAccepted {
+			h.Set("Location", operationURL(r, rec, op, true))
+		} else {
+			h.Set("Azure-AsyncOperation", operationURL(r, rec, op, false))
+		}
 		h.Set("Retry-After", retryAfter(duration))
 	}
-	writeRaw(w, status, s.render(rec, now))
+	if answer.Status == http.StatusAccepted {
+		w.WriteHeader(http.StatusAccepted) // the resource is read once the operation ends
+		return nil
+	}
+	writeRaw(w, answer.Status, s.render(rec, now))
 	return nil
+}
+
+// putAnswerFor is how ARM answers a successful PUT that creates (or
+// updates) a resource of typ: as the recordings show for the type
+// (registry.ARMType.Create/Update), else 201 (200) with no polling header.
+// An update the recordings do not show answers 200 with the create's polling
+// header, unless the create answers 202 (then the update is synchronous).
+func putAnswerFor(typ string, update bool) registry.PutAnswer {
+	a := factsOf(typ).arm
+	switch {
+	case a != nil && update && a.Update != nil:
+		return *a.Update
+	case a != nil && update && a.Create != nil && a.Create.Status != http.StatusAccepted:
+		return registry.PutAnswer{Status: http.StatusOK, Async: a.Create.Async}
+	case update:
+		return registry.PutAnswer{Status: http.StatusOK}
+	case a != nil && a.Create != nil:
+		return *a.Create
+	}
+	return registry.PutAnswer{Status: http.StatusCreated}
 }
 
 // maxBodyDepth bounds how deeply a request body may nest. ARM's schemas stay
@@ -545,6 +601,9 @@ func (s *Server) buildBody(rec *record, req, prev map[string]any, now time.Time,
 		}
 	}
 	out["etag"] = rec.ETag
+	facts := factsOf(rec.Type)
+	facts.fill(s, rec, out, prev, now)
+	s.assignPrivateIPs(rec, out, prev)
 	props, _ := out["properties"].(map[string]any)
 	if props == nil {
 		props = map[string]any{}
@@ -570,6 +629,7 @@ func (s *Server) buildBody(rec *record, req, prev map[string]any, now time.Time,
 		"createdBy": "emulator@example.com", "createdByType": "User", "createdAt": created,
 		"lastModifiedBy": "emulator@example.com", "lastModifiedByType": "User", "lastModifiedAt": now.UTC().Format(time.RFC3339Nano),
 	}
+	facts.dropSecrets(out)
 	return out
 }
 
@@ -674,10 +734,8 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) error 
 	if err := s.siblingConflict(t, k, f, now); err != nil {
 		return err
 	}
-	if c, ok := embeddedCollectionOf(rec.Type); ok {
-		if err := s.inUse(rec, c); err != nil {
-			return err
-		}
+	if err := s.subtreeInUse(k); err != nil {
+		return err
 	}
 	rule := s.opts.lroFor(rec.Type)
 	if rule.Delete <= 0 {
@@ -960,6 +1018,8 @@ func (s *Server) getOperation(w http.ResponseWriter, r *http.Request, id string,
 			w.WriteHeader(http.StatusAccepted)
 		case op.Error != nil:
 			writeJSON(w, http.StatusBadRequest, map[string]any{"error": op.Error})
+		case op.Method == http.MethodPut && s.live(key(op.Resource)) != nil:
+			writeRaw(w, http.StatusOK, s.render(s.live(key(op.Resource)), now))
 		default:
 			w.WriteHeader(http.StatusNoContent)
 		}
@@ -1009,4 +1069,21 @@ func writeARMError(w http.ResponseWriter, err error) {
 		return
 	}
 	writeError(w, http.StatusInternalServerError, "InternalServerError", "%v", err)
+}
+
+// versionedType is the resource type whose api-versions a request must use:
+// the addressed type, or for a POST action the type it acts on; "" for the
+// emulator's own operation-status paths.
+func versionedType(t target, method string) string {
+	lt := strings.ToLower(t.typ)
+	if strings.HasSuffix(lt, "/locations/operations") || strings.HasSuffix(lt, "/locations/operationresults") {
+		return ""
+	}
+	if method == http.MethodPost && t.kind == targetCollection {
+		if i := strings.LastIndexByte(t.typ, '/'); i > 0 && strings.Contains(t.typ[:i], "/") {
+			return t.typ[:i]
+		}
+		return ""
+	}
+	return t.typ
 }

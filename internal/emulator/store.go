@@ -26,6 +26,9 @@ type record struct {
 	Pending *pending        `json:"pending,omitempty"`
 	// Vault is, for a soft-deleted key vault, the vault's body for recovery.
 	Vault json.RawMessage `json:"vault,omitempty"`
+	// KeyGeneration counts the regenerate actions, from which the keys that
+	// list actions answer are derived (see actions.go).
+	KeyGeneration int `json:"keyGen,omitempty"`
 }
 
 // pending is a long-running operation still running on a record.
@@ -38,8 +41,10 @@ type pending struct {
 
 // operation is the pollable status of a long-running request.
 type operation struct {
-	ID         string    `json:"id"`
-	Resource   string    `json:"resource"`
+	ID       string `json:"id"`
+	Resource string `json:"resource"`
+	// Method is PUT for a write, whose result URL answers the resource once done.
+	Method     string    `json:"method,omitempty"`
 	APIVersion string    `json:"apiVersion"`
 	Start      time.Time `json:"start"`
 	Until      time.Time `json:"until"`
@@ -90,6 +95,9 @@ type store struct {
 	children  map[string]map[string]struct{} // parent key -> child keys
 	vaults    map[string]*record
 	ops       map[string]*operation
+	// subnetUsers indexes, per subnet key, the IP configurations of network
+	// interfaces in it (network.go).
+	subnetUsers map[string]map[string]struct{}
 	// loaded counts the lines read at start, to vary generated IDs across restarts.
 	loaded int
 }
@@ -101,6 +109,8 @@ func newStore(dir string) (*store, error) {
 		children:  map[string]map[string]struct{}{},
 		vaults:    map[string]*record{},
 		ops:       map[string]*operation{},
+
+		subnetUsers: map[string]map[string]struct{}{},
 	}
 	if dir == "" {
 		return st, nil
@@ -214,6 +224,7 @@ func decodeLine(line []byte) (journalEntry, bool) {
 func (st *store) apply(e journalEntry) {
 	switch e.Table {
 	case tableResources:
+		st.indexSubnetUsers(st.resources[e.Key], e.Rec)
 		if old := st.resources[e.Key]; old != nil {
 			delete(st.children[old.Parent], e.Key)
 			if len(st.children[old.Parent]) == 0 {
