@@ -67,7 +67,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, t target, body []b
 		w.WriteHeader(http.StatusOK)
 		return nil
 	}
-	writeJSON(w, http.StatusOK, instantiate(shape, keySeed(rec), "", 0))
+	writeJSON(w, http.StatusOK, instantiate(shape, keySeed(rec), rec.Created.UTC().Format(time.RFC3339), "", 0))
 	return nil
 }
 
@@ -76,10 +76,11 @@ func keySeed(rec *record) string {
 }
 
 // instantiate builds a value of shape: strings are key material derived
-// from seed and their place, except enums (their first value) and names of
+// from seed and their place, except enums (their first value), times
+// (created) and names of
 // list items (key1, key2, as ARM names its keys); lists have two items, a
 // primary and a secondary, as ARM's key lists do.
-func instantiate(shape *registry.Shape, seed, path string, item int) any {
+func instantiate(shape *registry.Shape, seed, created, path string, item int) any {
 	switch shape.Type {
 	case registry.TypeObject:
 		out := map[string]any{}
@@ -88,17 +89,20 @@ func instantiate(shape *registry.Shape, seed, path string, item int) any {
 				out[name] = strings.TrimSuffix(name, "Name") + strconv.Itoa(item)
 				continue
 			}
-			out[name] = instantiate(f, seed, path+"."+name, item)
+			out[name] = instantiate(f, seed, created, path+"."+name, item)
 		}
 		return out
 	case registry.TypeArray:
 		if shape.Items == nil {
 			return []any{}
 		}
-		return []any{instantiate(shape.Items, seed, path+"[1]", 1), instantiate(shape.Items, seed, path+"[2]", 2)}
+		return []any{instantiate(shape.Items, seed, created, path+"[1]", 1), instantiate(shape.Items, seed, created, path+"[2]", 2)}
 	case registry.TypeString:
 		if len(shape.Enum) > 0 {
 			return shape.Enum[0]
+		}
+		if shape.Format == "date-time" {
+			return created // the times in key lists are when the keys were made
 		}
 		sum := sha256.Sum256([]byte(seed + "\x00" + path))
 		return base64.StdEncoding.EncodeToString(sum[:])

@@ -215,6 +215,23 @@ var apiVersionPattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(-[A-Za-z]+)?$`)
 // nothing about accept any well-formed version, and so do ARM's own types
 // (Microsoft.Resources), whose versions the corpus does not list.
 func checkAPIVersion(typ, version string) error {
+	k := strings.ToLower(typ) + "@" + version
+	if v, ok := versionChecks.Load(k); ok {
+		err, _ := v.(error)
+		return err
+	}
+	err := apiVersionError(typ, version)
+	if err == nil {
+		versionChecks.Store(k, nil) // only answers that pass are kept: clients send few versions
+	}
+	return err
+}
+
+// versionChecks remembers the type and api-version pairs that passed, since
+// every request asks.
+var versionChecks sync.Map
+
+func apiVersionError(typ, version string) error {
 	var served []string
 	if typ != "" && !strings.EqualFold(namespaceOf(typ), "Microsoft.Resources") {
 		if f := factsOf(typ); f.arm != nil {

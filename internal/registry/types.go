@@ -265,4 +265,6 @@ type Shape struct {
 	Items  *Shape            `json:"items,omitempty"`
 	// Enum are the values a string may take (the first is used when one is needed).
 	Enum []string `json:"enum,omitempty"`
+	// Format is "date-time" for a string the recorded answers show as a time.
+	Format string `json:"format,omitempty"`
 }

@@ -34,6 +34,7 @@ func buildARMTypes(dir string, recs []recording, kinds []*registry.Kind) ([]regi
 	for _, rec := range recs {
 		t.putAnswers(rec)
 		t.filled(rec)
+		t.actionAnswers(rec)
 	}
 	return t.facts(), nil
 }
@@ -271,6 +272,54 @@ func replaceFold(s, old, repl string) string {
 	}
 }
 
+// actionAnswers marks, in the REST specs' outline of each recorded POST
+// action's answer, the strings the recording shows as times (the Bicep
+// types do not carry the specs' date-time format).
+func (t armTypeTable) actionAnswers(rec recording) {
+	for i := range rec.Interactions {
+		in := &rec.Interactions[i]
+		if in.Request.Method != "POST" || in.Response.Code != 200 {
+			continue
+		}
+		path := in.Path()
+		j := strings.LastIndexByte(path, '/')
+		typ := armTypeOfRecordedPath(path[:j])
+		f := t[strings.ToLower(typ)]
+		if f == nil {
+			continue
+		}
+		var answer any
+		if json.Unmarshal([]byte(in.Response.Body), &answer) != nil {
+			continue
+		}
+		for name, shape := range f.actions {
+			if strings.EqualFold(name, path[j+1:]) {
+				markTimes(shape, answer)
+			}
+		}
+	}
+}
+
+func markTimes(s *registry.Shape, v any) {
+	if s == nil {
+		return
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			markTimes(s.Fields[k], e)
+		}
+	case []any:
+		for _, e := range t {
+			markTimes(s.Items, e)
+		}
+	case string:
+		if s.Type == registry.TypeString && timePattern.MatchString(t) {
+			s.Format = "date-time"
+		}
+	}
+}
+
 // restSpecs reads the REST specs' types.json files: which types exist at
 // which api-version, and the POST actions defined on them.
 func (t armTypeTable) restSpecs(dir string) error {
@@ -291,6 +340,9 @@ func (t armTypeTable) restSpecs(dir string) error {
 		if err := json.Unmarshal(data, &types); err != nil {
 			return fmt.Errorf("%s: %w", file, err)
 		}
+		// Actions answering the same type share one outline, so that what a
+		// recording shows of one (its times) holds for the others.
+		outputs := map[string]*registry.Shape{}
 		for _, ty := range types {
 			switch ty["$type"] {
 			case "ResourceType":
@@ -311,7 +363,11 @@ func (t armTypeTable) restSpecs(dir string) error {
 					continue // keep the newest api-version's shape
 				}
 				f.actionVersion[name] = version
-				f.actions[name] = bicepShape(types, ty["output"], 0)
+				ref := jsonText(ty["output"])
+				if outputs[ref] == nil {
+					outputs[ref] = bicepShape(types, ty["output"], 0)
+				}
+				f.actions[name] = outputs[ref]
 			}
 		}
 	}
