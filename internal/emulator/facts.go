@@ -33,8 +33,12 @@ func factsOf(typ string) *typeFacts {
 	reg := registry.Default()
 	f := &typeFacts{}
 	f.arm, _ = reg.ARMType(typ)
+	kinds := reg.KindsOfARMType(typ)
+	if f.arm == nil && len(kinds) == 0 {
+		return f // not cached: the cache stays as small as the registry whatever paths clients send
+	}
 	seen := map[string]bool{}
-	for _, gvk := range reg.KindsOfARMType(typ) {
+	for _, gvk := range kinds {
 		kind, ok := reg.Lookup(gvk.Group, gvk.Version, gvk.Kind)
 		if !ok {
 			continue
@@ -221,14 +225,16 @@ func checkAPIVersion(typ, version string) error {
 		return err
 	}
 	err := apiVersionError(typ, version)
-	if err == nil {
-		versionChecks.Store(k, nil) // only answers that pass are kept: clients send few versions
+	if err == nil && factsOf(typ).arm != nil {
+		// Only served pairs of known types are kept, so that the cache stays
+		// as small as the registry whatever clients send.
+		versionChecks.Store(k, nil)
 	}
 	return err
 }
 
-// versionChecks remembers the type and api-version pairs that passed, since
-// every request asks.
+// versionChecks remembers the served type and api-version pairs that
+// passed, since every request asks.
 var versionChecks sync.Map
 
 func apiVersionError(typ, version string) error {
