@@ -486,10 +486,11 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 	h := w.Header()
 	h.Set("ETag", rec.ETag)
 	if async {
-		if answer.Async == "Location" || answer.Status == http.StatusAccepted {
-			h.Set("Location", operationURL(r, rec, op, true))
-		} else {
+		if answer.Async != "Location" {
 			h.Set("Azure-AsyncOperation", operationURL(r, rec, op, false))
+		}
+		if answer.Async == "Location" || answer.Status == http.StatusAccepted {
+			h.Set("Location", operationURL(r, rec, op, true)) // a 202 always says where to look
 		}
 		h.Set("Retry-After", retryAfter(duration))
 	}
