@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -11,35 +10,16 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-// syncBuffer is a bytes.Buffer safe to read while the command writes to it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestEmulatorCommand serves `azk emulator`, trusts it through the PEM file
 // it prints, and checks that a second emulator on its state folder (as an
 // apply --emulator would start) is refused naming this process.
 func TestEmulatorCommand(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state")
-	var stdout, stderr syncBuffer
+	var stdout, stderr lockedBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	root := newRootCommand(strings.NewReader(""), &stdout, &stderr)
 	root.SetArgs([]string{"emulator", "--addr", "127.0.0.1:0", "--state", state})
@@ -88,7 +68,7 @@ func TestEmulatorCommand(t *testing.T) {
 		t.Errorf("admin API with the printed token: %s", resp.Status)
 	}
 
-	var second syncBuffer
+	var second lockedBuffer
 	again := newRootCommand(strings.NewReader(""), &second, &second)
 	again.SetArgs([]string{"emulator", "--addr", "127.0.0.1:0", "--state", state})
 	err = again.ExecuteContext(context.Background())

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/corpus"
 )
 
@@ -51,7 +52,7 @@ func TestEmbeddedCollectionsFollowTheChildren(t *testing.T) {
 					for _, it := range items {
 						list = append(list, it)
 					}
-					setPath(b, col.path, list)
+					armjson.Put(b, col.path, list)
 				}
 				return b
 			}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/registry"
 )
 
@@ -146,7 +147,7 @@ func (f *typeFacts) fill(s *Server, rec *record, body, prev map[string]any, now 
 		if !ok {
 			v = s.expand(fv.Value, rec.ID, name, location, now)
 		}
-		setPath(body, path, v)
+		armjson.Put(body, path, v)
 	}
 	for _, sub := range f.arm.SubResourceIDs {
 		items, _ := lookupPath(body, strings.Split(sub.Path, "."))
@@ -196,19 +197,6 @@ func (s *Server) expand(v any, id, name, location string, now time.Time) any {
 		})
 	}
 	return v
-}
-
-// setPath sets the value at path, creating the objects on the way.
-func setPath(m map[string]any, path []string, v any) {
-	for _, p := range path[:len(path)-1] {
-		next, ok := m[p].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[p] = next
-		}
-		m = next
-	}
-	m[path[len(path)-1]] = v
 }
 
 // apiVersionPattern is the shape of every ARM api-version.
