@@ -250,7 +250,7 @@ var createdWithParent = map[string][]string{
 }
 
 // createWithParent stores the children ARM creates with the new resource
-// rec, sharing its operation.
+// rec, sharing its operation (a create that fails creates none).
 func (s *Server) createWithParent(rec *record, now time.Time, state string) error {
 	for i, child := range createdWithParent[strings.ToLower(rec.Type)] {
 		seg, name, _ := strings.Cut(child, "/")

@@ -469,7 +469,7 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 	if err := s.applyChildren(children, k, now, finalState, rec.Pending); err != nil {
 		return err
 	}
-	if existing == nil {
+	if existing == nil && !fails {
 		if err := s.createWithParent(rec, now, finalState); err != nil {
 			return err
 		}
