@@ -458,7 +458,10 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 		if existing != nil {
 			state = stateUpdating
 		}
-		rec.Pending = &pending{Op: op.ID, State: state, Start: now, Until: op.Until}
+		if duration > 0 || fails {
+			// An operation of no duration is over as it starts: nothing to settle.
+			rec.Pending = &pending{Op: op.ID, State: state, Start: now, Until: op.Until}
+		}
 		if err := s.st.putOp(op); err != nil {
 			return err
 		}
@@ -474,7 +477,7 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 			return err
 		}
 	}
-	if async {
+	if rec.Pending != nil {
 		s.noteDueLocked(op.Until)
 	} else {
 		s.scheduleDriftLocked(rec, f, now)
