@@ -3,7 +3,6 @@ package emulator
 import (
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -166,11 +165,4 @@ func nameAndTypeMatch(rec *record, name, typ string) bool {
 		return strings.EqualFold(rec.Type, typ)
 	}
 	return strings.EqualFold(namespaceOf(rec.Type), typ)
-}
-
-// decodeRaw is json.Unmarshal into a map, for stored bodies.
-func decodeRaw(b []byte) map[string]any {
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	return m
 }
