@@ -149,7 +149,9 @@ func TestFaultDrift(t *testing.T) {
 	c := start(t, Options{Faults: Faults{Drifts: []DriftRule{{Type: "Microsoft.Network/virtualNetworks", After: 100 * time.Millisecond,
 		Patch: mustJSON(t, map[string]any{"tags": map[string]any{"changedIn": "portal"}})}}}}, false)
 	c.mustPut(rgID, map[string]any{"location": "westus2"})
-	v := c.mustPut(vnetID, map[string]any{"location": "westus2", "tags": map[string]any{"env": "dev"}})
+	// The PUT's own answer, not a poll that may come after the drift.
+	resp, v := c.do(http.MethodPut, vnetID+api, map[string]any{"location": "westus2", "tags": map[string]any{"env": "dev"}})
+	mustStatus(t, resp, v, http.StatusCreated)
 	time.Sleep(300 * time.Millisecond)
 	resp, got := c.do(http.MethodGet, vnetID+api, nil)
 	mustStatus(t, resp, got, http.StatusOK)
