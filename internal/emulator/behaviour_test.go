@@ -289,3 +289,22 @@ func TestSecretsAreNeitherStoredNorReturned(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteOnlyPropertiesAreNotReturned: what the recordings show ARM
+// accepts but never returns (registry.Observed.WriteOnly) is not kept either.
+func TestWriteOnlyPropertiesAreNotReturned(t *testing.T) {
+	c := startWithGroup(t, Options{})
+	id := rgID + "/providers/Microsoft.AppConfiguration/configurationStores/cs1"
+	resp := c.send(http.MethodPut, id+"?api-version=2024-06-01", map[string]any{"location": "westus2", "sku": map[string]any{"name": "standard"},
+		"properties": map[string]any{"createMode": "Default", "disableLocalAuth": true}})
+	got, err := c.pollUntilDone(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := lookupPath(got, []string{"properties", "createMode"}); ok {
+		t.Errorf("a write-only property is returned: %v", got)
+	}
+	if v, _ := lookupPath(got, []string{"properties", "disableLocalAuth"}); v != true {
+		t.Errorf("a readable property was dropped: %v", got)
+	}
+}

@@ -129,6 +129,38 @@ func dropPath(v any, path []string) {
 	}
 }
 
+// writeOnly returns the paths that ARM, at this api-version, accepts but
+// never returns (registry.Observed.WriteOnly of the kinds mapping to typ);
+// the emulator does not keep them either.
+func writeOnly(typ, version string) [][]string {
+	k := strings.ToLower(typ) + "@" + version
+	if v, ok := writeOnlyByVersion.Load(k); ok {
+		return v.([][]string)
+	}
+	reg := registry.Default()
+	var out [][]string
+	known := false
+	for _, gvk := range reg.KindsOfARMType(typ) {
+		kind, ok := reg.Lookup(gvk.Group, gvk.Version, gvk.Kind)
+		if !ok || kind.APIVersion != version {
+			continue
+		}
+		known = true
+		if kind.Observed == nil {
+			continue
+		}
+		for _, p := range kind.Observed.WriteOnly {
+			out = append(out, strings.Split(strings.ReplaceAll(p, "[]", ".[]"), "."))
+		}
+	}
+	if known { // only pairs the registry knows are kept, so the cache stays bounded
+		writeOnlyByVersion.Store(k, out)
+	}
+	return out
+}
+
+var writeOnlyByVersion sync.Map // lower-cased type@api-version -> [][]string
+
 // fill sets the values ARM fills in (registry.ARMType.Filled) that body
 // lacks; a value the previous version had is kept, as ARM keeps read-only
 // values across updates.

@@ -446,6 +446,9 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 	}
 	rec.ETag = fmt.Sprintf(`W/"%s"`, s.newUUID())
 	out := s.buildBody(rec, req, prev, now, finalState)
+	for _, p := range writeOnly(rec.Type, r.URL.Query().Get("api-version")) {
+		dropPath(out, p)
+	}
 	if rec.Body, err = json.Marshal(out); err != nil {
 		return err
 	}
