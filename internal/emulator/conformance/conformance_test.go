@@ -273,6 +273,49 @@ func TestConformance(t *testing.T) {
 		}
 	})
 
+	s.check(t, "network/subnet-pages", func(t *testing.T) {
+		for _, name := range []string{"a", "b", "c"} {
+			p, err := subnets.BeginCreateOrUpdate(ctx, rg, "vnet", name, armnetwork.Subnet{Properties: &armnetwork.SubnetPropertiesFormat{AddressPrefix: to.Ptr("10.1.1" + map[string]string{"a": "1", "b": "2", "c": "3"}[name] + ".0/24")}}, nil)
+			if err == nil {
+				_, err = p.PollUntilDone(ctx, frequency)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		pager := subnets.NewListPager(rg, "vnet", nil)
+		n, pages := 0, 0
+		for pager.More() {
+			page, err := pager.NextPage(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, pages = n+len(page.Value), pages+1
+		}
+		if n != 4 || pages != 2 {
+			t.Fatalf("%d subnets in %d pages, want 4 in 2", n, pages)
+		}
+	})
+	s.check(t, "network/delete-long-running-after-nic", func(t *testing.T) {
+		np, err := nics.BeginDelete(ctx, rg, "nic", nil)
+		if err == nil {
+			_, err = np.PollUntilDone(ctx, frequency)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		vp, err := vnets.BeginDelete(ctx, rg, "vnet", nil)
+		if err == nil {
+			_, err = vp.PollUntilDone(ctx, frequency)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := subnets.Get(ctx, rg, "vnet", "web", nil); armCode(err) != "ResourceNotFound" {
+			t.Fatalf("subnet after its network's delete: %v", err)
+		}
+	})
+
 	// Storage: name checks, a 202 create, keys, children created with the account.
 	accounts := storage.NewAccountsClient()
 	s.check(t, "storage/check-name-create-202", func(t *testing.T) {
@@ -317,6 +360,17 @@ func TestConformance(t *testing.T) {
 		}
 	})
 
+	s.check(t, "storage/update-patch", func(t *testing.T) {
+		got, err := accounts.Update(ctx, rg, "azkconf", armstorage.AccountUpdateParameters{Tags: map[string]*string{"k": to.Ptr("v")}}, nil)
+		if err != nil || len(got.Tags) != 1 {
+			t.Fatalf("update: %v %+v", err, got.Tags)
+		}
+		props, err := accounts.GetProperties(ctx, rg, "azkconf", nil)
+		if err != nil || *props.Tags["k"] != "v" || *props.Properties.ProvisioningState != armstorage.ProvisioningStateSucceeded {
+			t.Fatalf("get: %v", err)
+		}
+	})
+
 	// Managed identity: generated IDs, tenant of the subscription.
 	identities := msi.NewUserAssignedIdentitiesClient()
 	s.check(t, "msi/create-list-delete", func(t *testing.T) {
@@ -327,6 +381,10 @@ func TestConformance(t *testing.T) {
 		page, err := identities.NewListByResourceGroupPager(rg, nil).NextPage(ctx)
 		if err != nil || len(page.Value) != 1 {
 			t.Fatalf("list: %v", err)
+		}
+		updated, err := identities.Update(ctx, rg, "id1", armmsi.IdentityUpdate{Tags: map[string]*string{"k": to.Ptr("v")}}, nil)
+		if err != nil || *updated.Properties.PrincipalID != *id.Properties.PrincipalID || len(updated.Tags) != 1 {
+			t.Fatalf("update: %v", err)
 		}
 		if _, err := identities.Delete(ctx, rg, "id1", nil); err != nil {
 			t.Fatal(err)
@@ -371,6 +429,33 @@ func TestConformance(t *testing.T) {
 		}
 		if _, err := vaults.GetDeleted(ctx, "azkconf-kv", location, nil); armCode(err) != "DeletedVaultNotFound" {
 			t.Fatalf("after purge: %v", err)
+		}
+	})
+
+	s.check(t, "keyvault/recover", func(t *testing.T) {
+		params := armkeyvault.VaultCreateOrUpdateParameters{Location: to.Ptr(location),
+			Properties: &armkeyvault.VaultProperties{TenantID: to.Ptr(emulator.Tenant), SKU: &armkeyvault.SKU{Family: to.Ptr(armkeyvault.SKUFamilyA), Name: to.Ptr(armkeyvault.SKUNameStandard)}}}
+		create := func(p armkeyvault.VaultCreateOrUpdateParameters) (armkeyvault.VaultsClientCreateOrUpdateResponse, error) {
+			poller, err := vaults.BeginCreateOrUpdate(ctx, rg, "azkconf-kv2", p, nil)
+			if err != nil {
+				return armkeyvault.VaultsClientCreateOrUpdateResponse{}, err
+			}
+			return poller.PollUntilDone(ctx, frequency)
+		}
+		first, err := create(params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := vaults.Delete(ctx, rg, "azkconf-kv2", nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := create(params); armCode(err) != "ConflictError" {
+			t.Fatalf("create over a soft-deleted vault: %v", err)
+		}
+		params.Properties.CreateMode = to.Ptr(armkeyvault.CreateModeRecover)
+		back, err := create(params)
+		if err != nil || *back.Properties.VaultURI != *first.Properties.VaultURI {
+			t.Fatalf("recover: %v", err)
 		}
 	})
 
