@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -462,11 +463,14 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 			state = stateUpdating
 		}
 		if duration > 0 || fails {
-			// An operation of no duration is over as it starts: nothing to settle.
 			rec.Pending = &pending{Op: op.ID, State: state, Start: now, Until: op.Until}
-		}
-		if err := s.st.putOp(op); err != nil {
-			return err
+			if err := s.st.putOp(op); err != nil {
+				return err
+			}
+		} else {
+			// An operation of no duration is over as it starts: nothing to
+			// settle or store, its URL names the resource it wrote.
+			op.ID = instantOperationID(rec.ID)
 		}
 	}
 	if err := s.st.putResource(k, rec); err != nil {
@@ -1011,11 +1015,14 @@ func retryAfter(d time.Duration) string {
 func (s *Server) getOperation(w http.ResponseWriter, r *http.Request, id string, result bool) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	now := time.Now()
 	op := s.st.ops[strings.ToLower(id)]
+	if op == nil {
+		op = instantOperation(id, now)
+	}
 	if op == nil {
 		return errorf(http.StatusNotFound, "OperationNotFound", "The operation '%s' was not found.", id)
 	}
-	now := time.Now()
 	running := now.Before(op.Until)
 	if result {
 		switch {
@@ -1093,4 +1100,24 @@ func versionedType(t target, method string) string {
 		return ""
 	}
 	return t.typ
+}
+
+// instantPrefix starts the IDs of operations that finished as they started.
+const instantPrefix = "done-"
+
+func instantOperationID(resourceID string) string {
+	return instantPrefix + hex.EncodeToString([]byte(resourceID))
+}
+
+// instantOperation is the finished PUT an instant operation ID names, or nil.
+func instantOperation(id string, now time.Time) *operation {
+	rest, ok := strings.CutPrefix(strings.ToLower(id), instantPrefix)
+	if !ok {
+		return nil
+	}
+	resource, err := hex.DecodeString(rest)
+	if err != nil {
+		return nil
+	}
+	return &operation{ID: id, Resource: string(resource), Method: http.MethodPut, Start: now, Until: now}
 }
