@@ -994,11 +994,13 @@ func operationURL(r *http.Request, rec *record, op *operation, result bool) stri
 		prefix = "/subscriptions/" + url.PathEscape(t.sub)
 	}
 	loc := "global"
-	var m struct {
-		Location string `json:"location"`
-	}
-	if json.Unmarshal(rec.Body, &m) == nil && m.Location != "" {
-		loc = strings.ToLower(strings.ReplaceAll(m.Location, " ", ""))
+	// The location is read with the splicer's scanner: decoding the whole body
+	// for it would cost every long-running write.
+	if start, end, found, ok := memberSpan(rec.Body, "location"); ok && found {
+		var l string
+		if json.Unmarshal(rec.Body[start:end], &l) == nil && l != "" {
+			loc = strings.ToLower(strings.ReplaceAll(l, " ", ""))
+		}
 	}
 	kind := "operations"
 	if result {
