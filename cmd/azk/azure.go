@@ -98,6 +98,9 @@ func (f *azureFlags) client(ctx context.Context, g *globalOptions) (*arm.Client,
 			return nil, nil, fmt.Errorf("starting the emulator: %w", err)
 		}
 		cleanups = append(cleanups, func() { _ = run.Close() })
+		for _, w := range run.Server.Warnings() {
+			fmt.Fprintf(g.stderr, "Warning: emulator state: %s\n", w)
+		}
 		opts.Endpoint, opts.Transport, opts.Credential = run.URL, run.HTTPClient(), arm.EmulatorCredential
 	case f.endpoint != "":
 		transport, err := pinnedTransport(os.Getenv("AZK_ENDPOINT_CERT_SHA256"))

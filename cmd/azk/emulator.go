@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -33,8 +35,11 @@ Manager REST API: resource CRUD on ARM paths, long-running operations, cascade
 delete, ETags, built-in role definitions, key vault soft delete, and faults on
 demand. Tokens are accepted without checking, but a Bearer token is required.
 
+It writes its certificate as a PEM file beside its state and prints the path.
 Faults can also be changed while it runs through the admin API:
-GET/PUT /_emulator/faults and POST /_emulator/drift.`,
+GET/PUT /_emulator/faults and POST /_emulator/drift, each with the admin token
+it prints ('Authorization: Bearer TOKEN') and 'Content-Type: application/json'.
+One emulator at a time may use a state folder.`,
 		Example: `  azk emulator --insecure-http --addr 127.0.0.1:8080
   azk emulator --lro 'Microsoft.Network/*=2s' --lro 'Microsoft.Resources/resourceGroups=0,5s'
   azk emulator --seed 42 --transient-rate 0.1 --write-limit 20/1`,
@@ -65,13 +70,23 @@ GET/PUT /_emulator/faults and POST /_emulator/drift.`,
 				return err
 			}
 			out := g.stdout
-			fmt.Fprintf(out, "azk emulator listening on %s (state: %s)\n", run.URL, stateLabel(stateDir))
-			if run.Fingerprint != "" {
-				fmt.Fprintf(out, "certificate SHA-256 fingerprint: %s\n", run.Fingerprint)
+			for _, w := range run.Server.Warnings() {
+				fmt.Fprintf(g.stderr, "Warning: %s\n", w)
 			}
+			fmt.Fprintf(out, "azk emulator listening on %s (state: %s)\n", run.URL, stateLabel(stateDir))
+			certFile := ""
+			if run.Fingerprint != "" {
+				if certFile, err = writeCertPEM(stateDir, run.CertPEM); err != nil {
+					run.Close()
+					return err
+				}
+				fmt.Fprintf(out, "certificate SHA-256 fingerprint: %s\ncertificate (PEM): %s\n", run.Fingerprint, certFile)
+			}
+			fmt.Fprintf(out, "admin API token (/_emulator/, header 'Authorization: Bearer TOKEN'): %s\n", run.Server.AdminToken())
 			fmt.Fprintf(out, "\nclients need:\n  export AZK_ENDPOINT=%s\n  export AZURE_SUBSCRIPTION_ID=00000000-0000-0000-0000-000000000000\n", run.URL)
 			if run.Fingerprint != "" {
 				fmt.Fprintf(out, "  export AZK_ENDPOINT_CERT_SHA256=%s\n", strings.ReplaceAll(run.Fingerprint, ":", ""))
+				fmt.Fprintf(out, "  export SSL_CERT_FILE=%s   # or trust this file in your client\n", certFile)
 			}
 			return run.Wait()
 		},
@@ -94,6 +109,27 @@ GET/PUT /_emulator/faults and POST /_emulator/drift.`,
 	f.StringArrayVar(&fail, "fail", nil, "make writes of a type fail: GLOB=AFTER[,CODE] (repeatable)")
 	f.StringArrayVar(&drft, "drift", nil, "change resources of a type after each write: GLOB=AFTER,JSON_MERGE_PATCH (repeatable)")
 	return cmd
+}
+
+// writeCertPEM writes the emulator's certificate beside its state (or, for an
+// in-memory emulator, into a fresh temporary folder) so that any client can
+// trust it, and returns the file's path.
+func writeCertPEM(stateDir string, certPEM []byte) (string, error) {
+	dir := stateDir
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "azk-emulator-"); err != nil {
+			return "", err
+		}
+	}
+	path, err := filepath.Abs(filepath.Join(dir, "emulator-cert.pem"))
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, certPEM, 0o644); err != nil {
+		return "", fmt.Errorf("writing the emulator certificate: %w", err)
+	}
+	return path, nil
 }
 
 func stateLabel(dir string) string {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/azkcli/azk/internal/arm"
+	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/planner"
 	"github.com/azkcli/azk/internal/registry"
@@ -209,9 +210,15 @@ func (l *childLister) walk(ctx context.Context, by, id, armType string) {
 			collect(id+"/"+c.segment, c.apiVersion)
 		}
 	}
+	createdWith := map[string]bool{}
+	for _, c := range extensions.ChildrenCreatedWith(armType) {
+		createdWith[strings.ToLower(id+"/"+c)] = true
+	}
 	for _, k := range kids {
 		if !l.inInput[strings.ToLower(k.id)] {
-			l.unmanaged = append(l.unmanaged, Cascade{By: by, ID: k.id, Reason: "not in the input"})
+			if !createdWith[strings.ToLower(k.id)] { // ARM made it with its parent and removes it with it
+				l.unmanaged = append(l.unmanaged, Cascade{By: by, ID: k.id, Reason: "not in the input"})
+			}
 			continue
 		}
 		typ := k.typ

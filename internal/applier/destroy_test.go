@@ -122,7 +122,11 @@ func TestDestroyFindsUnmanagedResourcesThatWouldCascade(t *testing.T) {
 	}
 	strays := []string{vnet + "/subnets/made-in-portal", rgID + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/someone-elses"}
 	for _, id := range strays {
-		op, err := e.client.Put(ctx, id, "2023-01-31", map[string]any{"location": "westus2", "properties": map[string]any{"addressPrefix": "10.10.9.0/24"}})
+		version := "2023-01-31" // the identity's
+		if strings.Contains(id, "/subnets/") {
+			version = "2020-11-01"
+		}
+		op, err := e.client.Put(ctx, id, version, map[string]any{"location": "westus2", "properties": map[string]any{"addressPrefix": "10.10.9.0/24"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,8 +31,10 @@ type Operation struct {
 	correlationID string
 	monitor       string        // the URL ARM gave for following the operation, query removed
 	asyncURL      string        // the Azure-AsyncOperation URL, to read a failure's error from
+	byLocation    bool          // followed through a Location header alone
 	state         string        // the last status or provisioningState seen
 	delay         time.Duration // the last Retry-After seen
+	hinted        bool          // whether the last answer carried a Retry-After at all
 }
 
 func (c *Client) start(ctx context.Context, method, id, apiVersion string, body any) (*Operation, error) {
@@ -59,6 +61,7 @@ func (o *Operation) begin(ctx context.Context) error {
 	o.correlationID = resp.Header.Get(headerCorrelationID)
 	o.monitor = ""
 	o.asyncURL = resp.Header.Get("Azure-AsyncOperation")
+	o.byLocation = o.asyncURL == "" && resp.Header.Get("Operation-Location") == "" && resp.Header.Get("Location") != ""
 	for _, h := range []string{"Azure-AsyncOperation", "Operation-Location", "Location"} {
 		if v := resp.Header.Get(h); v != "" {
 			o.monitor = withoutQuery(v)
@@ -133,8 +136,8 @@ func (o *Operation) follow(ctx context.Context) (json.RawMessage, error) {
 	}
 	for !o.poller.Done() {
 		d := o.delay
-		if d <= 0 {
-			d = opts.PollFrequency
+		if d <= 0 && !o.hinted {
+			d = opts.PollFrequency // ARM said nothing: poll at the default pace
 		}
 		if err := sleep(ctx, min(d, opts.Retry.MaxDelay)); err != nil {
 			return nil, o.interrupted(err)
@@ -144,7 +147,7 @@ func (o *Operation) follow(ctx context.Context) (json.RawMessage, error) {
 			if again, err := retry(err); !again {
 				return nil, err
 			}
-			o.delay = 0
+			o.delay, o.hinted = 0, false
 			continue
 		}
 		failures = 0
@@ -161,14 +164,24 @@ func (o *Operation) follow(ctx context.Context) (json.RawMessage, error) {
 	}
 }
 
-// failure describes a failed operation. When the response that ended it
-// carries no error (a PUT answering 201 with provisioningState Failed: the
+// failure describes a failed operation. An operation followed through its
+// Location header fails with the error the Location URL answers. When the
+// response that ended it carries no error (a PUT answering 201 with provisioningState Failed: the
 // operation had failed before the PUT returned), ARM's code and message are
 // read from the operation's Azure-AsyncOperation status.
 func (o *Operation) failure(ctx context.Context, err error) error {
 	described := fromAzcore(o.Method, o.ID, err)
 	var re *ResponseError
-	if !errors.As(described, &re) || re.StatusCode != 0 || re.Code != "" || o.asyncURL == "" || !o.client.sameHost(o.asyncURL) {
+	if !errors.As(described, &re) {
+		return described
+	}
+	if o.byLocation && re.StatusCode >= 400 && re.StatusCode < 500 && re.Code != "" {
+		// ARM's asynchronous pattern: the Location URL of an operation that
+		// failed answers with the operation's error, in an error status.
+		re.StatusCode = 0
+		return re
+	}
+	if re.StatusCode != 0 || re.Code != "" || o.asyncURL == "" || !o.client.sameHost(o.asyncURL) {
 		return described
 	}
 	req, rerr := runtime.NewRequest(ctx, http.MethodGet, o.asyncURL)
@@ -209,6 +222,7 @@ func (o *Operation) finish(body json.RawMessage) *Response {
 // or the resource's provisioningState, and the Retry-After.
 func (o *Operation) observe(resp *http.Response) {
 	o.delay = retryAfter(resp)
+	o.hinted = resp.Header.Get("Retry-After") != "" || resp.Header.Get("retry-after-ms") != "" || resp.Header.Get("x-ms-retry-after-ms") != ""
 	payload, err := runtime.Payload(resp)
 	if err != nil || len(payload) == 0 {
 		return

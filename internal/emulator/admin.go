@@ -3,9 +3,13 @@ package emulator
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 )
@@ -13,12 +17,28 @@ import (
 // adminPrefix is reserved for the admin API; ARM paths never start with it.
 const adminPrefix = "/_emulator/"
 
-// The admin API, for tests and scripts (no authentication; keep it on loopback):
+// The admin API, for tests and scripts. Every request carries
+// "Authorization: Bearer TOKEN" with the token the emulator printed at start
+// (Server.AdminToken), and every body is "Content-Type: application/json":
+// a web page can send neither a custom Authorization header nor a JSON
+// content type across origins without a preflight that the admin API never
+// answers, so a browser on the same machine cannot drive it.
 //
 //	GET  /_emulator/faults  the Faults in force
 //	PUT  /_emulator/faults  replace them (JSON Faults)
 //	POST /_emulator/drift   {"id": ARM ID, "patch": JSON merge patch}: change a resource as the portal would
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
+	got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if subtle.ConstantTimeCompare([]byte(got), []byte(s.adminToken)) != 1 {
+		writeError(w, http.StatusUnauthorized, "AuthenticationFailed", "The admin API needs 'Authorization: Bearer TOKEN' with the token the emulator printed at start.")
+		return
+	}
+	if r.Method != http.MethodGet {
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			writeError(w, http.StatusUnsupportedMediaType, "UnsupportedMediaType", "The admin API accepts only 'Content-Type: application/json'.")
+			return
+		}
+	}
 	switch strings.TrimPrefix(r.URL.Path, adminPrefix) {
 	case "faults":
 		switch r.Method {
@@ -59,11 +79,18 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	writeError(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "%s is not supported on %s", r.Method, r.URL.Path)
 }
 
-// AdminClient drives a running emulator's admin API. The zero value is not
-// usable: set BaseURL (the emulator's URL); HTTP defaults to http.DefaultClient.
+// AdminClient drives a running emulator's admin API; Running.AdminClient
+// returns one set up for it. Otherwise set BaseURL (the emulator's URL) and
+// Token (its admin token); HTTP defaults to http.DefaultClient.
 type AdminClient struct {
 	BaseURL string
+	Token   string
 	HTTP    *http.Client
+}
+
+// AdminClient returns a client of this emulator's admin API.
+func (r *Running) AdminClient() *AdminClient {
+	return &AdminClient{BaseURL: r.URL, Token: r.Server.AdminToken(), HTTP: r.HTTPClient()}
 }
 
 // Faults returns the faults in force.
@@ -97,6 +124,7 @@ func (c *AdminClient) do(ctx context.Context, method, path string, in, out any) 
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+c.Token)
 	hc := c.HTTP
 	if hc == nil {
 		hc = http.DefaultClient
@@ -117,4 +145,17 @@ func (c *AdminClient) do(ctx context.Context, method, path string, in, out any) 
 		return json.Unmarshal(data, out)
 	}
 	return nil
+}
+
+// AdminToken is the secret the admin API requires; print it only to the
+// user who started the emulator.
+func (s *Server) AdminToken() string { return s.adminToken }
+
+func newAdminToken(given string) string {
+	if given != "" {
+		return given
+	}
+	b := make([]byte, 24)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return hex.EncodeToString(b)
 }

@@ -75,10 +75,22 @@ func embeddedCollectionOf(childTyp string) (embeddedCollection, bool) {
 // collections, spliced into the stored bytes (which never hold them) rather
 // than decoded and encoded again, since reads are the hot path. Callers hold s.mu.
 func (s *Server) render(rec *record, now time.Time) []byte {
-	body := view(rec, now)
+	body := s.own(rec, now)
 	for _, c := range collectionsOf(rec.Type) {
 		items := s.embeddedItems(rec, c, now)
-		if next, ok := spliceJSON(body, c.path, items, string(items) != "[]"); ok {
+		if next, ok := spliceJSON(body, c.path, items, string(items) != "[]" || filledAt(rec.Type, c.path)); ok {
+			body = next
+		}
+	}
+	return body
+}
+
+// own is view plus the read-only back-references ARM lists in a resource
+// (a subnet's IP configurations).
+func (s *Server) own(rec *record, now time.Time) []byte {
+	body := view(rec, now)
+	if ipc := s.subnetIPConfigurations(rec); ipc != nil {
+		if next, ok := spliceJSON(body, []string{"properties", "ipConfigurations"}, ipc, true); ok {
 			body = next
 		}
 	}
@@ -225,7 +237,7 @@ func (s *Server) embeddedItems(rec *record, c embeddedCollection, now time.Time)
 	})
 	items := []byte{'['}
 	for _, kid := range kids {
-		body := view(kid, now)
+		body := s.own(kid, now)
 		if c.brief {
 			m, err := decodeObject(body)
 			if err != nil {
@@ -344,17 +356,38 @@ func (s *Server) applyChildren(ch childChanges, parentKey string, now time.Time,
 	return nil
 }
 
+// subtreeInUse refuses to delete k when a child in its subtree belongs to a
+// collection with an inUseCode and a resource outside the subtree refers to
+// it, as ARM refuses to delete a virtual network whose subnet a network
+// interface is in.
+func (s *Server) subtreeInUse(k string) error {
+	for _, c := range s.subtree(k) {
+		rec := s.st.resources[c]
+		if col, ok := embeddedCollectionOf(rec.Type); ok {
+			if err := s.inUseOutside(rec, col, k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // inUse refuses to remove a child of a collection with an inUseCode while
 // another stored resource refers to it by ID, as ARM refuses to delete a
 // subnet a network interface's IP configuration is in.
 func (s *Server) inUse(kid *record, c embeddedCollection) error {
+	return s.inUseOutside(kid, c, key(kid.ID))
+}
+
+// inUseOutside is inUse, counting only referrers outside the subtree at root.
+func (s *Server) inUseOutside(kid *record, c embeddedCollection, root string) error {
 	if c.inUseCode == "" {
 		return nil
 	}
 	quoted := []byte(`"` + strings.ToLower(kid.ID))
 	own := key(kid.ID)
 	for k, rec := range s.st.resources {
-		if k == own || k == kid.Parent || strings.HasPrefix(k, own+"/") || !containsIDFold(rec.Body, quoted) {
+		if k == own || k == kid.Parent || k == root || strings.HasPrefix(k, own+"/") || strings.HasPrefix(k, root+"/") || !containsIDFold(rec.Body, quoted) {
 			continue
 		}
 		return errorf(http.StatusBadRequest, c.inUseCode,

@@ -104,7 +104,7 @@ func TestCreatePollReadUpdateDeleteCascade(t *testing.T) {
 	}
 	resp2, _ = c.do(http.MethodGet, loc, nil)
 	mustStatus(t, resp2, nil, http.StatusNoContent)
-	for _, id := range []string{rgID + "?api-version=2020-06-01", vnetID + api, subnetID + api, raID + api} {
+	for _, id := range []string{rgID + "?api-version=2020-06-01", vnetID + api, subnetID + api, raID + apiFor(raID)} {
 		resp, body := c.do(http.MethodGet, id, nil)
 		mustStatus(t, resp, body, http.StatusNotFound)
 	}
@@ -279,7 +279,7 @@ func TestKeyVaultSoftDeleteRecoverPurge(t *testing.T) {
 	created := c.mustPut(kvID, body)
 	guid := created["properties"].(map[string]any)["resourceGuid"]
 
-	resp, _ := c.do(http.MethodDelete, kvID+api, nil)
+	resp, _ := c.do(http.MethodDelete, kvID+apiFor(kvID), nil)
 	mustStatus(t, resp, nil, http.StatusOK)
 	deletedID := sub + "/providers/Microsoft.KeyVault/locations/westus2/deletedVaults/kv1"
 	resp, dv := c.do(http.MethodGet, deletedID+api, nil)
@@ -292,7 +292,7 @@ func TestKeyVaultSoftDeleteRecoverPurge(t *testing.T) {
 	if len(list["value"].([]any)) != 1 {
 		t.Fatalf("deleted vault list: %v", list)
 	}
-	resp, conflict := c.do(http.MethodPut, kvID+api, body)
+	resp, conflict := c.do(http.MethodPut, kvID+apiFor(kvID), body)
 	mustStatus(t, resp, conflict, http.StatusConflict)
 
 	recover := map[string]any{"location": "westus2", "properties": map[string]any{"tenantId": "t", "sku": map[string]any{"name": "standard"}, "createMode": "recover"}}
@@ -304,7 +304,7 @@ func TestKeyVaultSoftDeleteRecoverPurge(t *testing.T) {
 	resp, gone := c.do(http.MethodGet, deletedID+api, nil)
 	mustStatus(t, resp, gone, http.StatusNotFound)
 
-	resp, _ = c.do(http.MethodDelete, kvID+api, nil)
+	resp, _ = c.do(http.MethodDelete, kvID+apiFor(kvID), nil)
 	mustStatus(t, resp, nil, http.StatusOK)
 	resp = c.send(http.MethodPost, deletedID+"/purge"+api, nil)
 	if resp.StatusCode != http.StatusAccepted || resp.Header.Get("Location") == "" {
@@ -399,7 +399,15 @@ func TestConcurrentRequests(t *testing.T) {
 				expect(c.send(http.MethodPut, id+api, map[string]any{"location": "westus2"}), "PUT "+id, http.StatusOK, http.StatusCreated)
 				expect(c.send(http.MethodGet, id+api, nil), "GET "+id, http.StatusOK)
 				if i%4 == 0 {
-					expect(c.send(http.MethodDelete, id+api, nil), "DELETE "+id, http.StatusOK, http.StatusAccepted, http.StatusNoContent)
+					// Wait for the deletion, so that the next PUT of the name is not a PUT during it (409).
+					resp := c.send(http.MethodDelete, id+api, nil)
+					if resp.StatusCode == http.StatusAccepted {
+						if _, err := c.pollUntilDone(resp); err != nil {
+							t.Errorf("DELETE %s: %v", id, err)
+						}
+						continue
+					}
+					expect(resp, "DELETE "+id, http.StatusOK, http.StatusNoContent)
 				}
 				expect(c.send(http.MethodGet, rgID+"/resources"+api, nil), "list", http.StatusOK)
 			}

@@ -149,7 +149,9 @@ func TestFaultDrift(t *testing.T) {
 	c := start(t, Options{Faults: Faults{Drifts: []DriftRule{{Type: "Microsoft.Network/virtualNetworks", After: 100 * time.Millisecond,
 		Patch: mustJSON(t, map[string]any{"tags": map[string]any{"changedIn": "portal"}})}}}}, false)
 	c.mustPut(rgID, map[string]any{"location": "westus2"})
-	v := c.mustPut(vnetID, map[string]any{"location": "westus2", "tags": map[string]any{"env": "dev"}})
+	// The PUT's own answer, not a poll that may come after the drift.
+	resp, v := c.do(http.MethodPut, vnetID+api, map[string]any{"location": "westus2", "tags": map[string]any{"env": "dev"}})
+	mustStatus(t, resp, v, http.StatusCreated)
 	time.Sleep(300 * time.Millisecond)
 	resp, got := c.do(http.MethodGet, vnetID+api, nil)
 	mustStatus(t, resp, got, http.StatusOK)
@@ -158,7 +160,7 @@ func TestFaultDrift(t *testing.T) {
 		t.Fatalf("after drift: %v", got)
 	}
 
-	admin := &AdminClient{BaseURL: c.base, HTTP: c.run.HTTPClient()}
+	admin := c.run.AdminClient()
 	if err := admin.Drift(context.Background(), vnetID, map[string]any{"properties": map[string]any{"dhcpOptions": map[string]any{"dnsServers": []string{"1.1.1.1"}}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +175,7 @@ func TestFaultDrift(t *testing.T) {
 
 func TestAdminFaultsRoundTrip(t *testing.T) {
 	c := start(t, Options{}, false)
-	admin := &AdminClient{BaseURL: c.base, HTTP: c.run.HTTPClient()}
+	admin := c.run.AdminClient()
 	want := Faults{ThrottleRate: 1, ConflictTypes: []string{"x/*"}, WriteLimit: RateLimit{Burst: 3, PerSecond: 1}}
 	if err := admin.SetFaults(context.Background(), want); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -110,6 +111,17 @@ func (c *client) send(method, path string, body any, headers ...string) *http.Re
 	return resp
 }
 
+// apiFor is the api-version query for an ARM path: 2020-11-01 (api) where
+// the type serves it, else the newest version the registry knows for the type.
+func apiFor(path string) string {
+	t, _ := parseTarget(path)
+	f := factsOf(t.typ)
+	if f.arm == nil || len(f.arm.APIVersions) == 0 || slices.Contains(f.arm.APIVersions, "2020-11-01") || strings.EqualFold(namespaceOf(t.typ), "Microsoft.Resources") {
+		return api
+	}
+	return "?api-version=" + f.arm.APIVersions[len(f.arm.APIVersions)-1]
+}
+
 // mustStatus fails unless resp has the status.
 func mustStatus(t testing.TB, resp *http.Response, body map[string]any, want int) {
 	t.Helper()
@@ -144,8 +156,8 @@ func (c *client) pollUntilDone(resp *http.Response) (map[string]any, error) {
 
 func (c *client) mustPut(path string, body any) map[string]any {
 	c.t.Helper()
-	resp := c.send(http.MethodPut, path+api, body)
-	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated {
+	resp := c.send(http.MethodPut, path+apiFor(path), body)
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusAccepted {
 		data, _ := io.ReadAll(resp.Body)
 		c.t.Fatalf("PUT %s: %d %s", path, resp.StatusCode, data)
 	}

@@ -100,7 +100,7 @@ func (s *Server) deletedVaults(w http.ResponseWriter, r *http.Request, t target)
 		s.mu.RLock()
 		defer s.mu.RUnlock()
 		prefix := key("/subscriptions/" + t.sub + "/")
-		var items []json.RawMessage
+		items := []json.RawMessage{} // ARM sends an empty list, never null
 		for k, rec := range s.st.vaults {
 			if strings.HasPrefix(k, prefix) {
 				items = append(items, rec.Body)

@@ -26,6 +26,8 @@ type Options struct {
 	LRO []LRORule
 	// Faults are the failures injected; they can be changed later with SetFaults.
 	Faults Faults
+	// AdminToken is the token the admin API requires; empty generates a random one.
+	AdminToken string
 }
 
 // LRORule makes operations on resource types matching Type (a case-insensitive

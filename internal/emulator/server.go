@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +20,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/azkcli/azk/internal/registry"
 )
 
 // Server is the emulator. Its zero value is not usable; create one with New
@@ -26,6 +29,8 @@ import (
 type Server struct {
 	opts   Options
 	faults *faultState
+	// adminToken guards the admin API.
+	adminToken string
 
 	mu sync.RWMutex // guards st, ids, timers, closed
 	st *store
@@ -59,11 +64,17 @@ func New(opts Options) (*Server, error) {
 	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d/%d", opts.Seed, st.loaded)
+	idSeed := uint64(opts.Seed)
+	if opts.Seed == 0 {
+		// Unseeded: generated IDs differ between fresh emulators, as in Azure.
+		idSeed = rand.Uint64()
+	}
 	s := &Server{
-		opts:   opts,
-		faults: newFaultState(opts.Seed, opts.Faults),
-		st:     st,
-		ids:    rand.New(rand.NewPCG(uint64(opts.Seed), h.Sum64())),
+		opts:       opts,
+		faults:     newFaultState(opts.Seed, opts.Faults),
+		adminToken: newAdminToken(opts.AdminToken),
+		st:         st,
+		ids:        rand.New(rand.NewPCG(idSeed, h.Sum64())),
 	}
 	s.mu.Lock()
 	s.recomputeDueLocked()
@@ -110,13 +121,18 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveAdmin(w, r)
 		return
 	}
+	// ARM gives every request its own ID and echoes the caller's correlation ID
+	// (making one when the caller sent none).
 	h := w.Header()
-	reqID := r.Header.Get("x-ms-client-request-id")
-	if reqID == "" {
-		reqID = uuid.NewString()
+	h.Set("x-ms-request-id", uuid.NewString())
+	correlation := r.Header.Get("x-ms-correlation-request-id")
+	if correlation == "" {
+		correlation = uuid.NewString()
 	}
-	h.Set("x-ms-request-id", reqID)
-	h.Set("x-ms-correlation-request-id", reqID)
+	h.Set("x-ms-correlation-request-id", correlation)
+	if id := r.Header.Get("x-ms-client-request-id"); id != "" {
+		h.Set("x-ms-client-request-id", id)
+	}
 	h.Set("Cache-Control", "no-cache")
 	if d := s.faults.get().Latency; d > 0 {
 		select {
@@ -137,6 +153,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	t, ok := parseTarget(r.URL.Path)
 	if !ok {
 		writeError(w, http.StatusNotFound, "InvalidResourceType", "The request path '%s' is not an ARM resource or collection.", r.URL.Path)
+		return
+	}
+	if err := checkAPIVersion(versionedType(t, r.Method), r.URL.Query().Get("api-version")); err != nil {
+		writeARMError(w, err)
 		return
 	}
 	if s.injectRequestFaults(w, r, t.sub) {
@@ -178,10 +198,13 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, t target, body []
 		}
 		writeJSON(w, http.StatusOK, map[string]any{
 			"id": t.id, "subscriptionId": t.sub, "displayName": "Emulated subscription", "state": "Enabled",
-			"tenantId": "00000000-0000-0000-0000-000000000000",
+			"tenantId": Tenant,
 		})
 		return nil
 	case targetCollection, targetGroupResources:
+		if r.Method == http.MethodPost && t.kind == targetCollection {
+			return s.post(w, r, t, body)
+		}
 		if r.Method != http.MethodGet {
 			return errorf(http.StatusMethodNotAllowed, "MethodNotAllowed", "The collection '%s' only answers GET.", r.URL.Path)
 		}
@@ -315,6 +338,10 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, t target) error {
 			return nil
 		}
 	}
+	if r.Method == http.MethodHead {
+		w.WriteHeader(http.StatusNoContent) // ARM's existence check: 204, or 404
+		return nil
+	}
 	writeRaw(w, http.StatusOK, s.render(rec, time.Now()))
 	return nil
 }
@@ -365,6 +392,9 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 		var cur map[string]any
 		if err := json.Unmarshal(existing.Body, &cur); err != nil {
 			return err
+		}
+		if _, ok := req["tags"]; ok {
+			delete(cur, "tags") // ARM replaces tags whole on PATCH
 		}
 		req = mergePatch(cur, req).(map[string]any)
 	}
@@ -417,20 +447,30 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 	}
 	rec.ETag = fmt.Sprintf(`W/"%s"`, s.newUUID())
 	out := s.buildBody(rec, req, prev, now, finalState)
+	for _, p := range writeOnly(rec.Type, r.URL.Query().Get("api-version")) {
+		dropPath(out, p)
+	}
 	if rec.Body, err = json.Marshal(out); err != nil {
 		return err
 	}
-	async := duration > 0 || fails
+	answer := putAnswerFor(rec.Type, existing != nil)
+	async := duration > 0 || fails || answer.Async != ""
 	var op *operation
 	if async {
-		op = &operation{ID: s.newUUID(), Resource: rec.ID, APIVersion: r.URL.Query().Get("api-version"), Start: now, Until: now.Add(duration), Error: opErr}
+		op = &operation{ID: s.newUUID(), Resource: rec.ID, Method: http.MethodPut, APIVersion: r.URL.Query().Get("api-version"), Start: now, Until: now.Add(duration), Error: opErr}
 		state := stateCreating
 		if existing != nil {
 			state = stateUpdating
 		}
-		rec.Pending = &pending{Op: op.ID, State: state, Start: now, Until: op.Until}
-		if err := s.st.putOp(op); err != nil {
-			return err
+		if duration > 0 || fails {
+			rec.Pending = &pending{Op: op.ID, State: state, Start: now, Until: op.Until}
+			if err := s.st.putOp(op); err != nil {
+				return err
+			}
+		} else {
+			// An operation of no duration is over as it starts: nothing to
+			// settle or store, its URL names the resource it wrote.
+			op.ID = instantOperationID(rec.ID)
 		}
 	}
 	if err := s.st.putResource(k, rec); err != nil {
@@ -439,7 +479,12 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 	if err := s.applyChildren(children, k, now, finalState, rec.Pending); err != nil {
 		return err
 	}
-	if async {
+	if existing == nil && !fails {
+		if err := s.createWithParent(rec, now, finalState); err != nil {
+			return err
+		}
+	}
+	if rec.Pending != nil {
 		s.noteDueLocked(op.Until)
 	} else {
 		s.scheduleDriftLocked(rec, f, now)
@@ -448,21 +493,54 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 		return err
 	}
 
-	status := http.StatusCreated
-	if existing != nil {
-		status = http.StatusOK
-	}
 	h := w.Header()
 	h.Set("ETag", rec.ETag)
 	if async {
-		h.Set("Azure-AsyncOperation", operationURL(r, rec, op, false))
+		if answer.Async != "Location" {
+			h.Set("Azure-AsyncOperation", operationURL(r, rec, op, false))
+		}
+		if answer.Async == "Location" || answer.Status == http.StatusAccepted {
+			h.Set("Location", operationURL(r, rec, op, true)) // a 202 always says where to look
+		}
 		h.Set("Retry-After", retryAfter(duration))
 	}
-	writeRaw(w, status, s.render(rec, now))
+	if answer.Status == http.StatusAccepted {
+		w.WriteHeader(http.StatusAccepted) // the resource is read once the operation ends
+		return nil
+	}
+	writeRaw(w, answer.Status, s.render(rec, now))
 	return nil
 }
 
+// putAnswerFor is how ARM answers a successful PUT that creates (or
+// updates) a resource of typ: as the recordings show for the type
+// (registry.ARMType.Create/Update), else 201 (200) with no polling header.
+// An update the recordings do not show answers 200 with the create's polling
+// header, unless the create answers 202 (then the update is synchronous).
+func putAnswerFor(typ string, update bool) registry.PutAnswer {
+	a := factsOf(typ).arm
+	switch {
+	case a != nil && update && a.Update != nil:
+		return *a.Update
+	case a != nil && update && a.Create != nil && a.Create.Status != http.StatusAccepted:
+		return registry.PutAnswer{Status: http.StatusOK, Async: a.Create.Async}
+	case update:
+		return registry.PutAnswer{Status: http.StatusOK}
+	case a != nil && a.Create != nil:
+		return *a.Create
+	}
+	return registry.PutAnswer{Status: http.StatusCreated}
+}
+
+// maxBodyDepth bounds how deeply a request body may nest. ARM's schemas stay
+// far below it; a deeper body is refused before it is stored, since a journal
+// line that deep could not be decoded again on restart.
+const maxBodyDepth = 64
+
 func decodeObject(body []byte) (map[string]any, error) {
+	if depthExceeds(body, maxBodyDepth) {
+		return nil, errorf(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: it nests deeper than %d levels.", maxBodyDepth)
+	}
 	var m map[string]any
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -477,6 +555,28 @@ func decodeObject(body []byte) (map[string]any, error) {
 		return nil, errorf(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: trailing data after the JSON object.")
 	}
 	return m, nil
+}
+
+// depthExceeds reports whether the JSON text nests objects and arrays deeper than limit.
+func depthExceeds(b []byte, limit int) bool {
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return false
 }
 
 func checkPreconditions(r *http.Request, existing *record) error {
@@ -512,6 +612,9 @@ func (s *Server) buildBody(rec *record, req, prev map[string]any, now time.Time,
 		}
 	}
 	out["etag"] = rec.ETag
+	facts := factsOf(rec.Type)
+	facts.fill(s, rec, out, prev, now)
+	s.assignPrivateIPs(rec, out, prev)
 	props, _ := out["properties"].(map[string]any)
 	if props == nil {
 		props = map[string]any{}
@@ -537,6 +640,7 @@ func (s *Server) buildBody(rec *record, req, prev map[string]any, now time.Time,
 		"createdBy": "emulator@example.com", "createdByType": "User", "createdAt": created,
 		"lastModifiedBy": "emulator@example.com", "lastModifiedByType": "User", "lastModifiedAt": now.UTC().Format(time.RFC3339Nano),
 	}
+	facts.dropSecrets(out)
 	return out
 }
 
@@ -641,10 +745,8 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) error 
 	if err := s.siblingConflict(t, k, f, now); err != nil {
 		return err
 	}
-	if c, ok := embeddedCollectionOf(rec.Type); ok {
-		if err := s.inUse(rec, c); err != nil {
-			return err
-		}
+	if err := s.subtreeInUse(k); err != nil {
+		return err
 	}
 	rule := s.opts.lroFor(rec.Type)
 	if rule.Delete <= 0 {
@@ -892,11 +994,13 @@ func operationURL(r *http.Request, rec *record, op *operation, result bool) stri
 		prefix = "/subscriptions/" + url.PathEscape(t.sub)
 	}
 	loc := "global"
-	var m struct {
-		Location string `json:"location"`
-	}
-	if json.Unmarshal(rec.Body, &m) == nil && m.Location != "" {
-		loc = strings.ToLower(strings.ReplaceAll(m.Location, " ", ""))
+	// The location is read with the splicer's scanner: decoding the whole body
+	// for it would cost every long-running write.
+	if start, end, found, ok := memberSpan(rec.Body, "location"); ok && found {
+		var l string
+		if json.Unmarshal(rec.Body[start:end], &l) == nil && l != "" {
+			loc = strings.ToLower(strings.ReplaceAll(l, " ", ""))
+		}
 	}
 	kind := "operations"
 	if result {
@@ -913,11 +1017,14 @@ func retryAfter(d time.Duration) string {
 func (s *Server) getOperation(w http.ResponseWriter, r *http.Request, id string, result bool) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	now := time.Now()
 	op := s.st.ops[strings.ToLower(id)]
+	if op == nil {
+		op = instantOperation(id, now)
+	}
 	if op == nil {
 		return errorf(http.StatusNotFound, "OperationNotFound", "The operation '%s' was not found.", id)
 	}
-	now := time.Now()
 	running := now.Before(op.Until)
 	if result {
 		switch {
@@ -927,6 +1034,8 @@ func (s *Server) getOperation(w http.ResponseWriter, r *http.Request, id string,
 			w.WriteHeader(http.StatusAccepted)
 		case op.Error != nil:
 			writeJSON(w, http.StatusBadRequest, map[string]any{"error": op.Error})
+		case op.Method == http.MethodPut && s.live(key(op.Resource)) != nil:
+			writeRaw(w, http.StatusOK, s.render(s.live(key(op.Resource)), now))
 		default:
 			w.WriteHeader(http.StatusNoContent)
 		}
@@ -976,4 +1085,41 @@ func writeARMError(w http.ResponseWriter, err error) {
 		return
 	}
 	writeError(w, http.StatusInternalServerError, "InternalServerError", "%v", err)
+}
+
+// versionedType is the resource type whose api-versions a request must use:
+// the addressed type, or for a POST action the type it acts on; "" for the
+// emulator's own operation-status paths.
+func versionedType(t target, method string) string {
+	lt := strings.ToLower(t.typ)
+	if strings.HasSuffix(lt, "/locations/operations") || strings.HasSuffix(lt, "/locations/operationresults") {
+		return ""
+	}
+	if method == http.MethodPost && t.kind == targetCollection {
+		if i := strings.LastIndexByte(t.typ, '/'); i > 0 && strings.Contains(t.typ[:i], "/") {
+			return t.typ[:i]
+		}
+		return ""
+	}
+	return t.typ
+}
+
+// instantPrefix starts the IDs of operations that finished as they started.
+const instantPrefix = "done-"
+
+func instantOperationID(resourceID string) string {
+	return instantPrefix + hex.EncodeToString([]byte(resourceID))
+}
+
+// instantOperation is the finished PUT an instant operation ID names, or nil.
+func instantOperation(id string, now time.Time) *operation {
+	rest, ok := strings.CutPrefix(strings.ToLower(id), instantPrefix)
+	if !ok {
+		return nil
+	}
+	resource, err := hex.DecodeString(rest)
+	if err != nil {
+		return nil
+	}
+	return &operation{ID: id, Resource: string(resource), Method: http.MethodPut, Start: now, Until: now}
 }

@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/hex"
+	"encoding/pem"
 	"errors"
 	"math/big"
 	"net"
@@ -26,6 +27,8 @@ type Running struct {
 	CertPool *x509.CertPool
 	// Fingerprint is the SHA-256 of the certificate (hex, colon separated); empty for HTTP.
 	Fingerprint string
+	// CertPEM is the certificate in PEM form, for clients that trust a file; nil for HTTP.
+	CertPEM []byte
 	// Server is the emulator, for in-process fault control.
 	Server *Server
 
@@ -64,6 +67,7 @@ func Start(ctx context.Context, opts Options, addr string, useTLS bool) (*Runnin
 		}
 		run.CertPool = x509.NewCertPool()
 		run.CertPool.AddCert(leaf)
+		run.CertPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 		sum := sha256.Sum256(der)
 		run.Fingerprint = colonHex(sum[:])
 		run.http.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}

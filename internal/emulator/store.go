@@ -26,6 +26,9 @@ type record struct {
 	Pending *pending        `json:"pending,omitempty"`
 	// Vault is, for a soft-deleted key vault, the vault's body for recovery.
 	Vault json.RawMessage `json:"vault,omitempty"`
+	// KeyGeneration counts the regenerate actions, from which the keys that
+	// list actions answer are derived (see actions.go).
+	KeyGeneration int `json:"keyGen,omitempty"`
 }
 
 // pending is a long-running operation still running on a record.
@@ -38,8 +41,10 @@ type pending struct {
 
 // operation is the pollable status of a long-running request.
 type operation struct {
-	ID         string    `json:"id"`
-	Resource   string    `json:"resource"`
+	ID       string `json:"id"`
+	Resource string `json:"resource"`
+	// Method is PUT for a write, whose result URL answers the resource once done.
+	Method     string    `json:"method,omitempty"`
 	APIVersion string    `json:"apiVersion"`
 	Start      time.Time `json:"start"`
 	Until      time.Time `json:"until"`
@@ -72,20 +77,27 @@ const (
 
 // store holds the state in memory and, when dir is set, mirrors each change
 // as a checksummed line appended to a journal. On start the snapshot is read
-// and the journal replayed; a torn last line (a crash mid-write) fails its
-// checksum and is dropped. Compaction writes a new snapshot to a temporary
+// and the journal replayed; a line that fails its checksum is skipped and
+// reported, the lines after it still count, and only an unterminated last
+// line (a crash mid-write) is cut from the file. Compaction writes a new snapshot to a temporary
 // file, syncs it and renames it over the old one, then empties the journal;
 // replaying an old journal over a new snapshot is harmless because every line
 // sets the final value of one key. Callers serialise access.
 type store struct {
 	dir      string
+	lock     *os.File
 	journal  *os.File
 	journalN int
+	// warnings report damaged lines found at start.
+	warnings []string
 
 	resources map[string]*record
 	children  map[string]map[string]struct{} // parent key -> child keys
 	vaults    map[string]*record
 	ops       map[string]*operation
+	// subnetUsers indexes, per subnet key, the IP configurations of network
+	// interfaces in it (network.go).
+	subnetUsers map[string]map[string]struct{}
 	// loaded counts the lines read at start, to vary generated IDs across restarts.
 	loaded int
 }
@@ -97,6 +109,8 @@ func newStore(dir string) (*store, error) {
 		children:  map[string]map[string]struct{}{},
 		vaults:    map[string]*record{},
 		ops:       map[string]*operation{},
+
+		subnetUsers: map[string]map[string]struct{}{},
 	}
 	if dir == "" {
 		return st, nil
@@ -104,62 +118,77 @@ func newStore(dir string) (*store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	snap := filepath.Join(dir, snapshotFile)
-	if f, err := os.Open(snap); err == nil {
-		_, complete, err := st.replay(f)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", snap, err)
-		}
-		if !complete {
-			return nil, fmt.Errorf("%s: snapshot is damaged", snap)
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	jpath := filepath.Join(dir, journalFile)
-	j, err := os.OpenFile(jpath, os.O_RDWR|os.O_CREATE, 0o600)
+	lock, err := lockDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	good, _, err := st.replay(j)
-	if err != nil {
-		j.Close()
-		return nil, fmt.Errorf("%s: %w", jpath, err)
-	}
-	// Cut a torn tail so that new lines follow the last good one.
-	if err := j.Truncate(good); err != nil {
-		j.Close()
+	st.lock = lock
+	if err := st.load(); err != nil {
+		st.close()
 		return nil, err
 	}
-	if _, err := j.Seek(good, io.SeekStart); err != nil {
-		j.Close()
-		return nil, err
-	}
-	st.journal = j
 	return st, nil
 }
 
-// replay applies every good line of r; it returns the offset after the last
-// good line and whether the input ended cleanly.
-func (st *store) replay(r io.Reader) (good int64, complete bool, err error) {
+// load reads the snapshot and replays the journal, leaving the journal open
+// for appending after its last complete line.
+func (st *store) load() error {
+	snap := filepath.Join(st.dir, snapshotFile)
+	if f, err := os.Open(snap); err == nil {
+		_, err := st.replay(f, snap)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", snap, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	jpath := filepath.Join(st.dir, journalFile)
+	j, err := os.OpenFile(jpath, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	st.journal = j
+	end, err := st.replay(j, jpath)
+	if err != nil {
+		return fmt.Errorf("%s: %w", jpath, err)
+	}
+	// Cut only an unterminated tail, so that new lines start on a line of their own.
+	if err := j.Truncate(end); err != nil {
+		return err
+	}
+	_, err = j.Seek(end, io.SeekStart)
+	return err
+}
+
+// Warnings reports the damaged lines of the state files found at start;
+// each was skipped and the rest of the state loaded.
+func (s *Server) Warnings() []string { return append([]string(nil), s.st.warnings...) }
+
+// replay applies every good line of r, skipping and reporting damaged ones;
+// it returns the offset after the last complete line.
+func (st *store) replay(r io.Reader, name string) (end int64, err error) {
 	br := bufio.NewReaderSize(r, 1<<20)
-	for {
+	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
 		if errors.Is(err, io.EOF) {
-			return good, len(line) == 0, nil
+			if len(line) > 0 {
+				st.warnings = append(st.warnings, fmt.Sprintf("%s: line %d is incomplete (a write cut short); dropped", name, n))
+			}
+			return end, nil
 		}
 		if err != nil {
-			return good, false, err
+			return end, err
 		}
+		end += int64(len(line))
+		st.journalN++
 		e, ok := decodeLine(line)
 		if !ok {
-			return good, false, nil
+			st.warnings = append(st.warnings, fmt.Sprintf("%s: line %d is corrupt (checksum or JSON); skipped, the lines after it were kept", name, n))
+			continue
 		}
 		st.apply(e)
 		st.loaded++
-		st.journalN++
-		good += int64(len(line))
 	}
 }
 
@@ -195,6 +224,7 @@ func decodeLine(line []byte) (journalEntry, bool) {
 func (st *store) apply(e journalEntry) {
 	switch e.Table {
 	case tableResources:
+		st.indexSubnetUsers(st.resources[e.Key], e.Rec)
 		if old := st.resources[e.Key]; old != nil {
 			delete(st.children[old.Parent], e.Key)
 			if len(st.children[old.Parent]) == 0 {
@@ -346,15 +376,19 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// close syncs the journal to disk.
+// close syncs the journal to disk and releases the folder.
 func (st *store) close() error {
-	if st.journal == nil {
-		return nil
+	var err error
+	if st.journal != nil {
+		err = st.journal.Sync()
+		if cerr := st.journal.Close(); err == nil {
+			err = cerr
+		}
+		st.journal = nil
 	}
-	err := st.journal.Sync()
-	if cerr := st.journal.Close(); err == nil {
-		err = cerr
+	if st.lock != nil {
+		st.lock.Close() // closing the descriptor releases the flock
+		st.lock = nil
 	}
-	st.journal = nil
 	return err
 }

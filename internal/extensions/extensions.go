@@ -73,6 +73,23 @@ func (storedAsSent) Equivalent(string, any, any) bool { return false }
 func (storedAsSent) AddedByProvider(string, any) bool { return false }
 func (storedAsSent) NotReturned(string) bool          { return false }
 
+// ChildrenCreator is a resource whose provider creates children with it, as
+// ARM documents: they exist as soon as it does and go with it, so they are
+// not the user's to create or to account for when it is deleted.
+type ChildrenCreator interface {
+	// CreatedWith are the children, as "childType/name" under the resource.
+	CreatedWith() []string
+}
+
+// ChildrenCreatedWith returns the children ARM creates with a resource of
+// armType ("blobServices/default"), or nil.
+func ChildrenCreatedWith(armType string) []string {
+	if c, ok := byARMType[strings.ToLower(armType)].(ChildrenCreator); ok {
+		return c.CreatedWith()
+	}
+	return nil
+}
+
 // byARMType holds the extensions, keyed by lower-cased ARM type.
 var byARMType = map[string]any{}
 

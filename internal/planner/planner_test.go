@@ -222,7 +222,7 @@ func TestSavedPlanShowsTheSameAndDetectsStaleness(t *testing.T) {
 	if moved := Stale(context.Background(), loaded, fresh); len(moved) != 0 {
 		t.Errorf("nothing changed, yet stale: %v", moved)
 	}
-	admin := emulator.AdminClient{BaseURL: az.run.URL}
+	admin := az.run.AdminClient()
 	if err := admin.Drift(context.Background(), rgAdopt+"/providers/Microsoft.Network/virtualNetworks/vnet-update", map[string]any{"tags": map[string]any{"owner": "portal"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestSavedPlanShowsTheSameAndDetectsStaleness(t *testing.T) {
 func TestDriftReport(t *testing.T) {
 	az := startAzure(t, emulator.Faults{})
 	az.seed(t)
-	admin := emulator.AdminClient{BaseURL: az.run.URL}
+	admin := az.run.AdminClient()
 	if err := admin.Drift(context.Background(), rgAdopt+"/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-nochange",
 		map[string]any{"tags": map[string]any{"team": "someone-else"}}); err != nil {
 		t.Fatal(err)

@@ -261,3 +261,65 @@ func (k *Kind) ConfigMapExport(name string) *ConfigMapExport {
 func (k *Kind) DefaultsAzureName() bool {
 	return k.FixedName == "" && (k.Operator == nil || !k.Operator.NoDefaultAzureName) && k.Spec.Child("azureName") != nil
 }
+
+// ARMType is what the corpus shows about one ARM resource type across its
+// api-versions (the recordings' answers, the REST specs' definitions),
+// independent of the ASO kinds that map to it. Paths are ARM body paths,
+// keys joined by ".".
+type ARMType struct {
+	// Type is the ARM resource type, e.g. "Microsoft.Storage/storageAccounts".
+	Type string `json:"type"`
+	// APIVersions are the api-versions the type is known to serve, oldest
+	// first: those of the kinds mapping to it and those the REST specs define it at.
+	APIVersions []string `json:"apiVersions,omitempty"`
+	// Create and Update are how ARM answered a successful PUT that created,
+	// or updated, a resource of the type in most recordings; nil when none shows it.
+	Create *PutAnswer `json:"create,omitempty"`
+	Update *PutAnswer `json:"update,omitempty"`
+	// Filled are values ARM set at paths under "properties" that the PUT left
+	// out, the same in at least two recordings and different in none, once
+	// the resource's own values are written as placeholders: {id}, {name},
+	// {location}, and {etag}, {guid}, {time} for values ARM generates.
+	Filled []FilledValue `json:"filled,omitempty"`
+	// SubResourceIDs are arrays of named objects whose items ARM gives an ID
+	// (the resource's ID, Segment, the item's name), as the recordings show.
+	SubResourceIDs []SubResourceID `json:"subResourceIds,omitempty"`
+	// Actions are the POST actions the REST specs define on the type.
+	Actions []Action `json:"actions,omitempty"`
+}
+
+// PutAnswer is the status code of a successful PUT and the header, if any,
+// through which the client follows it ("Azure-AsyncOperation" or "Location").
+type PutAnswer struct {
+	Status int    `json:"status"`
+	Async  string `json:"async,omitempty"`
+}
+
+// FilledValue is a value ARM fills in at Path.
+type FilledValue struct {
+	Path  string `json:"path"`
+	Value any    `json:"value"`
+}
+
+// SubResourceID says the items of the array at Path carry IDs {id}/Segment/{item name}.
+type SubResourceID struct {
+	Path    string `json:"path"`
+	Segment string `json:"segment"`
+}
+
+// Action is a POST action on a resource ({id}/{Name}) and the shape of its answer.
+type Action struct {
+	Name   string `json:"name"`
+	Output *Shape `json:"output,omitempty"`
+}
+
+// Shape is the outline of a JSON value as a REST spec defines it.
+type Shape struct {
+	Type   Type              `json:"type"`
+	Fields map[string]*Shape `json:"fields,omitempty"`
+	Items  *Shape            `json:"items,omitempty"`
+	// Enum are the values a string may take (the first is used when one is needed).
+	Enum []string `json:"enum,omitempty"`
+	// Format is "date-time" for a string the recorded answers show as a time.
+	Format string `json:"format,omitempty"`
+}

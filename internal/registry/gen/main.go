@@ -38,5 +38,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
+	if err := corpusgen.WriteARMTypes(res.ARMTypes, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
 	fmt.Printf("gen: %d kinds, %d spec fields without an ARM pairing\n", len(res.Kinds), len(res.Unpaired))
 }

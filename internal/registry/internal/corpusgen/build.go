@@ -31,6 +31,8 @@ type Result struct {
 	// OperatorUnplaced lists facts of the operator's configuration that name
 	// no field of the kind they belong to.
 	OperatorUnplaced []string
+	// ARMTypes are the per-ARM-type facts (armtypetable.go), sorted by type.
+	ARMTypes []registry.ARMType
 }
 
 // Build reads the corpus rooted at dir (containing crds/ and api/) and the
@@ -84,6 +86,13 @@ func Build(dir, armTypes string) (*Result, error) {
 	sort.Strings(all.RefLeafMismatches)
 	sort.Strings(all.OperatorUnplaced)
 	if err := markBodyFacts(armTypes, all.Kinds); err != nil {
+		return nil, err
+	}
+	recs, err := readRecordings(dir)
+	if err != nil {
+		return nil, err
+	}
+	if all.ARMTypes, err = buildARMTypes(dir, armTypes, recs, all.Kinds); err != nil {
 		return nil, err
 	}
 	return &all, nil

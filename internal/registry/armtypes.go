@@ -1,0 +1,58 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"sync"
+)
+
+// armTypeIndex is a registry's ARMType table, read on first use.
+type armTypeIndex struct {
+	once  sync.Once
+	types map[string]*ARMType // lower-cased type
+	kinds map[string][]GVK    // lower-cased type -> kinds mapping to it
+}
+
+// armTypeIndexes holds one armTypeIndex per Registry (the Registry type
+// itself stays as the generator's index describes it).
+var armTypeIndexes sync.Map // *Registry -> *armTypeIndex
+
+func (r *Registry) armTypeIndex() *armTypeIndex {
+	v, _ := armTypeIndexes.LoadOrStore(r, &armTypeIndex{})
+	idx := v.(*armTypeIndex)
+	idx.once.Do(func() {
+		idx.types = map[string]*ARMType{}
+		idx.kinds = map[string][]GVK{}
+		var list []ARMType
+		err := readGzipJSON(r.fsys, "armtypes.json.gz", &list)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			// The data is embedded at build time; failing to read it is a build defect.
+			panic(fmt.Sprintf("registry: embedded data: %v", err))
+		}
+		for i := range list {
+			idx.types[strings.ToLower(list[i].Type)] = &list[i]
+		}
+		for _, gvk := range r.all {
+			if k := r.kinds[gvk]; k.ARMType != "" {
+				t := strings.ToLower(k.ARMType)
+				idx.kinds[t] = append(idx.kinds[t], gvk)
+			}
+		}
+	})
+	return idx
+}
+
+// ARMType returns what the corpus shows about an ARM resource type
+// (case-insensitive), e.g. "Microsoft.Storage/storageAccounts". The value
+// is shared: callers must not modify it.
+func (r *Registry) ARMType(typ string) (*ARMType, bool) {
+	t, ok := r.armTypeIndex().types[strings.ToLower(typ)]
+	return t, ok
+}
+
+// KindsOfARMType returns the served kinds whose ARM type is typ (case-insensitive), sorted.
+func (r *Registry) KindsOfARMType(typ string) []GVK {
+	return append([]GVK(nil), r.armTypeIndex().kinds[strings.ToLower(typ)]...)
+}
