@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/azkcli/azk/internal/registry"
 )
@@ -94,17 +95,33 @@ func markBodyFacts(dir string, kinds []*registry.Kind) error {
 	return nil
 }
 
+// typesFiles reads types.json files once each: the body facts and the
+// operator facts both walk them.
+var typesFiles sync.Map // path -> func() ([]typeNode, error)
+
+// readTypes parses one types.json file.
+func readTypes(file string) ([]typeNode, error) {
+	read, _ := typesFiles.LoadOrStore(file, sync.OnceValues(func() ([]typeNode, error) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		var nodes []typeNode
+		if err := json.Unmarshal(data, &nodes); err != nil {
+			return nil, fmt.Errorf("%s: %v", file, err)
+		}
+		return nodes, nil
+	}))
+	return read.(func() ([]typeNode, error))()
+}
+
 // readBodyFacts adds the facts of every resource type in one types.json
 // file. A type listed more than once (once per scope, or in two files) gets
 // the facts of every listing.
 func readBodyFacts(file string, out map[string]*factCollector) error {
-	data, err := os.ReadFile(file)
+	nodes, err := readTypes(file)
 	if err != nil {
 		return err
-	}
-	var nodes []typeNode
-	if err := json.Unmarshal(data, &nodes); err != nil {
-		return fmt.Errorf("%s: %v", file, err)
 	}
 	w := &bodyWalker{file: file, nodes: nodes}
 	for _, n := range nodes {

@@ -114,7 +114,6 @@ type builder struct {
 	mu       sync.Mutex
 	outlines map[string]*outlineEntry
 	config   operatorConfig
-	bicep    map[string][]bicepType // parsed ../arm-types files, by path
 }
 
 type outlineEntry struct {

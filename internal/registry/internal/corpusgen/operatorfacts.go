@@ -1,13 +1,10 @@
 package corpusgen
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/azkcli/azk/internal/registry"
@@ -290,68 +287,25 @@ func dotted(base, rest string) string {
 
 // armTypeNames maps the REST spec's object type names to the ARM body paths
 // where they stand ("ManagedClusterAgentPoolProfileProperties" -> "properties"),
-// for the resource type armType at apiVersion, from the Bicep types beside the
-// corpus (../arm-types). It places the types the operator flattens into the
-// spec, which the storage schema does not name. Nil when the types are absent.
+// for the resource type armType at apiVersion, from the REST specifications'
+// types. It places the types the operator flattens into the spec, which the
+// storage schema does not name. Nil when the types are absent.
 func (b *builder) armTypeNames(armType, apiVersion string) map[string]armPlace {
 	files, _ := filepath.Glob(filepath.Join(b.armTypes, "*", strings.ToLower(strings.Split(armType, "/")[0]), apiVersion, "types.json"))
 	for _, file := range files {
-		types, err := b.bicepTypes(file)
+		types, err := readTypes(file)
 		if err != nil {
 			continue
 		}
 		for _, t := range types {
-			if t.Type == "ResourceType" && strings.EqualFold(t.Name, armType+"@"+apiVersion) {
+			if t.Type == "ResourceType" && t.Body != nil && strings.EqualFold(t.Name, armType+"@"+apiVersion) {
 				out := map[string]armPlace{}
-				walkBicep(types, t.Body, "", out, map[int]bool{})
+				walkPlaces(types, *t.Body, "", out, map[int]bool{})
 				return out
 			}
 		}
 	}
 	return nil
-}
-
-// bicepType is the part of a Bicep type the generator reads.
-type bicepType struct {
-	Type       string                   `json:"$type"`
-	Name       string                   `json:"name"`
-	Body       bicepRef                 `json:"body"`
-	ItemType   bicepRef                 `json:"itemType"`
-	Properties map[string]bicepProperty `json:"properties"`
-}
-
-type bicepProperty struct {
-	Type bicepRef `json:"type"`
-}
-
-type bicepRef struct {
-	Ref string `json:"$ref"`
-}
-
-func (r bicepRef) index() (int, bool) {
-	i, err := strconv.Atoi(strings.TrimPrefix(r.Ref, "#/"))
-	return i, err == nil && strings.HasPrefix(r.Ref, "#/")
-}
-
-func (b *builder) bicepTypes(file string) ([]bicepType, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if t, ok := b.bicep[file]; ok {
-		return t, nil
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	var types []bicepType
-	if err := json.Unmarshal(data, &types); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
-	}
-	if b.bicep == nil {
-		b.bicep = map[string][]bicepType{}
-	}
-	b.bicep[file] = types
-	return types, nil
 }
 
 // armPlace is where an object type stands in the ARM body, and the JSON
@@ -361,9 +315,9 @@ type armPlace struct {
 	props []string
 }
 
-func walkBicep(types []bicepType, ref bicepRef, path string, out map[string]armPlace, seen map[int]bool) {
-	i, ok := ref.index()
-	if !ok || i < 0 || i >= len(types) || seen[i] {
+func walkPlaces(types []typeNode, ref typeRef, path string, out map[string]armPlace, seen map[int]bool) {
+	i, err := ref.index()
+	if err != nil || i < 0 || i >= len(types) || seen[i] {
 		return
 	}
 	seen[i] = true
@@ -379,9 +333,11 @@ func walkBicep(types []bicepType, ref bicepRef, path string, out map[string]armP
 			out[normalize(t.Name)] = place
 		}
 		for name, p := range t.Properties {
-			walkBicep(types, p.Type, dotted(path, name), out, seen)
+			walkPlaces(types, p.Type, dotted(path, name), out, seen)
 		}
 	case "ArrayType":
-		walkBicep(types, t.ItemType, path+"[]", out, seen)
+		if t.ItemType != nil {
+			walkPlaces(types, *t.ItemType, path+"[]", out, seen)
+		}
 	}
 }
