@@ -300,7 +300,7 @@ func TestSendSecrets(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("plan of a changed secret: exit %d (a plan cannot see it)\n%s", code, out)
 	}
-	mustContain(t, "plan", out, "Not compared: the secrets of 1 resource, which Azure never returns; azk apply --send-secrets ADDRESS sends them again.")
+	mustContain(t, "plan", out, "Not compared: the secrets of dbformysql.azure.com/FlexibleServer/default/db1, which Azure never returns; azk apply --send-secrets ADDRESS sends them again.")
 	out, errOut, code := azk(t, "", with("apply", "--auto-approve", "--send-secrets", "FlexibleServer/db1", dir)...)
 	if code != 0 {
 		t.Fatalf("apply --send-secrets: exit %d\n%s\n%s", code, out, errOut)

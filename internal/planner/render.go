@@ -186,19 +186,23 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 	return bw.Flush()
 }
 
-// secretsLine tells, when quiet resources send secrets, that a plan cannot
-// see those change (resources that are written say so themselves).
+// secretsLine tells which resources the plan shows as unchanged although
+// they send secrets it cannot compare (resources that are written say so
+// themselves): up to five by address, more as a count.
 func (p *Plan) secretsLine() string {
-	n := 0
+	var addresses []string
 	for _, r := range p.Resources {
 		if len(r.Secrets) > 0 && !r.Writes() && r.Action != ActionBlocked {
-			n++
+			addresses = append(addresses, r.Address)
 		}
 	}
-	if n == 0 {
+	switch n := len(addresses); {
+	case n == 0:
 		return ""
+	case n > 5:
+		return fmt.Sprintf("Not compared: the secrets of %d resources, which Azure never returns (--show-unchanged lists them); azk apply --send-secrets ADDRESS sends them again.", n)
 	}
-	return fmt.Sprintf("Not compared: the secrets of %d %s, which Azure never returns; azk apply --send-secrets ADDRESS sends them again.", n, plural(n, "resource", "resources"))
+	return fmt.Sprintf("Not compared: the secrets of %s, which Azure never returns; azk apply --send-secrets ADDRESS sends them again.", strings.Join(addresses, ", "))
 }
 
 func plural(n int, one, many string) string {
