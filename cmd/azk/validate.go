@@ -56,7 +56,7 @@ Exit status: 0 when valid, 1 when there are errors.`,
 			}
 			printDiagnostics(g.stderr, diags)
 			if diags.HasErrors() {
-				fmt.Fprintf(g.stderr, "\n%s checked, %s\n", plural(len(gr.Nodes), "resource"), plural(countErrors(diags), "error"))
+				fmt.Fprintf(g.stderr, "\n%s checked, %s\n", plural(len(gr.Nodes), "resource"), plural(diags.Errors(), "error"))
 				return failed()
 			}
 			if g.output == "name" {
@@ -68,16 +68,6 @@ Exit status: 0 when valid, 1 when there are errors.`,
 	}
 	in.register(cmd)
 	return cmd
-}
-
-func countErrors(diags diag.List) int {
-	n := 0
-	for _, d := range diags {
-		if d.Severity == diag.SeverityError {
-			n++
-		}
-	}
-	return n
 }
 
 func writeValidateJSON(w io.Writer, resources int, diags diag.List) error {
