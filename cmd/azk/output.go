@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/azkcli/azk/internal/graph"
 )
 
 // outputFormats are the -o values of each command, the default first.
@@ -48,6 +50,16 @@ func orList(items []string) string {
 func completeOutput(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 	return outputFormats[cmd.Name()], cobra.ShellCompDirectiveNoFileComp
 }
+
+// completeValues offers a fixed list of flag values.
+func completeValues(values ...string) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return values, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// policies are the reconcile policies, the default first.
+var policies = []string{graph.PolicyManage, graph.PolicyDetachOnDelete, graph.PolicySkip}
 
 // yamlWriter turns what is written to it, a stream of JSON values (one
 // document or one event per line), into YAML documents separated by "---",

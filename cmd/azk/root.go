@@ -100,6 +100,7 @@ they do there.`,
 	pf.StringVarP(&g.output, "output", "o", "text", "output format (each command lists the formats it supports)")
 	pf.BoolVar(&g.noColor, "no-color", false, "disable coloured output (also when NO_COLOR is set)")
 	pf.StringVar(&g.subscription, "subscription", "", "Azure subscription ID (default $AZURE_SUBSCRIPTION_ID)")
+	_ = root.RegisterFlagCompletionFunc("output", completeOutput)
 	pf.BoolVar(&g.input, "input", true, "ask for input when needed (confirmation); --input=false never asks, so apply and destroy need --auto-approve")
 
 	root.AddCommand(newVersionCommand(g))
