@@ -351,7 +351,7 @@ func TestLoadFollowsSymlinks(t *testing.T) {
 	for _, l := range []struct{ target, name string }{
 		{real, link},
 		{filepath.Join(dir, "other.yaml"), filepath.Join(real, "nested", "other.yaml")}, // a link to a file
-		{real, filepath.Join(real, "nested", "loop")},                                  // a link back up
+		{real, filepath.Join(real, "nested", "loop")},                                   // a link back up
 	} {
 		if err := os.Symlink(l.target, l.name); err != nil {
 			t.Skipf("symbolic links: %v", err)
