@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/graph"
 )
 
@@ -129,25 +130,12 @@ func (y *yamlWriter) convert(final bool) {
 // jsonToYAML is one JSON value as a YAML document in block style, keys in
 // their JSON order.
 func jsonToYAML(data []byte) ([]byte, error) {
-	n, err := yaml.Parse(string(data))
+	n, err := armjson.ToYAML(json.RawMessage(data))
 	if err != nil {
 		return nil, fmt.Errorf("converting output to YAML: %w", err)
 	}
-	blockStyle(n.YNode())
-	s, err := n.String()
+	s, err := yaml.NewRNode(n).String()
 	return []byte(s), err
-}
-
-// blockStyle clears the flow and quoting styles JSON parsing gives every
-// node; the encoder quotes the strings that need it.
-func blockStyle(n *yaml.Node) {
-	if n == nil {
-		return
-	}
-	n.Style = 0
-	for _, c := range n.Content {
-		blockStyle(c)
-	}
 }
 
 // writeYAML writes v as one YAML document.
