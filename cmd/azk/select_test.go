@@ -121,7 +121,7 @@ func TestSelectorAndTargetErrors(t *testing.T) {
 	_, flags := emulatorAt(t)
 	dir := copyExample(t, "quickstart")
 	with := func(args ...string) []string { return append(args, flags...) }
-	editFile(t, filepath.Join(dir, "storage.yaml"), "  name: azkquickstartsa\n", "  name: azkquickstartsa\n  labels:\n    tier: data\n")
+	// The quick start labels its storage account tier: data.
 	got := keys(planAddresses(t, with(dir, "-l", "tier=data")...))
 	want := []string{"resources.azure.com/ResourceGroup/default/azk-quickstart", "storage.azure.com/StorageAccount/default/azkquickstartsa"}
 	if !slices.Equal(got, want) {
