@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -58,9 +57,7 @@ values are walked through: spec.subnets.addressPrefix.
 			}
 			switch g.output {
 			case "json":
-				enc := json.NewEncoder(g.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(e)
+				return writeJSON(g.stdout, e)
 			case "yaml":
 				return writeYAML(g.stdout, e)
 			}
@@ -97,9 +94,7 @@ operator sends, and its scope, as kubectl api-resources lists a cluster's.
 			kinds := explain.Kinds(registry.Default(), group)
 			switch g.output {
 			case "json":
-				enc := json.NewEncoder(g.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(kinds)
+				return writeJSON(g.stdout, kinds)
 			case "yaml":
 				return writeYAML(g.stdout, kinds)
 			case "name":

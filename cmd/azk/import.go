@@ -125,9 +125,7 @@ func writeImported(g *globalOptions, res *importer.Result, outDir string) error 
 		if items != nil {
 			list["items"] = items
 		}
-		enc := json.NewEncoder(g.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(list)
+		return writeJSON(g.stdout, list)
 	}
 	for i, r := range res.Resources {
 		if i > 0 {

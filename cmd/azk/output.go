@@ -138,6 +138,14 @@ func jsonToYAML(data []byte) ([]byte, error) {
 	return []byte(s), err
 }
 
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
 // writeYAML writes v as one YAML document.
 func writeYAML(w io.Writer, v any) error {
 	data, err := json.Marshal(v)

@@ -79,10 +79,7 @@ func writeRequests(g *globalOptions, reqs []*convert.Request, showSensitive bool
 	}
 	switch g.output {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(out)
+		return writeJSON(w, out)
 	case "yaml":
 		return writeYAML(w, out)
 	case "name":

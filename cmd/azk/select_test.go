@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,14 +31,7 @@ func planAddresses(t *testing.T, args ...string) map[string]string {
 	return got
 }
 
-func keys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
+func keys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
 func editFile(t *testing.T, path, old, new string) {
 	t.Helper()

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/registry"
 	"github.com/azkcli/azk/internal/suggest"
 )
@@ -205,7 +206,7 @@ func (a armAt) child(suffix string, c *registry.Field) armAt {
 	if !a.ok || c.ARM == nil {
 		return armAt{}
 	}
-	return armAt{path: joinNonEmpty(a.path+suffix, strings.Join(c.ARM, ".")), ok: true}
+	return armAt{path: armjson.Join(a.path+suffix, strings.Join(c.ARM, ".")), ok: true}
 }
 
 // walk follows path from root, through list items and map values, and
@@ -272,16 +273,6 @@ func fieldNames(f *registry.Field) []string {
 	return out
 }
 
-func joinNonEmpty(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "." + b
-}
-
 // facts are the REST specification's flags by ARM path.
 type facts struct{ writeOnly, sensitive map[string]bool }
 
@@ -319,7 +310,7 @@ func (d *describer) field(f *registry.Field, path string, at armAt, top bool) Fi
 		return out // a reference's inner fields are its own shape, not ARM's
 	}
 	for _, c := range e.Fields {
-		out.Fields = append(out.Fields, d.field(c, joinNonEmpty(path, c.Name), at.child(suffix, c), false))
+		out.Fields = append(out.Fields, d.field(c, armjson.Join(path, c.Name), at.child(suffix, c), false))
 	}
 	return out
 }

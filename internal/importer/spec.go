@@ -70,7 +70,7 @@ func (w *specWriter) object(f *registry.Field, obj map[string]any, path, armPath
 			// (read-only), whatever a specification's flags say.
 			continue
 		}
-		childPath, childARM := join(path, c.Name), join(armPath, strings.Join(c.ARM, "."))
+		childPath, childARM := armjson.Join(path, c.Name), armjson.Join(armPath, strings.Join(c.ARM, "."))
 		if c.Ref == registry.RefSecret || c.Ref == registry.RefSecretMap {
 			if s := w.secret(c, childPath, childARM); s != nil {
 				out[c.Name] = s
@@ -114,7 +114,7 @@ func (w *specWriter) alternative(f *registry.Field, obj map[string]any, path, ar
 			}
 		}
 		if discriminators > 0 && matched {
-			if v := w.object(alt, obj, join(path, alt.Name), armPath); v != nil {
+			if v := w.object(alt, obj, armjson.Join(path, alt.Name), armPath); v != nil {
 				out[alt.Name] = v
 			}
 			return
@@ -275,14 +275,4 @@ func lookupFold(obj map[string]any, path []string) (any, bool) {
 		}
 	}
 	return v, true
-}
-
-func join(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "." + b
 }
