@@ -91,10 +91,8 @@ func (f *selectFlags) apply(gr *graph.Graph, dir graph.Direction) (*graph.Graph,
 // named so far on the command line (read offline, errors ignored).
 func completeAddresses(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 	paths := append([]string(nil), args...)
-	if f := cmd.Flags().Lookup("filename"); f != nil {
-		if v, err := cmd.Flags().GetStringArray("filename"); err == nil {
-			paths = append(paths, v...)
-		}
+	if v, err := cmd.Flags().GetStringArray("filename"); err == nil {
+		paths = append(paths, v...)
 	}
 	kustomize, _ := cmd.Flags().GetStringArray("kustomize")
 	namespace, _ := cmd.Flags().GetString("namespace")
