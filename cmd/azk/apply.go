@@ -27,13 +27,15 @@ func init() { subcommands = append(subcommands, newApplyCommand) }
 
 // runFlags are what apply and destroy share: confirmation and interrupts.
 type runFlags struct {
-	autoApprove bool
-	grace       time.Duration
+	autoApprove      bool
+	grace            time.Duration
+	progressInterval time.Duration
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.autoApprove, "auto-approve", false, "do not ask for confirmation (required without a terminal)")
 	cmd.Flags().DurationVar(&f.grace, "grace-period", 2*time.Minute, "after the first Ctrl-C, how long to wait for operations in flight before stopping")
+	cmd.Flags().DurationVar(&f.progressInterval, "progress-interval", 10*time.Second, "how often an operation still running says so (Still creating... [1m30s elapsed]), with or without a terminal; 0 never")
 }
 
 func newApplyCommand(g *globalOptions) *cobra.Command {
@@ -42,6 +44,7 @@ func newApplyCommand(g *globalOptions) *cobra.Command {
 		az                          azureFlags
 		rf                          runFlags
 		pf                          planFlags
+		sel                         selectFlags
 		allowPartial, allowUnrecord bool
 	)
 	cmd := &cobra.Command{
@@ -66,6 +69,10 @@ on. The end report lists what succeeded, what failed (with ARM's code, message
 and correlation ID) and what was not attempted. Running apply again after a fix
 converges from where it stopped.
 
+--target ADDRESS (repeatable) and -l/--selector LABELS apply part of the
+inputs: the resources chosen and what they depend on, with a warning that
+the rest was not considered.
+
 azk apply PLANFILE applies a plan saved with azk plan --out, without asking,
 and refuses when the manifests or anything read for the plan changed since.
 
@@ -74,6 +81,12 @@ operations in flight; a second one exits at once and prints how to check them.
 
   -o text   the plan, progress lines and a closing summary (default)
   -o json   one JSON event per line, then a summary event
+  -o yaml   the same events as YAML documents
+  -o name   the address of each resource written, as it completes
+
+Every --progress-interval (10s) an operation still running prints a
+"Still creating... [1m30s elapsed]" line (an event with -o json), on a
+terminal or not, so CI logs never go quiet.
 
 Exit status: 0 success, 1 error or any resource failed.`,
 		Example: `  azk apply --emulator --auto-approve examples/quickstart
@@ -81,8 +94,8 @@ Exit status: 0 success, 1 error or any resource failed.`,
   azk apply ./manifests --send-secrets DBforPostgreSQL/FlexibleServer/db`,
 		Args: in.requireInputs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if g.output != "text" && g.output != "json" {
-				return fmt.Errorf("unknown output format %q for apply: use text or json", g.output)
+			if err := checkOutput(cmd, g); err != nil {
+				return err
 			}
 			saved, err := savedPlan(args, in.kustomize)
 			if err != nil {
@@ -92,6 +105,7 @@ Exit status: 0 success, 1 error or any resource failed.`,
 				args, in.kustomize, g.namespace = saved.Inputs.Paths, saved.Inputs.Kustomize, saved.Inputs.Namespace
 				pf.ifExists = savedIfExists(saved)
 				pf.sendSecrets = savedSendSecrets(saved)
+				sel.targets, sel.selector = saved.Inputs.Targets, saved.Inputs.Selector
 				for _, p := range args {
 					if p == "-" {
 						return errors.New("the saved plan was made from standard input, which cannot be read again: plan and apply in one step with azk apply -")
@@ -99,13 +113,13 @@ Exit status: 0 success, 1 error or any resource failed.`,
 				}
 			}
 			ctx := cmd.Context()
-			session, diags, err := openSession(ctx, g, &az, &in, args)
+			session, diags, err := openSession(ctx, g, &az, &in, args, &sel, graph.WithDependencies)
 			if err != nil {
 				return err
 			}
 			defer session.release()
 			client, gr := session.client, session.graph
-			p, more := session.plan(ctx, g, &az, &pf, planner.Inputs{Paths: args, Kustomize: in.kustomize, Namespace: g.namespace}, nil, false)
+			p, more := session.plan(ctx, g, &az, &pf, planInputs(g, &in, args, &sel), nil, false)
 			diags = append(diags, more...)
 			printDiagnostics(g.stderr, diags)
 			if p == nil || diags.HasErrors() {
@@ -124,8 +138,9 @@ Exit status: 0 success, 1 error or any resource failed.`,
 				return err
 			}
 			if !p.HasChanges() {
-				if g.output == "json" {
-					return (&applier.Report{Operation: applier.OperationApply}).WriteJSONSummary(g.stdout)
+				if events, closeEvents := eventsWriter(g); events != nil {
+					defer closeEvents()
+					return (&applier.Report{Operation: applier.OperationApply}).WriteJSONSummary(events)
 				}
 				if saved != nil {
 					fmt.Fprintln(g.stdout, planner.NoChangesLine)
@@ -152,6 +167,7 @@ Exit status: 0 success, 1 error or any resource failed.`,
 	az.register(cmd)
 	rf.register(cmd)
 	pf.register(cmd)
+	sel.register(cmd, "what it depends on")
 	f := cmd.Flags()
 	f.BoolVar(&allowPartial, "allow-partial", false, "apply what can be applied when some resources are blocked (they, and what depends on them, are reported as failed)")
 	f.BoolVar(&allowUnrecord, "allow-unrecorded-policy", false, "go on when a reconcile-policy apply must record cannot be written back to its manifest (standard input, kustomize output): the next run will take the resource for one it found")
@@ -223,20 +239,53 @@ func refusals(p *planner.Plan, allowPartial, allowUnrecorded bool) error {
 }
 
 func showPlan(g *globalOptions, p *planner.Plan, opts planner.RenderOptions) error {
-	if g.output == "json" {
-		return json.NewEncoder(g.stdout).Encode(struct {
+	if events, closeEvents := eventsWriter(g); events != nil {
+		defer closeEvents()
+		return json.NewEncoder(events).Encode(struct {
 			Type    string          `json:"type"`
 			Summary planner.Summary `json:"summary"`
 		}{Type: "plan", Summary: p.Summary()})
 	}
+	if g.output == "name" {
+		return nil // only what was written is named, as it is
+	}
 	return planner.WriteText(g.stdout, p, opts)
 }
 
-// confirm asks question and accepts only "yes"; without a terminal it refuses
+// eventsWriter is where -o json and -o yaml write their JSON events (YAML
+// documents for -o yaml), and what to call when done; nil for other formats.
+func eventsWriter(g *globalOptions) (io.Writer, func()) {
+	switch g.output {
+	case "json":
+		return g.stdout, func() {}
+	case "yaml":
+		y := newYAMLStream(g.stdout)
+		return y, func() { _ = y.Close() }
+	}
+	return nil, nil
+}
+
+// nameProgress prints the address of each resource written or deleted
+// (-o name), as it completes.
+func nameProgress(w io.Writer) func(applier.Event) {
+	return func(e applier.Event) {
+		switch {
+		case e.Type != applier.EventEnd:
+		case e.Outcome == applier.OutcomeCreated, e.Outcome == applier.OutcomeUpdated, e.Outcome == applier.OutcomeDeleted:
+			fmt.Fprintln(w, e.Address)
+		}
+	}
+}
+
+// confirm asks question and accepts only "yes"; without a terminal on
+// standard input (a pipe, /dev/null, CI), or with --input=false, it refuses
 // unless --auto-approve was given.
 func (f *runFlags) confirm(g *globalOptions, question string) error {
 	if f.autoApprove {
 		return nil
+	}
+	if !g.input {
+		return errors.New("--input=false: nothing is asked, so pass --auto-approve to proceed without confirmation")
 	}
 	in, ok := g.stdin.(*os.File)
 	if !ok || !isTerminal(in) {
@@ -265,15 +314,16 @@ func (f *runFlags) execute(g *globalOptions, parallelism int, do func(context.Co
 	drain := make(chan struct{})
 	flight := &inFlight{started: map[string]applier.Event{}, at: map[string]time.Time{}}
 	var emit func(applier.Event)
-	heartbeat := time.Duration(0)
-	if g.output == "json" {
-		emit = applier.JSONProgress(g.stdout)
-	} else {
+	events, closeEvents := eventsWriter(g)
+	switch {
+	case events != nil:
+		defer closeEvents()
+		emit = applier.JSONProgress(events)
+	case g.output == "name":
+		emit = nameProgress(g.stdout)
+	default:
 		emit = applier.TextProgress(g.stdout)
 		fmt.Fprintln(g.stdout)
-		if isTerminal(g.stdout) {
-			heartbeat = 10 * time.Second
-		}
 	}
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
@@ -302,16 +352,22 @@ func (f *runFlags) execute(g *globalOptions, parallelism int, do func(context.Co
 	rep := do(ctx, applier.Options{
 		Client:      client,
 		Parallelism: parallelism,
-		Heartbeat:   heartbeat,
-		Drain:       drain,
+		// With or without a terminal: CI logs must not go quiet either.
+		Heartbeat: f.progressInterval,
+		Drain:     drain,
 		Events: func(e applier.Event) {
 			flight.note(e)
 			emit(e)
 		},
 	})
-	if g.output == "json" {
-		_ = rep.WriteJSONSummary(g.stdout)
-	} else {
+	switch {
+	case events != nil:
+		_ = rep.WriteJSONSummary(events)
+	case g.output == "name":
+		if rep.Failed() || rep.Interrupted {
+			rep.WriteText(g.stderr)
+		}
+	default:
 		rep.WriteText(g.stdout)
 	}
 	return rep

@@ -58,7 +58,7 @@ func azk(t *testing.T, stdin string, args ...string) (string, string, int) {
 func runAzk(stdin string, args ...string) (string, string, int) {
 	var out, errOut bytes.Buffer
 	cmd := newRootCommand(strings.NewReader(stdin), &out, &errOut)
-	cmd.SetArgs(terraformArgs(args))
+	cmd.SetArgs(terraformArgs(cmd, args))
 	err := cmd.Execute()
 	if err == nil {
 		return out.String(), errOut.String(), 0

@@ -55,6 +55,8 @@ func (f *azureFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.maxDelay, "retry-max-delay", time.Minute, "longest wait between tries, including a server's Retry-After")
 	fl.BoolVar(&f.debug, "debug", false, "log every ARM request and response (tokens and bodies redacted) to standard error")
 	cmd.MarkFlagsMutuallyExclusive("emulator", "endpoint")
+	_ = cmd.RegisterFlagCompletionFunc("auth", completeValues("env", "cli", "msi", "workload", "device"))
+	_ = cmd.RegisterFlagCompletionFunc("cloud", completeValues("AzurePublic", "AzureChinaCloud", "AzureUSGovernment"))
 }
 
 // client returns a client ready to use and a function that releases what it

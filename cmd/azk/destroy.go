@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/azkcli/azk/internal/applier"
+	"github.com/azkcli/azk/internal/graph"
 )
 
 func init() { subcommands = append(subcommands, newDestroyCommand) }
@@ -17,6 +18,7 @@ func newDestroyCommand(g *globalOptions) *cobra.Command {
 		in           inputFlags
 		az           azureFlags
 		rf           runFlags
+		sel          selectFlags
 		allowCascade bool
 	)
 	cmd := &cobra.Command{
@@ -34,16 +36,22 @@ Azure resources that are not in the manifests (found by listing the children of
 each resource to delete and the contents of resource groups) or a resource
 marked detach-on-delete or skip.
 
+--target ADDRESS (repeatable) and -l/--selector LABELS destroy part of the
+inputs: the resources chosen and everything that depends on them (what they
+own, what references them). The whole input is still read, so owners
+outside the selection resolve.
+
 Exit status: 0 success, 1 error, refusal or any deletion failed.`,
 		Example: `  azk destroy --emulator --auto-approve examples/quickstart
-  azk destroy ./manifests`,
+  azk destroy ./manifests
+  azk destroy ./manifests --target VirtualNetworksSubnet/web`,
 		Args: in.requireInputs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if g.output != "text" && g.output != "json" {
-				return fmt.Errorf("unknown output format %q for destroy: use text or json", g.output)
+			if err := checkOutput(cmd, g); err != nil {
+				return err
 			}
 			ctx := cmd.Context()
-			session, diags, err := openSession(ctx, g, &az, &in, args)
+			session, diags, err := openSession(ctx, g, &az, &in, args, &sel, graph.WithDependents)
 			if err != nil {
 				return err
 			}
@@ -81,6 +89,7 @@ Exit status: 0 success, 1 error, refusal or any deletion failed.`,
 	in.register(cmd)
 	az.register(cmd)
 	rf.register(cmd)
+	sel.register(cmd, "what depends on it")
 	cmd.Flags().BoolVar(&allowCascade, "allow-cascade", false, "delete even when that removes resources outside the manifests or marked detach-on-delete or skip")
 	return cmd
 }

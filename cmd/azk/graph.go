@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/azkcli/azk/internal/graph"
@@ -13,7 +11,7 @@ func init() { subcommands = append(subcommands, newGraphCommand) }
 func newGraphCommand(g *globalOptions) *cobra.Command {
 	var in inputFlags
 	cmd := &cobra.Command{
-		Use:   "graph PATH... [-k DIR] [-o text|dot|mermaid|json]",
+		Use:   "graph PATH... [-k DIR] [-o text|dot|mermaid|json|yaml|name]",
 		Short: "Show the dependency graph with every resource's ARM ID",
 		Long: `Graph resolves owners and references offline and prints the dependency graph.
 
@@ -22,6 +20,8 @@ func newGraphCommand(g *globalOptions) *cobra.Command {
   -o dot      Graphviz: azk graph ./m -o dot | dot -Tsvg > graph.svg
   -o mermaid  a Mermaid flowchart for Markdown
   -o json     machine-readable, every resource with its ARM ID and dependencies
+  -o yaml     the same as YAML
+  -o name     the addresses, in dependency order
 
 Set --subscription (or AZURE_SUBSCRIPTION_ID) to see real ARM IDs.`,
 		Example: `  azk graph ./manifests
@@ -33,9 +33,17 @@ Set --subscription (or AZURE_SUBSCRIPTION_ID) to see real ARM IDs.`,
 				"dot":     func(gr *graph.Graph) error { return graph.WriteDot(g.stdout, gr) },
 				"mermaid": func(gr *graph.Graph) error { return graph.WriteMermaid(g.stdout, gr) },
 				"json":    func(gr *graph.Graph) error { return graph.WriteJSON(g.stdout, gr) },
+				"yaml": func(gr *graph.Graph) error {
+					y := newYAMLWriter(g.stdout)
+					if err := graph.WriteJSON(y, gr); err != nil {
+						return err
+					}
+					return y.Close()
+				},
+				"name": func(gr *graph.Graph) error { return writeNames(g.stdout, nodeAddresses(gr)) },
 			}[g.output]
 			if !ok {
-				return fmt.Errorf("unknown output format %q for graph: use text, dot, mermaid or json", g.output)
+				return checkOutput(cmd, g)
 			}
 			gr, diags := in.resolve(g, args)
 			printDiagnostics(g.stderr, diags)

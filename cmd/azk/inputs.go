@@ -15,16 +15,26 @@ import (
 // inputFlags are the manifest inputs shared by every command that reads them.
 type inputFlags struct {
 	kustomize []string
+	// filenames are kubectl's -f PATH: paths like the arguments.
+	filenames []string
 }
 
+// register adds the input flags to cmd, whose RunE (set before) then gets
+// the -f paths after its arguments.
 func (f *inputFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVarP(&f.kustomize, "kustomize", "k", nil, "build this kustomize directory and read its output (repeatable)")
+	cmd.Flags().StringArrayVarP(&f.filenames, "filename", "f", nil, "a file or folder to read, as the arguments are (kubectl's -f; repeatable)")
+	cmd.Flags().BoolVarP(new(bool), "recursive", "R", false, "kubectl's -R, accepted: folders are always read recursively")
+	run := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		return run(c, append(args, f.filenames...))
+	}
 }
 
-// requireInputs is a cobra Args check: at least one path or -k.
+// requireInputs is a cobra Args check: at least one path, -f or -k.
 func (f *inputFlags) requireInputs(cmd *cobra.Command, args []string) error {
-	if len(args) == 0 && len(f.kustomize) == 0 {
-		return fmt.Errorf("no inputs: give files, folders, - for standard input, or -k DIR (see %s --help)", cmd.CommandPath())
+	if len(args) == 0 && len(f.kustomize) == 0 && len(f.filenames) == 0 {
+		return fmt.Errorf("no inputs: give files, folders, - for standard input, -f PATH or -k DIR (see %s --help)", cmd.CommandPath())
 	}
 	return nil
 }

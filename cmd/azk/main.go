@@ -6,26 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 )
 
 func main() {
 	cmd := newRootCommand(os.Stdin, os.Stdout, os.Stderr)
-	cmd.SetArgs(terraformArgs(os.Args[1:]))
+	cmd.SetArgs(terraformArgs(cmd, os.Args[1:]))
 	os.Exit(exitCode(cmd.Execute(), os.Stderr))
-}
-
-// terraformArgs accepts Terraform's single-dash -out FILE (and -out=FILE),
-// which the flag parser would otherwise read as -o ut.
-func terraformArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a == "-out" || strings.HasPrefix(a, "-out=") {
-			a = "-" + a
-		}
-		out[i] = a
-	}
-	return out
 }
 
 // exitError carries a specific process exit code (for example plan's

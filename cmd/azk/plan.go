@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/planner"
 )
 
@@ -15,11 +16,12 @@ func newPlanCommand(g *globalOptions) *cobra.Command {
 		in              inputFlags
 		az              azureFlags
 		pf              planFlags
+		sel             selectFlags
 		out, base       string
 		detailed, drift bool
 	)
 	cmd := &cobra.Command{
-		Use:   "plan PATH... [-k DIR] [-o text|json|markdown] [-out FILE]",
+		Use:   "plan PATH... [-k DIR] [-o text|json|yaml|markdown|name] [-out FILE]",
 		Short: "Show what applying the manifests would do to Azure, resource by resource",
 		Long: `Plan reads the current state of every resource from Azure and decides what
 applying would do, and that is exactly what azk apply does: a PUT for each
@@ -38,8 +40,10 @@ manifests.", and it needs no state of its own to say so.
 
   -o text      for people (default), coloured on a terminal
   -o json      versioned, documented in docs/plan-json.md
+  -o yaml      the JSON form as YAML
   -o markdown  a pull-request comment: changes, blocked and replace-required
                first; trimmed to fit a comment, never dropping a change
+  -o name      the address of each resource the plan writes, one a line
 
 Adoption, as the operator does it: an existing resource without a
 reconcile-policy annotation is taken over under
@@ -64,12 +68,19 @@ Exit status: 0 success, 1 error (anything blocked, or a change Azure cannot
 make in place); with --detailed-exitcode, 0 no changes, 2 changes present,
 1 error. With --drift, 2 means something drifted.
 
+--target ADDRESS (repeatable) and -l/--selector LABELS plan part of the
+inputs: the resources chosen and what they depend on. The whole input is
+still read and resolved (owners outside the selection resolve); the rest is
+not planned, and a warning says so.
+
 A new Azure name or owner is a new ARM ID: the plan cannot tell a rename or a
 move from a new resource, and shows a create (with a note naming unmanaged
 resources of the same type in its resource group).`,
 		Example: `  azk plan ./manifests --out plan.azk
   azk plan ./manifests -o markdown --base origin/main > comment.md
-  azk plan ./manifests --drift --detailed-exitcode`,
+  azk plan ./manifests --drift --detailed-exitcode
+  azk plan ./manifests --target VirtualNetworksSubnet/web
+  azk plan ./manifests -l app=web`,
 		Args: in.requireInputs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			write, err := planWriter(g, pf.render(g))
@@ -86,12 +97,12 @@ resources of the same type in its resource group).`,
 				}
 			}
 			ctx := cmd.Context()
-			session, diags, err := openSession(ctx, g, &az, &in, args)
+			session, diags, err := openSession(ctx, g, &az, &in, args, &sel, graph.WithDependencies)
 			if err != nil {
 				return err
 			}
 			defer session.release()
-			p, more := session.plan(ctx, g, &az, &pf, planner.Inputs{Paths: args, Kustomize: in.kustomize, Namespace: g.namespace}, baseSet, drift)
+			p, more := session.plan(ctx, g, &az, &pf, planInputs(g, &in, args, &sel), baseSet, drift)
 			diags = append(diags, more...)
 			printDiagnostics(g.stderr, diags)
 			if p == nil {
@@ -121,6 +132,7 @@ resources of the same type in its resource group).`,
 	in.register(cmd)
 	az.register(cmd)
 	pf.register(cmd)
+	sel.register(cmd, "what it depends on")
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", "save the plan to FILE for azk apply and azk show (secrets saved as salted argon2id digests, never their values)")
 	f.StringVar(&base, "base", "", "flag as adopted what this change adds that already exists in Azure: GITREF (a revision of the repository holding the inputs) or DIR (a checkout of it)")
@@ -136,8 +148,27 @@ func planWriter(g *globalOptions, opts planner.RenderOptions) (func(*planner.Pla
 		return func(p *planner.Plan) error { return planner.WriteText(g.stdout, p, opts) }, nil
 	case "json":
 		return func(p *planner.Plan) error { return planner.WriteJSON(g.stdout, p) }, nil
+	case "yaml":
+		return func(p *planner.Plan) error {
+			y := newYAMLWriter(g.stdout)
+			if err := planner.WriteJSON(y, p); err != nil {
+				return err
+			}
+			return y.Close()
+		}, nil
 	case "markdown":
 		return func(p *planner.Plan) error { return planner.WriteMarkdown(g.stdout, p, opts) }, nil
+	case "name":
+		// The resources the plan writes, as kubectl -o name lists what it acts on.
+		return func(p *planner.Plan) error {
+			var names []string
+			for _, r := range p.Resources {
+				if r.Writes() {
+					names = append(names, r.Address)
+				}
+			}
+			return writeNames(g.stdout, names)
+		}, nil
 	}
-	return nil, fmt.Errorf("unknown output format %q: use text, json or markdown", g.output)
+	return nil, fmt.Errorf("unknown output format %q: use %s", g.output, orList(outputFormats["plan"]))
 }

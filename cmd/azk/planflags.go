@@ -22,6 +22,8 @@ func (f *planFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.ifExists, "reconcile-policy-if-exists", "", "policy for existing resources without a reconcile-policy annotation: manage, detach-on-delete or skip (default manage)")
 	fl.StringArrayVar(&f.sendSecrets, "send-secrets", nil, "send the secrets of this resource again (ADDRESS: group/Kind/namespace/name, Kind/namespace/name or Kind/name; repeatable): Azure never returns secrets, so a plan cannot see them change")
 	fl.BoolVar(&f.showUnchanged, "show-unchanged", false, "list the resources that stay as they are, not only their count")
+	_ = cmd.RegisterFlagCompletionFunc("reconcile-policy-if-exists", completeValues(policies...))
+	_ = cmd.RegisterFlagCompletionFunc("send-secrets", completeAddresses)
 }
 
 func (f *planFlags) render(g *globalOptions) planner.RenderOptions {

@@ -16,7 +16,7 @@ func newRenderCommand(g *globalOptions) *cobra.Command {
 	var in inputFlags
 	var showSensitive bool
 	cmd := &cobra.Command{
-		Use:   "render PATH... [-k DIR] [-o text|json]",
+		Use:   "render PATH... [-k DIR] [-o text|json|yaml|name]",
 		Short: "Print the exact ARM requests the operator would send, offline",
 		Long: `Render computes, for every resource in dependency order, the ARM request the
 operator would send: method, URL with api-version, and JSON body. Nothing is
@@ -29,13 +29,15 @@ another resource's status (operatorSpec.configMaps) and built-in role names
 print as (known after apply).
 
   -o text   one block per request (default)
-  -o json   one JSON array: {"resource","method","url","body"} per request`,
+  -o json   one JSON array: {"resource","method","url","body"} per request
+  -o yaml   the same as YAML
+  -o name   the address of each resource, in dependency order`,
 		Example: `  azk render ./manifests --subscription $AZURE_SUBSCRIPTION_ID
   azk render ./manifests -o json | jq '.[].url'`,
 		Args: in.requireInputs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if g.output != "text" && g.output != "json" {
-				return fmt.Errorf("unknown output format %q for render: use text or json", g.output)
+			if err := checkOutput(cmd, g); err != nil {
+				return err
 			}
 			gr, diags := in.resolve(g, args)
 			if !diags.HasErrors() {
@@ -75,11 +77,17 @@ func writeRequests(g *globalOptions, reqs []*convert.Request, showSensitive bool
 		}
 		out[i] = renderedRequest{Resource: r.Node.Address(), Method: r.Method, URL: r.URL, Body: body}
 	}
-	if g.output == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(out)
+	switch g.output {
+	case "json":
+		return writeJSON(w, out)
+	case "yaml":
+		return writeYAML(w, out)
+	case "name":
+		names := make([]string, len(out))
+		for i, r := range out {
+			names[i] = r.Resource
+		}
+		return writeNames(w, names)
 	}
 	for i, r := range out {
 		if i > 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/azkcli/azk/internal/redact"
 )
@@ -16,6 +17,9 @@ type globalOptions struct {
 	output       string
 	noColor      bool
 	subscription string
+	// input is false with --input=false (Terraform's -input=false): never
+	// ask, so apply and destroy need --auto-approve.
+	input bool
 
 	stdin  io.Reader
 	stdout io.Writer
@@ -42,16 +46,14 @@ func (g *globalOptions) subscriptionID() string {
 	return os.Getenv("AZURE_SUBSCRIPTION_ID")
 }
 
-func isTerminal(w io.Writer) bool {
+// isTerminal reports whether w (stdin, stdout or stderr) is a terminal.
+func isTerminal(w any) bool {
 	if r, ok := w.(*redact.Writer); ok {
 		w = r.Unwrap()
 	}
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+	// A character device is not enough: /dev/null is one, and is no terminal.
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -80,10 +82,15 @@ Try it with no Azure account:
   azk apply --emulator --auto-approve examples/quickstart
 
 Inputs are files, folders (searched recursively for .yaml, .yml and .json),
-"-" for standard input, or -k DIR for a kustomize overlay.`,
+"-" for standard input, or -k DIR for a kustomize overlay; kubectl's -f PATH
+and -R work too. Terraform's single-dash flags (-auto-approve, -no-color,
+-out FILE, -target ADDR, -detailed-exitcode, -input=false, -json) work as
+they do there.`,
+		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("azk {{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -93,6 +100,8 @@ Inputs are files, folders (searched recursively for .yaml, .yml and .json),
 	pf.StringVarP(&g.output, "output", "o", "text", "output format (each command lists the formats it supports)")
 	pf.BoolVar(&g.noColor, "no-color", false, "disable coloured output (also when NO_COLOR is set)")
 	pf.StringVar(&g.subscription, "subscription", "", "Azure subscription ID (default $AZURE_SUBSCRIPTION_ID)")
+	_ = root.RegisterFlagCompletionFunc("output", completeOutput)
+	pf.BoolVar(&g.input, "input", true, "ask for input when needed (confirmation); --input=false never asks, so apply and destroy need --auto-approve")
 
 	root.AddCommand(newVersionCommand(g))
 	for _, add := range subcommands {

@@ -7,6 +7,7 @@ import (
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/planner"
 )
 
 // azureSession is what plan, apply and destroy share: a client for Azure and
@@ -23,7 +24,8 @@ type azureSession struct {
 // (serviceoperator.azure.com/credential-from) through a client for that identity.
 // When resolving finds errors it prints every diagnostic and returns failed();
 // otherwise the caller prints the (warning) diagnostics it gets.
-func openSession(ctx context.Context, g *globalOptions, az *azureFlags, in *inputFlags, args []string) (*azureSession, diag.List, error) {
+// With sel, it acts on the resources sel chooses and what dir adds to them.
+func openSession(ctx context.Context, g *globalOptions, az *azureFlags, in *inputFlags, args []string, sel *selectFlags, dir graph.Direction) (*azureSession, diag.List, error) {
 	client, release, err := az.client(ctx, g)
 	if err != nil {
 		return nil, nil, err
@@ -32,6 +34,11 @@ func openSession(ctx context.Context, g *globalOptions, az *azureFlags, in *inpu
 		g.subscription = client.Subscription()
 	}
 	gr, diags := in.resolve(g, args)
+	if !diags.HasErrors() {
+		var more diag.List
+		gr, more = sel.apply(gr, dir)
+		diags = append(diags, more...)
+	}
 	if diags.HasErrors() {
 		release()
 		printDiagnostics(g.stderr, diags)
@@ -70,4 +77,9 @@ func routeCredentials(client *arm.Client, g *graph.Graph) error {
 		client.Route(n.ID, c)
 	}
 	return nil
+}
+
+// planInputs are what a plan records of the inputs it was made from.
+func planInputs(g *globalOptions, in *inputFlags, args []string, sel *selectFlags) planner.Inputs {
+	return planner.Inputs{Paths: args, Kustomize: in.kustomize, Namespace: g.namespace, Targets: sel.targets, Selector: sel.selector}
 }

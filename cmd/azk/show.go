@@ -11,7 +11,7 @@ func init() { subcommands = append(subcommands, newShowCommand) }
 func newShowCommand(g *globalOptions) *cobra.Command {
 	var showUnchanged bool
 	cmd := &cobra.Command{
-		Use:   "show FILE [-o text|json|markdown]",
+		Use:   "show FILE [-o text|json|yaml|markdown|name]",
 		Short: "Render a plan saved with azk plan --out",
 		Long: `Show prints a saved plan in any output format, without reading Azure.
 Secrets print as (sensitive): the file holds only salted digests of them.`,

@@ -3,10 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/azkcli/azk/internal/diag"
+	"github.com/azkcli/azk/internal/graph"
 )
 
 func init() { subcommands = append(subcommands, newValidateCommand) }
@@ -26,28 +28,41 @@ All problems are reported together, each with file and line.
 Exit status: 0 when valid, 1 when there are errors.`,
 		Example: `  azk validate ./manifests
   kustomize build overlays/prod | azk validate -
-  azk validate -k overlays/prod -o json`,
+  azk validate -k overlays/prod -o json
+  azk validate -f ./manifests -o name`,
 		Args: in.requireInputs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(cmd, g); err != nil {
+				return err
+			}
 			gr, diags := in.resolve(g, args)
 			switch g.output {
-			case "text":
-				printDiagnostics(g.stderr, diags)
-				if diags.HasErrors() {
-					fmt.Fprintf(g.stderr, "\n%s checked, %s\n", plural(len(gr.Nodes), "resource"), plural(countErrors(diags), "error"))
-					return failed()
+			case "json", "yaml":
+				out := g.stdout
+				y := newYAMLWriter(g.stdout)
+				if g.output == "yaml" {
+					out = y
 				}
-				fmt.Fprintf(g.stdout, "%s valid\n", plural(len(gr.Nodes), "resource"))
-			case "json":
-				if err := writeValidateJSON(g, len(gr.Nodes), diags); err != nil {
+				if err := writeValidateJSON(out, len(gr.Nodes), diags); err != nil {
+					return err
+				}
+				if err := y.Close(); err != nil {
 					return err
 				}
 				if diags.HasErrors() {
 					return failed()
 				}
-			default:
-				return fmt.Errorf("unknown output format %q for validate: use text or json", g.output)
+				return nil
 			}
+			printDiagnostics(g.stderr, diags)
+			if diags.HasErrors() {
+				fmt.Fprintf(g.stderr, "\n%s checked, %s\n", plural(len(gr.Nodes), "resource"), plural(diags.Errors(), "error"))
+				return failed()
+			}
+			if g.output == "name" {
+				return writeNames(g.stdout, nodeAddresses(gr))
+			}
+			fmt.Fprintf(g.stdout, "%s valid\n", plural(len(gr.Nodes), "resource"))
 			return nil
 		},
 	}
@@ -55,17 +70,7 @@ Exit status: 0 when valid, 1 when there are errors.`,
 	return cmd
 }
 
-func countErrors(diags diag.List) int {
-	n := 0
-	for _, d := range diags {
-		if d.Severity == diag.SeverityError {
-			n++
-		}
-	}
-	return n
-}
-
-func writeValidateJSON(g *globalOptions, resources int, diags diag.List) error {
+func writeValidateJSON(w io.Writer, resources int, diags diag.List) error {
 	report := struct {
 		Valid       bool               `json:"valid"`
 		Resources   int                `json:"resources"`
@@ -74,7 +79,7 @@ func writeValidateJSON(g *globalOptions, resources int, diags diag.List) error {
 	if report.Diagnostics == nil {
 		report.Diagnostics = []*diag.Diagnostic{}
 	}
-	enc := json.NewEncoder(g.stdout)
+	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(report)
 }
@@ -85,4 +90,13 @@ func plural(n int, noun string) string {
 		return fmt.Sprintf("1 %s", noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// nodeAddresses are the addresses of the graph's resources, in dependency order.
+func nodeAddresses(gr *graph.Graph) []string {
+	out := make([]string, len(gr.Nodes))
+	for i, n := range gr.Nodes {
+		out[i] = n.Address()
+	}
+	return out
 }

@@ -79,3 +79,14 @@ func IndexByName(items []any, name string) int {
 	}
 	return -1
 }
+
+// Join joins two dotted paths, either of which may be empty.
+func Join(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "." + b
+}

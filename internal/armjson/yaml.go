@@ -1,6 +1,7 @@
 package armjson
 
 import (
+	"encoding/json"
 	"strconv"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -50,4 +51,28 @@ func FromYAML(n *yaml.Node) any {
 		return nil
 	}
 	return n.Value
+}
+
+// ToYAML is a JSON-shaped value as a YAML node in block style, keys in the
+// order JSON encoding gives them (sorted for maps).
+func ToYAML(v any) (*yaml.Node, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	n, err := yaml.Parse(string(data))
+	if err != nil {
+		return nil, err
+	}
+	blockStyle(n.YNode())
+	return n.YNode(), nil
+}
+
+// blockStyle clears the flow and quoting styles JSON parsing gives every
+// node; the encoder quotes the strings that need it.
+func blockStyle(n *yaml.Node) {
+	n.Style = 0
+	for _, c := range n.Content {
+		blockStyle(c)
+	}
 }

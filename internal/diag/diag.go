@@ -95,6 +95,17 @@ func (l List) HasErrors() bool {
 	return false
 }
 
+// Errors counts the diagnostics of error severity.
+func (l List) Errors() int {
+	n := 0
+	for _, d := range l {
+		if d.Severity == SeverityError {
+			n++
+		}
+	}
+	return n
+}
+
 // Sort orders diagnostics by file, line and message so output is stable.
 func (l List) Sort() {
 	sort.SliceStable(l, func(i, j int) bool {

@@ -6,7 +6,11 @@
 // azk handles it.
 package extensions
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/azkcli/azk/internal/armjson"
+)
 
 // Target is the resource a request is being built for.
 type Target struct {
@@ -99,6 +103,28 @@ func register(armType string, ext any) { byARMType[strings.ToLower(armType)] = e
 func BodyModifierFor(armType string) BodyModifier {
 	m, _ := byARMType[strings.ToLower(armType)].(BodyModifier)
 	return m
+}
+
+// Importer leaves out of azk import what the operator's Importer extensions
+// make asoctl import skip: resources Azure makes itself and no manifest
+// can manage (built-in roles, system databases, default settings).
+type Importer interface {
+	// SkipImport says why the resource (its ARM body, found under the
+	// resource scope) is not imported, or "" to import it.
+	SkipImport(body map[string]any, scope string) string
+}
+
+// ImporterFor returns the import rules of an ARM type, or nil.
+func ImporterFor(armType string) Importer {
+	i, _ := byARMType[strings.ToLower(armType)].(Importer)
+	return i
+}
+
+// stringAt is the string at an ARM path of body, or "".
+func stringAt(body map[string]any, path ...string) string {
+	v, _ := armjson.Lookup(body, path)
+	s, _ := v.(string)
+	return s
 }
 
 // subscriptionOf is the subscription an ARM ID is in, or "".

@@ -7,10 +7,12 @@ import (
 )
 
 // Microsoft.Authorization/roleAssignments: the operator's
-// authorization/role_assignment_extensions.go (ARMResourceModifier). A
-// roleDefinitionReference may name a built-in role (wellKnownName) instead of
-// an ARM ID; the operator looks the role up among the built-in role
-// definitions and sends its ID in the role assignment's subscription.
+// authorization/role_assignment_extensions.go (ARMResourceModifier,
+// Importer). A roleDefinitionReference may name a built-in role
+// (wellKnownName) instead of an ARM ID; the operator looks the role up among
+// the built-in role definitions and sends its ID in the role assignment's
+// subscription. Import leaves out the assignments a scope inherits from
+// above it, which a listing there returns too.
 func init() { register("Microsoft.Authorization/roleAssignments", roleAssignment{}) }
 
 type roleAssignment struct{}
@@ -34,4 +36,11 @@ func (roleAssignment) ModifyBody(t Target, body map[string]any, _ *Outcome) erro
 	}
 	armjson.Put(body, roleDefinitionPath, t.Unknown("role definition ID of built-in role "+name))
 	return nil
+}
+
+func (roleAssignment) SkipImport(body map[string]any, scope string) string {
+	if s := stringAt(body, "properties", "scope"); s != "" && !strings.EqualFold(s, scope) {
+		return "the role assignment is inherited from " + s
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package graph
 import (
 	"container/heap"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/registry"
+	"github.com/azkcli/azk/internal/suggest"
 	"github.com/azkcli/azk/internal/validate"
 )
 
@@ -108,36 +110,43 @@ func (b *builder) kinds(objs []*loader.Object) []*Node {
 }
 
 // unknownKind explains an apiVersion/kind the registry does not serve and
-// suggests the closest one that it does.
+// suggests what was probably meant: the served version nearest in date, the
+// kind of that name in another group, or the nearest kind by spelling.
 func (b *builder) unknownKind(o *loader.Object) string {
 	group, version, kind := o.Group(), o.Version(), o.Kind
 	if versions := b.reg.Versions(group, kind); len(versions) > 0 {
 		return fmt.Sprintf("%s %s is not served by ASO v2; served versions: %s (nearest: %s/%s)",
-			kind, o.APIVersion, strings.Join(versions, ", "), group, nearestVersion(version, versions))
+			kind, o.APIVersion, strings.Join(versions, ", "), group, registry.NearestVersion(version, versions))
 	}
-	var sameName []string
+	kinds := map[string][]string{} // group -> its kinds
+	var sameName []string          // groups serving a kind of this name
 	for _, gvk := range b.reg.All() {
-		if strings.EqualFold(gvk.Kind, kind) && (gvk.Group != group || gvk.Kind != kind) {
-			sameName = append(sameName, gvk.APIVersion()+" "+gvk.Kind)
+		if !slices.Contains(kinds[gvk.Group], gvk.Kind) {
+			kinds[gvk.Group] = append(kinds[gvk.Group], gvk.Kind)
+			if strings.EqualFold(gvk.Kind, kind) {
+				sameName = append(sameName, gvk.Group)
+			}
 		}
 	}
+	meant := func(g, k string) string {
+		return fmt.Sprintf("%s/%s %s", g, registry.NearestVersion(version, b.reg.Versions(g, k)), k)
+	}
 	if len(sameName) > 0 {
-		return fmt.Sprintf("unknown kind %s in %s; did you mean %s?", kind, group, sameName[len(sameName)-1])
+		g := suggest.Nearest(group, sameName)
+		if g == "" {
+			g = sameName[0]
+		}
+		k := kinds[g][slices.IndexFunc(kinds[g], func(k string) bool { return strings.EqualFold(k, kind) })]
+		return fmt.Sprintf("unknown kind %s in %s; did you mean %s?", kind, group, meant(g, k))
+	}
+	nearGroup := group
+	if kinds[group] == nil {
+		nearGroup = suggest.Nearest(group, slices.Sorted(maps.Keys(kinds)))
+	}
+	if nearKind := suggest.Nearest(kind, kinds[nearGroup]); nearKind != "" {
+		return fmt.Sprintf("unknown kind %s %s; did you mean %s?", o.APIVersion, kind, meant(nearGroup, nearKind))
 	}
 	return fmt.Sprintf("unknown kind %s %s: not an ASO v2 resource kind", o.APIVersion, kind)
-}
-
-// nearestVersion picks the served version that sorts closest to the wanted one:
-// ASO versions embed their ARM api-version date, so neighbours in sort order
-// are the nearest in time.
-func nearestVersion(want string, served []string) string {
-	sorted := append([]string(nil), served...)
-	sort.Strings(sorted)
-	i := sort.SearchStrings(sorted, want)
-	if i >= len(sorted) {
-		i = len(sorted) - 1
-	}
-	return sorted[i]
 }
 
 func azureName(o *loader.Object, k *registry.Kind) string {

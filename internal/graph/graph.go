@@ -170,6 +170,9 @@ type Graph struct {
 	ConfigMaps map[string]*loader.Object
 	// Subscription is the subscription ID used in ARM IDs, or SubscriptionPlaceholder.
 	Subscription string
+	// Outside are the input's resources a selection (Select) left out: in
+	// the manifests, though not acted on.
+	Outside []*Node
 }
 
 // Dependents maps each node to the nodes that depend on it directly.

@@ -214,14 +214,35 @@ spec:
 			line: 11, field: "metadata.name", want: "at most 24 allowed for StorageAccount",
 		},
 		{
+			// Nearest by date: a month before, not the next in sort order (2024).
 			name: "unknown apiVersion suggests nearest",
 			docs: []string{rg, strings.Replace(vnet, "v1api20201101", "v1api20201201", 1)},
-			line: 8, field: "apiVersion", want: "nearest: network.azure.com/v1api20240301",
+			line: 8, field: "apiVersion", want: "nearest: network.azure.com/v1api20201101)",
+		},
+		{
+			name: "unknown apiVersion nearest by date across version styles",
+			docs: []string{rg, strings.Replace(vnet, "v1api20201101", "v20241001", 1)},
+			line: 8, field: "apiVersion", want: "nearest: network.azure.com/v20250301)",
+		},
+		{
+			name: "misspelt kind",
+			docs: []string{rg, strings.Replace(vnet, "kind: VirtualNetwork", "kind: VirtualNetwrok", 1)},
+			line: 8, field: "apiVersion", want: "unknown kind network.azure.com/v1api20201101 VirtualNetwrok; did you mean network.azure.com/v1api20201101 VirtualNetwork?",
+		},
+		{
+			name: "misspelt group",
+			docs: []string{rg, strings.Replace(vnet, "network.azure.com/v1api20201101", "netwrok.azure.com/v1api20201101", 1)},
+			line: 8, field: "apiVersion", want: "did you mean network.azure.com/v1api20201101 VirtualNetwork?",
 		},
 		{
 			name: "unknown kind",
-			docs: []string{rg, strings.Replace(vnet, "kind: VirtualNetwork", "kind: VirtualNetworx", 1)},
-			line: 8, field: "apiVersion", want: "unknown kind network.azure.com/v1api20201101 VirtualNetworx",
+			docs: []string{rg, strings.Replace(vnet, "kind: VirtualNetwork", "kind: Firewall", 1)},
+			line: 8, field: "apiVersion", want: "unknown kind network.azure.com/v1api20201101 Firewall: not an ASO v2 resource kind",
+		},
+		{
+			name: "misspelt spec field",
+			docs: []string{rg, vnet + "  adressSpace: {}\n"},
+			line: 18, field: "spec.adressSpace", want: `unknown field "adressSpace" (did you mean "addressSpace"?)`,
 		},
 		{
 			name: "unknown spec field",

@@ -50,10 +50,10 @@ func Load(opts Options) (*Result, diag.List) {
 		l.namespace = "default"
 	}
 	for _, p := range opts.Paths {
-		l.path(p, opts.Stdin)
+		l.expect(p, func() { l.path(p, opts.Stdin) })
 	}
 	for _, dir := range opts.Kustomize {
-		l.kustomize(dir)
+		l.expect(dir, func() { l.kustomize(dir) })
 	}
 	for _, key := range l.ignoredOrder {
 		ik := l.ignored[key]
@@ -79,6 +79,35 @@ type load struct {
 type ignoredKind struct {
 	count int
 	first diag.Source
+}
+
+// expect reads one input and reports an error when it yields nothing azk
+// reads (an empty folder, a file of other kinds, a path that names no
+// manifests): most likely not the input meant. Inputs that failed to read
+// have said so already.
+func (l *load) expect(input string, read func()) {
+	before := len(l.result.Resources) + len(l.result.Secrets) + len(l.result.ConfigMaps)
+	errors, ignored := l.diags.Errors(), l.ignoredCount()
+	read()
+	if len(l.result.Resources)+len(l.result.Secrets)+len(l.result.ConfigMaps) > before || l.diags.Errors() > errors {
+		return
+	}
+	what := "it is empty"
+	if info, err := os.Stat(input); err == nil && info.IsDir() && input != stdinName {
+		what = "no .yaml, .yml or .json file with a document in it"
+	}
+	if n := l.ignoredCount() - ignored; n > 0 {
+		what = fmt.Sprintf("only objects of other kinds (%d ignored)", n)
+	}
+	l.diags.Add(diag.Errorf(diag.Source{File: input}, "", "", "holds no ASO resource, Secret or ConfigMap: %s", what))
+}
+
+func (l *load) ignoredCount() int {
+	n := 0
+	for _, ik := range l.ignored {
+		n += ik.count
+	}
+	return n
 }
 
 // stdinName is the file name of objects read from standard input.
@@ -107,24 +136,49 @@ func (l *load) path(p string, stdin io.Reader) {
 		l.file(p)
 		return
 	}
-	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+	l.folder(p, map[string]bool{})
+}
+
+// folder reads the manifests under dir in lexical order, following
+// symbolic links to folders (dir itself may be one) as to files, each real
+// folder once; names starting with "." are skipped. Files keep their path
+// under dir.
+func (l *load) folder(dir string, seen map[string]bool) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		l.diags.Add(diag.Errorf(diag.Source{File: dir}, "", "", "%s", describeFSError(err)))
+		return
+	}
+	if seen[real] {
+		return // a link back up: read once
+	}
+	seen[real] = true
+	err = filepath.WalkDir(real, func(path string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(real, path)
+		shown := filepath.Join(dir, rel)
 		if err != nil {
-			l.diags.Add(diag.Errorf(diag.Source{File: path}, "", "", "%s", describeFSError(err)))
+			l.diags.Add(diag.Errorf(diag.Source{File: shown}, "", "", "%s", describeFSError(err)))
 			return nil
 		}
-		if path != p && strings.HasPrefix(d.Name(), ".") {
+		if path != real && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
 			return nil
 		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if info, err := os.Stat(path); err == nil && info.IsDir() {
+				l.folder(shown, seen)
+				return nil
+			}
+		}
 		if !d.IsDir() && isManifestFile(d.Name()) {
-			l.file(path)
+			l.file(shown)
 		}
 		return nil
 	})
 	if err != nil {
-		l.diags.Add(diag.Errorf(diag.Source{File: p}, "", "", "%s", describeFSError(err)))
+		l.diags.Add(diag.Errorf(diag.Source{File: dir}, "", "", "%s", describeFSError(err)))
 	}
 }
 

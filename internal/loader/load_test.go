@@ -334,3 +334,54 @@ func TestPartition(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadFollowsSymlinks: a link to a folder, given as an input or found
+// inside one, is read like the folder, each real folder once; files keep
+// their path under the link.
+func TestLoadFollowsSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	if err := os.MkdirAll(filepath.Join(real, "nested"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rg := "apiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: %s\nspec:\n  location: westus2\n"
+	os.WriteFile(filepath.Join(real, "rg.yaml"), []byte(fmt.Sprintf(rg, "rg1")), 0o644)
+	os.WriteFile(filepath.Join(dir, "other.yaml"), []byte(fmt.Sprintf(rg, "rg2")), 0o644)
+	link := filepath.Join(dir, "link")
+	for _, l := range []struct{ target, name string }{
+		{real, link},
+		{filepath.Join(dir, "other.yaml"), filepath.Join(real, "nested", "other.yaml")}, // a link to a file
+		{real, filepath.Join(real, "nested", "loop")},                                   // a link back up
+	} {
+		if err := os.Symlink(l.target, l.name); err != nil {
+			t.Skipf("symbolic links: %v", err)
+		}
+	}
+	res, diags := Load(Options{Paths: []string{link}})
+	check(t, "diagnostics", render(diags), nil)
+	check(t, "resources", summarize(res.Resources), []string{
+		"resources.azure.com/ResourceGroup/default/rg2 @ " + filepath.Join(link, "nested", "other.yaml") + ":1",
+		"resources.azure.com/ResourceGroup/default/rg1 @ " + filepath.Join(link, "rg.yaml") + ":1",
+	})
+}
+
+// TestLoadInputYieldingNothing: an input that holds nothing azk reads is an
+// error naming it, never "0 resources".
+func TestLoadInputYieldingNothing(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	os.MkdirAll(empty, 0o755)
+	os.WriteFile(filepath.Join(empty, "README.md"), []byte("not a manifest"), 0o644)
+	app := filepath.Join(dir, "app.yaml")
+	os.WriteFile(app, []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n"), 0o644)
+	blank := filepath.Join(dir, "blank.yaml")
+	os.WriteFile(blank, []byte("# nothing yet\n---\n"), 0o644)
+	_, diags := Load(Options{Paths: []string{empty, app, blank, "-"}, Stdin: strings.NewReader("")})
+	check(t, "diagnostics", render(diags), []string{
+		"error: " + empty + ": holds no ASO resource, Secret or ConfigMap: no .yaml, .yml or .json file with a document in it",
+		"error: " + app + ": holds no ASO resource, Secret or ConfigMap: only objects of other kinds (1 ignored)",
+		"error: " + blank + ": holds no ASO resource, Secret or ConfigMap: it is empty",
+		"error: -: holds no ASO resource, Secret or ConfigMap: it is empty",
+		"warning: ignored 1 object of kind apps/v1 Deployment (first at " + app + ":1)",
+	})
+}

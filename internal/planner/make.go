@@ -732,6 +732,9 @@ func (m *maker) listUnmanaged() func() []string {
 	inInput := map[string]bool{}
 	groups := map[string]bool{}
 	var groupIDs []string
+	for _, n := range m.g.Outside {
+		inInput[strings.ToLower(n.ID)] = true // in the manifests, not selected
+	}
 	for _, st := range m.ordered {
 		inInput[strings.ToLower(st.node.ID)] = true
 		if rg := resourceGroupOf(st.node.ID); rg != "" && !groups[strings.ToLower(rg)] {

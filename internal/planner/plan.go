@@ -183,6 +183,10 @@ type Inputs struct {
 	Paths     []string `json:"paths,omitempty"`
 	Kustomize []string `json:"kustomize,omitempty"`
 	Namespace string   `json:"namespace"`
+	// Targets and Selector choose part of the inputs (azk plan --target,
+	// --selector): those resources and what they depend on.
+	Targets  []string `json:"targets,omitempty"`
+	Selector string   `json:"selector,omitempty"`
 }
 
 // Plan is the decisions for every input resource, in dependency order.

@@ -14,6 +14,7 @@ import (
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/registry"
+	"github.com/azkcli/azk/internal/suggest"
 )
 
 // Ref is a reference field found in a spec: a resource, owner, secret or
@@ -132,7 +133,7 @@ func (w *walker) object(f *registry.Field, n *yaml.Node, path string, line int) 
 		}
 		child := f.Child(key.Value)
 		if child == nil {
-			w.errorf(key.Line, childPath, "unknown field %q%s", key.Value, suggest(f, key.Value))
+			w.errorf(key.Line, childPath, "unknown field %q%s", key.Value, didYouMean(f, key.Value))
 			continue
 		}
 		seen[key.Value] = key.Line
@@ -273,13 +274,11 @@ func fieldNames(f *registry.Field) []string {
 	return names
 }
 
-// suggest offers the known field whose name differs from name only in case,
-// the most common slip in hand-written manifests.
-func suggest(f *registry.Field, name string) string {
-	for _, c := range f.Fields {
-		if strings.EqualFold(c.Name, name) {
-			return fmt.Sprintf(" (did you mean %q?)", c.Name)
-		}
+// didYouMean offers the known field nearest to a misspelt one: in case, or
+// by a letter or two.
+func didYouMean(f *registry.Field, name string) string {
+	if near := suggest.Nearest(name, fieldNames(f)); near != "" {
+		return fmt.Sprintf(" (did you mean %q?)", near)
 	}
 	return ""
 }
