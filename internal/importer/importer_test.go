@@ -118,6 +118,11 @@ func TestImportWritesWhatAPutCanWrite(t *testing.T) {
 			"identity":   map[string]any{"type": "UserAssigned", "userAssignedIdentities": []any{map[string]any{"reference": map[string]any{"armId": identity}}}},
 			"accessTier": "Hot", "minimumTlsVersion": "TLS1_2", "isHnsEnabled": false,
 		},
+		// The services ARM creates with a storage account are resources of their own.
+		"StorageAccountsBlobService/impsa-default":  {"owner": map[string]any{"name": "impsa"}},
+		"StorageAccountsFileService/impsa-default":  {"owner": map[string]any{"name": "impsa"}},
+		"StorageAccountsQueueService/impsa-default": {"owner": map[string]any{"name": "impsa"}},
+		"StorageAccountsTableService/impsa-default": {"owner": map[string]any{"name": "impsa"}},
 		// The Azure name is no valid metadata.name: it stays in azureName.
 		"FlexibleServer/imp-pg": {"owner": map[string]any{"name": "imp-rg"}, "azureName": "Imp_PG", "location": "westus2",
 			"administratorLogin": "pgadmin", "version": "16", "storage": map[string]any{"storageSizeGB": int64(32)}},

@@ -3,6 +3,7 @@ package importer
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -14,9 +15,12 @@ import (
 // specWriter turns an ARM body into a spec, field by field of the kind's
 // spec schema: each field takes the value found at its ARM path. The schema
 // holds only what a PUT can write, so read-only properties are left out;
-// so are values that set nothing (null, empty strings, lists and maps).
+// so are values that set nothing (null, empty strings, lists and maps), and
+// the defaults ARM fills in for the type when a PUT leaves them out.
 type specWriter struct {
 	kind *registry.Kind
+	// defaults are the values ARM fills in by ARM path (registry.ARMType.Filled).
+	defaults map[string]any
 	// required are the ARM paths the REST specification requires.
 	required map[string]bool
 	// secretName is the Secret the secret references name.
@@ -32,7 +36,12 @@ type specWriter struct {
 }
 
 func newSpecWriter(k *registry.Kind, secretName string) *specWriter {
-	w := &specWriter{kind: k, required: map[string]bool{}, secretName: secretName}
+	w := &specWriter{kind: k, required: map[string]bool{}, secretName: secretName, defaults: map[string]any{}}
+	if t, ok := registry.Default().ARMType(k.ARMType); ok {
+		for _, f := range t.Filled {
+			w.defaults[f.Path] = f.Value
+		}
+	}
 	if k.Body != nil {
 		for _, p := range k.Body.Required {
 			w.required[p] = true
@@ -187,6 +196,9 @@ func (w *specWriter) value(f *registry.Field, v any, path, armPath string) any {
 		return out
 	case registry.TypeAny:
 		return v
+	}
+	if d, ok := w.defaults[armPath]; ok && reflect.DeepEqual(d, v) {
+		return nil // what ARM fills in when a PUT leaves it out
 	}
 	return scalar(f, v)
 }
