@@ -29,6 +29,8 @@ func init() { subcommands = append(subcommands, newApplyCommand) }
 type runFlags struct {
 	autoApprove bool
 	grace       time.Duration
+	// interruptNote, when set, is what the first Ctrl-C prints.
+	interruptNote string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -43,6 +45,7 @@ func newApplyCommand(g *globalOptions) *cobra.Command {
 		rf                          runFlags
 		pf                          planFlags
 		allowPartial, allowUnrecord bool
+		ef                          engineFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "apply PATH... [-k DIR] | apply PLANFILE",
@@ -84,6 +87,9 @@ Exit status: 0 success, 1 error or any resource failed.`,
 			if g.output != "text" && g.output != "json" {
 				return fmt.Errorf("unknown output format %q for apply: use text or json", g.output)
 			}
+			if err := ef.check(); err != nil {
+				return err
+			}
 			saved, err := savedPlan(args, in.kustomize)
 			if err != nil {
 				return err
@@ -123,6 +129,9 @@ Exit status: 0 success, 1 error or any resource failed.`,
 			if err := refusals(p, allowPartial, allowUnrecord); err != nil {
 				return err
 			}
+			if ef.deployment() {
+				return applyDeployment(g, &rf, &ef, p, client, saved != nil)
+			}
 			if !p.HasChanges() {
 				if g.output == "json" {
 					return (&applier.Report{Operation: applier.OperationApply}).WriteJSONSummary(g.stdout)
@@ -152,6 +161,7 @@ Exit status: 0 success, 1 error or any resource failed.`,
 	az.register(cmd)
 	rf.register(cmd)
 	pf.register(cmd)
+	ef.register(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&allowPartial, "allow-partial", false, "apply what can be applied when some resources are blocked (they, and what depends on them, are reported as failed)")
 	f.BoolVar(&allowUnrecord, "allow-unrecorded-policy", false, "go on when a reconcile-policy apply must record cannot be written back to its manifest (standard input, kustomize output): the next run will take the resource for one it found")
@@ -287,7 +297,11 @@ func (f *runFlags) execute(g *globalOptions, parallelism int, do func(context.Co
 			return
 		}
 		close(drain)
-		fmt.Fprintf(g.stderr, "\nInterrupt: no new work will start; waiting up to %s for %d operations in flight. Press Ctrl-C again to stop at once.\n", f.grace, flight.count())
+		if f.interruptNote != "" {
+			fmt.Fprint(g.stderr, f.interruptNote)
+		} else {
+			fmt.Fprintf(g.stderr, "\nInterrupt: no new work will start; waiting up to %s for %d operations in flight. Press Ctrl-C again to stop at once.\n", f.grace, flight.count())
+		}
 		timer := time.NewTimer(f.grace)
 		defer timer.Stop()
 		select {
