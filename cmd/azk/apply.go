@@ -69,6 +69,11 @@ on. The end report lists what succeeded, what failed (with ARM's code, message
 and correlation ID) and what was not attempted. Running apply again after a fix
 converges from where it stopped.
 
+--engine deployment hands the same writes to ARM's deployment engine instead,
+as templates (see azk export): ARM runs them server-side and azk follows their
+operations; Ctrl-C leaves them running. --stack NAME deploys them as a
+deployment stack, which deletes or detaches what the manifests no longer hold.
+
 azk apply PLANFILE applies a plan saved with azk plan --out, without asking,
 and refuses when the manifests or anything read for the plan changed since.
 

@@ -452,3 +452,28 @@ func TestStackManagesWhatTheManifestsHold(t *testing.T) {
 		t.Errorf("detached %v, want the blob service", detached)
 	}
 }
+
+// TestDeploymentEngineRecordsTheDecidedPolicy: as with the direct engine, a
+// resource the deployment creates under reconcile-policy-if-exists gets
+// reconcile-policy manage in its manifest, and one found gets the if-exists
+// policy, though only the created one is in the template.
+func TestDeploymentEngineRecordsTheDecidedPolicy(t *testing.T) {
+	run, flags := emulatorAt(t)
+	putAndWait(t, emulatorClient(t, run), "/subscriptions/"+emulatorSubscription+"/resourceGroups/found", "2020-06-01", map[string]any{"location": "westus2"})
+	manifest := "apiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: found\n  annotations:\n    serviceoperator.azure.com/reconcile-policy-if-exists: detach-on-delete\nspec:\n  location: westus2\n" +
+		"---\napiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: created\n  annotations:\n    serviceoperator.azure.com/reconcile-policy-if-exists: skip\nspec:\n  location: westus2\n"
+	path := filepath.Join(t.TempDir(), "rg.yaml")
+	if err := os.WriteFile(path, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, p := applyThroughDeployments(t, run, flags, path, "found", "created")
+	mustContain(t, "apply", out, "Apply complete! Resources: 1 created, 0 updated, 0 failed.",
+		"recorded serviceoperator.azure.com/reconcile-policy: manage in "+path+":10",
+		"recorded serviceoperator.azure.com/reconcile-policy: detach-on-delete in "+path+":1")
+	if s := p.Summary(); s.Create != 1 || s.NoChange != 1 {
+		t.Fatalf("plan %+v", s)
+	}
+	got, _ := os.ReadFile(path)
+	mustContain(t, "manifest", string(got), "name: found\n  annotations:\n    serviceoperator.azure.com/reconcile-policy: detach-on-delete\n",
+		"name: created\n  annotations:\n    serviceoperator.azure.com/reconcile-policy: manage\n")
+}
