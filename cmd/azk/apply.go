@@ -135,6 +135,7 @@ Exit status: 0 success, 1 error or any resource failed.`,
 				return err
 			}
 			if ef.deployment() {
+				ef.inProcess = az.emulator
 				return applyDeployment(g, &rf, &ef, p, client, saved != nil)
 			}
 			if !p.HasChanges() {

@@ -19,6 +19,9 @@ import (
 type engineFlags struct {
 	engine string
 	stack  string
+	// inProcess is set when the emulator runs inside azk (--emulator): its
+	// deployments stop with azk.
+	inProcess bool
 }
 
 func (f *engineFlags) register(cmd *cobra.Command) {
@@ -99,6 +102,10 @@ func applyDeployment(g *globalOptions, rf *runFlags, f *engineFlags, p *planner.
 		if s.Err != nil {
 			fmt.Fprintf(g.stderr, "Could not follow %s: %v\n", s.Name, s.Err)
 		}
+		if f.inProcess {
+			fmt.Fprintf(g.stderr, "%s stops with azk: the emulator runs inside it (azk emulator runs one that keeps going).\n", s.Name)
+			continue
+		}
 		fmt.Fprintf(g.stderr, "%s goes on in Azure; follow it with:\n", s.Name)
 		for _, c := range s.Follow() {
 			fmt.Fprintf(g.stderr, "  %s\n", c)
@@ -163,10 +170,12 @@ func stackLeavers(ctx context.Context, client *arm.Client, t *deployment.Templat
 }
 
 // crossCheck asks ARM's what-if about the plan and writes where it differs.
-func crossCheck(ctx context.Context, g *globalOptions, client *arm.Client, p *planner.Plan) error {
+func crossCheck(ctx context.Context, g *globalOptions, client *arm.Client, p *planner.Plan) {
 	set, err := deployment.Build(p, deployment.Options{Unchanged: true})
 	if err != nil {
-		return fmt.Errorf("--what-if: %w", err)
+		// The plan stands; only the cross-check cannot be made.
+		fmt.Fprintf(g.stderr, "Warning: --what-if: %v\n", err)
+		return
 	}
 	verdicts := deployment.WhatIf(ctx, client, p, set, exportPrefix(p))
 	w := g.stdout
@@ -174,5 +183,4 @@ func crossCheck(ctx context.Context, g *globalOptions, client *arm.Client, p *pl
 		w = g.stderr // the plan on stdout stays parseable
 	}
 	deployment.WriteVerdicts(w, verdicts)
-	return nil
 }

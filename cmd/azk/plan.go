@@ -102,9 +102,7 @@ resources of the same type in its resource group).`,
 				return err
 			}
 			if whatIf && !p.Drift {
-				if err := crossCheck(ctx, g, session.client, p); err != nil {
-					return err
-				}
+				crossCheck(ctx, g, session.client, p)
 			}
 			if out != "" {
 				if err := planner.Save(out, p, g.secrets.String); err != nil {
