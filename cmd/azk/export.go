@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -82,8 +84,8 @@ azk apply --engine deployment submits the same templates itself.`,
 			for i, t := range set.Templates {
 				fmt.Fprintf(g.stdout, "  %s\n", t.Command(deployment.Name(exportPrefix(p), i)))
 			}
-			for addr, by := range set.Held {
-				fmt.Fprintf(g.stderr, "Warning: %s is left out: it waits for %s, which cannot be applied\n", addr, by)
+			for _, addr := range slices.Sorted(maps.Keys(set.Held)) {
+				fmt.Fprintf(g.stderr, "Warning: %s is left out: it waits for %s, which cannot be applied\n", addr, set.Held[addr])
 			}
 			return nil
 		},

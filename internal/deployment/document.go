@@ -207,8 +207,16 @@ var reservedKeys = map[string]bool{
 func resourceEntry(it *item, s Scope, body map[string]any, dependsOn []string) (object, error) {
 	o := object{{"type", it.id.Type()}, {"apiVersion", it.apiVersion}, {"name", strings.Join(resourceNames(it.id), "/")}}
 	if n := len(it.id.Providers); n > 1 {
+		// An extension resource names the resource it extends relative to
+		// the deployment's scope, as ARM's documentation writes it
+		// ("Microsoft.KeyVault/vaults/kv"); that resource is in the same
+		// scope, since the extension's ID starts with its ID.
 		parent := armid.ID{Subscription: it.id.Subscription, ResourceGroup: it.id.ResourceGroup, Providers: it.id.Providers[:n-1]}
-		o = append(o, member{"scope", "[" + idExpr(parent, s) + "]"})
+		rel := strings.TrimPrefix(parent.String(), s.ID()+"/providers/")
+		if rel == parent.String() {
+			return nil, fmt.Errorf("%s: it extends %s, outside %s", it.r.Address, parent, s)
+		}
+		o = append(o, member{"scope", rel})
 	}
 	keys := make([]string, 0, len(body))
 	for k := range body {
