@@ -477,3 +477,61 @@ func TestDeploymentEngineRecordsTheDecidedPolicy(t *testing.T) {
 	mustContain(t, "manifest", string(got), "name: found\n  annotations:\n    serviceoperator.azure.com/reconcile-policy: detach-on-delete\n",
 		"name: created\n  annotations:\n    serviceoperator.azure.com/reconcile-policy: manage\n")
 }
+
+// TestDeploymentEngineNamesFromStatus applies a PostgreSQL administrator
+// named after an identity's principal ID, exported by a CEL expression that
+// reads the identity's status: its nested deployment takes the name as a
+// parameter read with reference(), and one apply creates all four.
+func TestDeploymentEngineNamesFromStatus(t *testing.T) {
+	run, flags := emulatorAt(t)
+	dir := writeStack(t, `apiVersion: resources.azure.com/v1api20200601
+kind: ResourceGroup
+metadata:
+  name: pg-rg
+spec:
+  location: westus2
+---
+apiVersion: managedidentity.azure.com/v1api20230131
+kind: UserAssignedIdentity
+metadata:
+  name: admin-identity
+spec:
+  location: westus2
+  owner: {name: pg-rg}
+  operatorSpec:
+    configMapExpressions:
+      - name: admin-settings
+        key: principalId
+        value: self.status.principalId
+---
+apiVersion: dbforpostgresql.azure.com/v20250801
+kind: FlexibleServer
+metadata:
+  name: pg1
+spec:
+  location: westus2
+  owner: {name: pg-rg}
+  version: "16"
+---
+apiVersion: dbforpostgresql.azure.com/v20250801
+kind: FlexibleServersAdministrator
+metadata:
+  name: admin1
+spec:
+  owner: {name: pg1}
+  azureNameFromConfig: {name: admin-settings, key: principalId}
+  principalType: ServicePrincipal
+  principalName: admin-identity
+  tenantId: 72f988bf-0000-4000-8000-000000000000
+`)
+	out, _ := applyThroughDeployments(t, run, flags, dir, "pg-rg")
+	mustContain(t, "apply", out, "dbforpostgresql.azure.com/FlexibleServersAdministrator/default/admin1: Creation complete", "Apply complete! Resources: 4 created")
+	identity := getBody(t, run, "/subscriptions/"+emulatorSubscription+"/resourceGroups/pg-rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/admin-identity", "2023-01-31")
+	principal := identity["properties"].(map[string]any)["principalId"].(string)
+	if getBody(t, run, "/subscriptions/"+emulatorSubscription+"/resourceGroups/pg-rg/providers/Microsoft.DBforPostgreSQL/flexibleServers/pg1/administrators/"+principal, "2025-08-01") == nil {
+		t.Errorf("no administrator named %s", principal)
+	}
+	if out, errOut, code := runAzk("", append([]string{"plan", "--detailed-exitcode", dir}, flags...)...); code != 0 {
+		t.Errorf("plan after apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

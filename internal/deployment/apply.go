@@ -98,6 +98,8 @@ type runner struct {
 	opts RunOptions
 	emit func(applier.Event)
 
+	templates []*Template
+
 	mu      sync.Mutex
 	results map[string]*applier.Result // by address
 	seen    map[string]string          // operation state seen, by lower-cased target ID
@@ -111,7 +113,7 @@ func Apply(ctx context.Context, p *planner.Plan, set *Set, opts RunOptions) (*ap
 	if opts.Poll <= 0 {
 		opts.Poll = time.Second
 	}
-	rn := &runner{opts: opts, emit: serialized(opts.Events), results: map[string]*applier.Result{}, seen: map[string]string{}}
+	rn := &runner{opts: opts, emit: serialized(opts.Events), templates: set.Templates, results: map[string]*applier.Result{}, seen: map[string]string{}}
 	inTemplate := map[string]bool{}
 	for _, t := range set.Templates {
 		for _, r := range t.Resources {
@@ -455,7 +457,9 @@ func (rn *runner) operations(ctx context.Context, client *arm.Client, p *planner
 	if err != nil {
 		return err
 	}
-	byID := resourcesByID(p)
+	rn.mu.Lock()
+	byID := resourcesByID(p) // IDs of resources named after apply are set as they are found
+	rn.mu.Unlock()
 	for _, raw := range items {
 		var op operation
 		if err := json.Unmarshal(raw, &op); err != nil {
@@ -474,6 +478,9 @@ func (rn *runner) operations(ctx context.Context, client *arm.Client, p *planner
 		}
 		r := byID[strings.ToLower(target)]
 		if r == nil {
+			r = rn.namedNow(target)
+		}
+		if r == nil {
 			continue
 		}
 		rn.observe(r, pr.ProvisioningState, parseDuration(pr.Duration), pr.StatusMessage.Error.responseError("PUT", target, ""))
@@ -489,6 +496,25 @@ func resourcesByID(p *planner.Plan) map[string]*planner.Resource {
 		}
 	}
 	return out
+}
+
+// namedNow finds the resource named after apply that a deployment
+// operation wrote, and gives it its ARM ID, as the direct engine does once
+// it has named it.
+func (rn *runner) namedNow(target string) *planner.Resource {
+	lower := strings.ToLower(target)
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	for _, t := range rn.templates {
+		for r, prefix := range t.namedLater {
+			if rest, ok := strings.CutPrefix(lower, prefix); ok && rest != "" && !strings.Contains(rest, "/") {
+				r.ARMID = target
+				rn.results[r.Address].ARMID = target
+				return r
+			}
+		}
+	}
+	return nil
 }
 
 // observe records an operation's state and reports what changed.

@@ -10,6 +10,8 @@ import (
 
 	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/convert"
+	"github.com/azkcli/azk/internal/expression"
+	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/registry"
 )
 
@@ -133,11 +135,7 @@ func (w *bodyWriter) reference(u convert.Unknown, path string) (any, error) {
 	if u.Export == nil || w.lookup == nil {
 		return nil, cannot
 	}
-	e, ok := u.Export.From.Export(u.Export.ConfigMap, u.Export.Key)
-	if !ok || e.Program != nil || e.Manual || len(e.Status) == 0 || u.Export.From.Kind == nil {
-		return nil, cannot
-	}
-	armPath, ok := statusARMPath(u.Export.From.Kind.Status, e.Status)
+	armPath, ok := exportedPath(u.Export.From, u.Export.ConfigMap, u.Export.Key)
 	if !ok {
 		return nil, cannot
 	}
@@ -145,13 +143,49 @@ func (w *bodyWriter) reference(u convert.Unknown, path string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return "[" + referenceExpr(from.id, from.apiVersion, armPath, w.scope) + "]", nil
+}
+
+// referenceExpr reads the value at armPath of the resource id once it is
+// deployed, from a template at scope s.
+func referenceExpr(id armid.ID, apiVersion string, armPath []string, s Scope) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[reference(%s, %s, 'Full')", idExpr(from.id, w.scope), quote(from.apiVersion))
+	fmt.Fprintf(&b, "reference(%s, %s, 'Full')", idExpr(id, s), quote(apiVersion))
 	for _, seg := range armPath {
 		b.WriteString(accessor(seg))
 	}
-	b.WriteString("]")
-	return b.String(), nil
+	return b.String()
+}
+
+// celStatusField is a configMapExpressions value that only reads a status
+// field ("self.status.principalId"), which a template can read as well.
+var celStatusField = regexp.MustCompile(`^\s*self\.status((?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*$`)
+
+// exportedPath is where, in its ARM body, the resource from holds the value
+// it exports to config map name, key: a status field of an
+// operatorSpec.configMaps entry, or of an expression that only reads one.
+// ok is false for values a template cannot read (other expressions, values
+// the operator's own code fills).
+func exportedPath(from *graph.Node, name, key string) ([]string, bool) {
+	if from == nil || from.Kind == nil {
+		return nil, false
+	}
+	e, ok := from.Export(name, key)
+	if !ok || e.Manual {
+		return nil, false
+	}
+	status := e.Status
+	if e.Program != nil {
+		m := celStatusField.FindStringSubmatch(e.Program.Source)
+		if m == nil || e.Program.Output != expression.String {
+			return nil, false
+		}
+		status = strings.Split(strings.TrimPrefix(m[1], "."), ".")
+	}
+	if len(status) == 0 {
+		return nil, false
+	}
+	return statusARMPath(from.Kind.Status, status)
 }
 
 // statusARMPath maps a status path (the operator's field names) to where the
@@ -205,7 +239,17 @@ var reservedKeys = map[string]bool{
 // names first for child types), scope for extension resources, the body's
 // keys, and dependsOn.
 func resourceEntry(it *item, s Scope, body map[string]any, dependsOn []string) (object, error) {
-	o := object{{"type", it.id.Type()}, {"apiVersion", it.apiVersion}, {"name", strings.Join(resourceNames(it.id), "/")}}
+	name := strings.Join(resourceNames(it.id), "/")
+	if it.late != nil {
+		// Named from another resource's status: the nested deployment
+		// carrying it passes the name as a parameter, read with reference().
+		names := resourceNames(it.id)
+		name = "[parameters(" + quote(it.late.param) + ")]"
+		if len(names) > 1 {
+			name = "[concat(" + quote(strings.Join(names[:len(names)-1], "/")+"/") + ", parameters(" + quote(it.late.param) + "))]"
+		}
+	}
+	o := object{{"type", it.id.Type()}, {"apiVersion", it.apiVersion}, {"name", name}}
 	if n := len(it.id.Providers); n > 1 {
 		// An extension resource names the resource it extends relative to
 		// the deployment's scope, as ARM's documentation writes it

@@ -130,6 +130,12 @@ func (r *root) render() (*Template, error) {
 	for _, it := range all {
 		t.Resources = append(t.Resources, it.r)
 		t.secrets = append(t.secrets, it.secrets...)
+		if it.late != nil {
+			if t.namedLater == nil {
+				t.namedLater = map[*planner.Resource]string{}
+			}
+			t.namedLater[it.r] = strings.ToLower(strings.TrimSuffix(it.id.String(), latePlaceholder))
+		}
 	}
 	r.scope = r.family
 	if shared := r.chunks[0].scope; r.allIn(shared) {
@@ -138,7 +144,7 @@ func (r *root) render() (*Template, error) {
 	t.Scope = r.scope
 	own := len(r.chunks)
 	for i, c := range r.chunks {
-		if c.scope == r.scope && own-1+len(c.items) <= r.maxResources {
+		if c.scope == r.scope && !c.late() && own-1+len(c.items) <= r.maxResources {
 			own += len(c.items) - 1
 		} else {
 			c.nested = true
@@ -182,6 +188,17 @@ func (r *root) render() (*Template, error) {
 		return nil, fmt.Errorf("the template for %s is %d bytes, over ARM's 4 MB", r.scope, len(size))
 	}
 	return t, nil
+}
+
+// late reports whether c carries a resource named after apply: it must be
+// a nested deployment, which receives the name as a parameter.
+func (c *chunk) late() bool {
+	for _, it := range c.items {
+		if it.late != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *root) allIn(s Scope) bool {
@@ -281,11 +298,20 @@ func (r *root) nestedEntry(c *chunk) (object, error) {
 	for _, s := range secrets {
 		params = append(params, member{s.name, object{{"value", "[parameters(" + quote(s.name) + ")]"}}})
 	}
+	inner := document(c.scope, secrets, resources, chunkOutputs(c))
+	for _, it := range c.items {
+		if it.late == nil {
+			continue
+		}
+		params = append(params, member{it.late.param, object{{"value", "[" + referenceExpr(it.late.from.id, it.late.from.apiVersion, it.late.path, r.scope) + "]"}}})
+		declared := inner.get("parameters").(object)
+		inner[2].Value = append(declared, member{it.late.param, object{{"type", "string"}, {"metadata", object{{"description", it.late.description}}}}})
+	}
 	props := object{
 		{"mode", "Incremental"},
 		{"expressionEvaluationOptions", object{{"scope", "inner"}}},
 		{"parameters", params},
-		{"template", document(c.scope, secrets, resources, chunkOutputs(c))},
+		{"template", inner},
 	}
 	return append(o, member{"properties", props}), nil
 }
@@ -325,20 +351,14 @@ func chunkOutputs(c *chunk) object {
 			continue
 		}
 		for _, e := range n.Exports {
-			if e.Program != nil || e.Manual || e.Key == "" {
+			if e.Key == "" {
 				continue
 			}
-			path, ok := statusARMPath(n.Kind.Status, e.Status)
+			path, ok := exportedPath(n, e.ConfigMap, e.Key)
 			if !ok || len(out) >= maxOutputs {
 				continue
 			}
-			var b strings.Builder
-			fmt.Fprintf(&b, "[reference(%s, %s, 'Full')", idExpr(it.id, c.scope), quote(it.apiVersion))
-			for _, seg := range path {
-				b.WriteString(accessor(seg))
-			}
-			b.WriteString("]")
-			out = append(out, member{uniqueName(e.ConfigMap+"_"+e.Key, names), object{{"type", "string"}, {"value", b.String()}}})
+			out = append(out, member{uniqueName(e.ConfigMap+"_"+e.Key, names), object{{"type", "string"}, {"value", "[" + referenceExpr(it.id, it.apiVersion, path, c.scope) + "]"}}})
 		}
 	}
 	return out

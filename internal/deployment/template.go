@@ -16,6 +16,7 @@ package deployment
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"sort"
 	"strings"
@@ -76,6 +77,10 @@ type Template struct {
 
 	doc     object
 	secrets []secret
+	// namedLater maps the resources named after apply to the start of the
+	// ARM ID they will have (all but the name), to find them in the
+	// deployment's operations.
+	namedLater map[*planner.Resource]string
 }
 
 // JSON is the template as written to its file.
@@ -116,7 +121,23 @@ type item struct {
 	secrets    []secret
 	size       int
 	chunk      *chunk
+	// late is set for a resource whose Azure name another resource's status
+	// gives (azureNameFromConfig); id then holds a placeholder name.
+	late *lateName
 }
+
+// lateName is where a resource named after apply takes its name from.
+type lateName struct {
+	param, description string
+	node               *graph.Node // the resource exporting the name
+	from               *item
+	path               []string // where that resource's ARM body holds it
+}
+
+// latePlaceholder stands for a name known only after apply in the ID azk
+// keeps for the resource until the deployment names it.
+const latePlaceholder = "azk-named-after-apply"
+
 
 // chunk is the resources of one scope that go into one template.
 type chunk struct {
@@ -258,13 +279,17 @@ func planDependencies(p *planner.Plan) map[*planner.Resource][]*planner.Resource
 }
 
 func newItem(r *planner.Resource, pos int) (*item, error) {
-	if r.ARMID == "" {
-		return nil, fmt.Errorf("%s: its Azure name is known only after another resource is applied, and a template cannot name it from there: apply with the default engine", r.Address)
+	armID, late := r.ARMID, (*lateName)(nil)
+	if armID == "" {
+		var err error
+		if armID, late, err = namedAfterApply(r); err != nil {
+			return nil, err
+		}
 	}
 	if r.Request != nil && r.Request.PurgeFirst != "" {
 		return nil, fmt.Errorf("%s: a soft-deleted vault must be purged first, which a template cannot do: apply with the default engine", r.Address)
 	}
-	id, err := armid.Parse(r.ARMID)
+	id, err := armid.Parse(armID)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Address, err)
 	}
@@ -272,7 +297,7 @@ func newItem(r *planner.Resource, pos int) (*item, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Address, err)
 	}
-	it := &item{r: r, id: id, scope: scope, apiVersion: r.APIVersion, pos: pos}
+	it := &item{r: r, id: id, scope: scope, apiVersion: r.APIVersion, pos: pos, late: late}
 	if it.apiVersion == "" && r.Request != nil {
 		_, q, _ := strings.Cut(r.Request.URL, "api-version=")
 		it.apiVersion, _, _ = strings.Cut(q, "&")
@@ -281,6 +306,33 @@ func newItem(r *planner.Resource, pos int) (*item, error) {
 		return nil, fmt.Errorf("%s: the plan holds no api-version for it", r.Address)
 	}
 	return it, nil
+}
+
+// namedAfterApply prepares a resource whose Azure name is another
+// resource's status value: its ID with a placeholder name, and where the
+// name comes from, which its nested deployment reads with reference().
+func namedAfterApply(r *planner.Resource) (string, *lateName, error) {
+	n := r.Node
+	cannot := fmt.Errorf("%s: its Azure name is known only after another resource is applied, and a template cannot name it from there: apply with the default engine", r.Address)
+	if n == nil || n.Kind == nil || n.NameSource() == nil || n.NameSource().To == nil || n.OwnerID == "" {
+		return "", nil, cannot
+	}
+	src := n.NameSource()
+	name, key := src.ConfigMapKey()
+	path, ok := exportedPath(src.To, name, key)
+	if !ok {
+		return "", nil, cannot
+	}
+	owner, err := armid.Parse(n.OwnerID)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", r.Address, err)
+	}
+	id, err := graph.IDFor(n.Kind, n.OwnerID, owner.Subscription, latePlaceholder)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", r.Address, err)
+	}
+	return id, &lateName{node: src.To, path: path,
+		description: fmt.Sprintf("the Azure name of %s: config map %s key %s, exported by %s", r.Address, name, key, src.To.Address())}, nil
 }
 
 // desired is the body the plan says to PUT.
@@ -311,6 +363,12 @@ func uniqueName(base string, names map[string]int) string {
 
 // convert writes the item's template body.
 func (it *item) convert(byNode map[*graph.Node]*item, names map[string]int) error {
+	if it.late != nil {
+		if it.late.from = byNode[it.late.node]; it.late.from == nil {
+			return fmt.Errorf("%s: its Azure name comes from %s, which the deployment does not create", it.r.Address, it.late.node.Address())
+		}
+		it.late.param = uniqueName(it.r.Name+"_name", names)
+	}
 	w := &bodyWriter{
 		address: it.r.Address,
 		scope:   it.scope,
@@ -328,7 +386,12 @@ func (it *item) convert(byNode map[*graph.Node]*item, names map[string]int) erro
 			return from, nil
 		},
 	}
-	body, err := w.value(desired(it.r), "")
+	d := desired(it.r)
+	if it.late != nil {
+		d = maps.Clone(d)
+		delete(d, "name") // the template's name carries it
+	}
+	body, err := w.value(d, "")
 	if err != nil {
 		return err
 	}
@@ -376,7 +439,8 @@ func chunkItems(items []*item, opts Options) []*chunk {
 	for _, k := range keys {
 		var c *chunk
 		for _, it := range groups[k] {
-			if c == nil || len(c.items)+1 > opts.MaxResources || c.bytes+it.size > opts.MaxBytes || c.secrets+len(it.secrets) > maxParameters {
+			// A resource named after apply gets a nested deployment of its own.
+			if c == nil || it.late != nil || c.late() || len(c.items)+1 > opts.MaxResources || c.bytes+it.size > opts.MaxBytes || c.secrets+len(it.secrets) > maxParameters {
 				c = &chunk{scope: k.scope}
 				chunks = append(chunks, c)
 			}

@@ -86,7 +86,10 @@ func (s *Server) predict(ctx context.Context, scope deployScope, tmpl, params ma
 		if r.nested {
 			props, err := nestedProperties(p.env, r.raw["properties"])
 			if err != nil {
-				return nil, err
+				// Its parameters read resources not deployed yet: what it
+				// deploys is known only once they are.
+				changes = append(changes, map[string]any{"resourceId": r.id, "changeType": "Unsupported", "unsupportedReason": err.Error()})
+				continue
 			}
 			inner, _ := props["template"].(map[string]any)
 			innerParams, _ := props["parameters"].(map[string]any)
