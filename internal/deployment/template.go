@@ -138,7 +138,6 @@ type lateName struct {
 // keeps for the resource until the deployment names it.
 const latePlaceholder = "azk-named-after-apply"
 
-
 // chunk is the resources of one scope that go into one template.
 type chunk struct {
 	scope   Scope
