@@ -40,6 +40,9 @@ const (
 	deploymentsFile = "deployments.json"
 	// historyPerScope is how many deployments ARM keeps per scope.
 	historyPerScope = 800
+	// keptOperations is how many of the latest deployments keep their
+	// operations across restarts.
+	keptOperations = 100
 	// templateResourceLimit is ARM's limit on resources per template.
 	templateResourceLimit = 800
 )
@@ -196,6 +199,13 @@ func (d *deployments) saveLocked() {
 		p.Stacks = append(p.Stacks, st)
 	}
 	sort.Slice(p.Deployments, func(i, j int) bool { return p.Deployments[i].Started.Before(p.Deployments[j].Started) })
+	// Operations are kept for the latest deployments only, so that the file
+	// stays small however long the history.
+	for i := range max(len(p.Deployments)-keptOperations, 0) {
+		r := *p.Deployments[i]
+		r.Ops = nil
+		p.Deployments[i] = &r
+	}
 	sort.Slice(p.Stacks, func(i, j int) bool { return p.Stacks[i].ID < p.Stacks[j].ID })
 	data, err := json.Marshal(p)
 	if err != nil {

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -328,5 +329,35 @@ func TestStackDeletesWhatItNoLongerNames(t *testing.T) {
 	}
 	if resp, _ := c.do(http.MethodGet, rgID+"/providers/Microsoft.Network/networkSecurityGroups/b"+api, nil); resp.StatusCode != http.StatusOK {
 		t.Errorf("b was deleted under detach: %d", resp.StatusCode)
+	}
+}
+
+// TestDeploymentsOutliveRestarts: a finished deployment is kept with the
+// state, its operations too; one the emulator stopped in the middle is failed.
+func TestDeploymentsOutliveRestarts(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{StateDir: dir, LRO: []LRORule{{Type: "Microsoft.Network/*", Write: 5 * time.Second}}}
+	c := start(t, opts, false)
+	c.mustPut(rgID, map[string]any{"location": "westus2"})
+	identity := template(rgSchema, nil, map[string]any{"type": identities, "apiVersion": "2023-01-31", "name": "app", "location": "westus2"})
+	done := rgID + "/providers/Microsoft.Resources/deployments/done"
+	if got := c.deploy(done, deploymentBody(identity, nil)); provisioningState(got) != "Succeeded" {
+		t.Fatalf("deployment: %v", got)
+	}
+	slow := rgID + "/providers/Microsoft.Resources/deployments/slow"
+	resp, got := c.do(http.MethodPut, slow+deployAPI, deploymentBody(template(rgSchema, nil,
+		map[string]any{"type": "Microsoft.Network/networkSecurityGroups", "apiVersion": "2020-11-01", "name": "nsg", "location": "westus2"}), nil))
+	mustStatus(t, resp, got, http.StatusCreated)
+	if err := c.run.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c = start(t, opts, false)
+	_, got = c.do(http.MethodGet, done+deployAPI, nil)
+	if provisioningState(got) != "Succeeded" || len(operations(c, done)) != 1 {
+		t.Errorf("after a restart: %v, operations %v", got, operations(c, done))
+	}
+	_, got = c.do(http.MethodGet, slow+deployAPI, nil)
+	if provisioningState(got) != "Failed" || !strings.Contains(fmt.Sprint(got), "EmulatorStopped") {
+		t.Errorf("a deployment stopped by the restart: %v", got)
 	}
 }
