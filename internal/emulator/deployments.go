@@ -121,6 +121,7 @@ type deployments struct {
 	file    string
 	ctx     context.Context
 	stop    context.CancelFunc
+	stopped bool // the emulator closed: nothing more is written
 	wg      sync.WaitGroup
 }
 
@@ -147,6 +148,13 @@ func (s *Server) stopDeployments() {
 		return
 	}
 	d := s.deploys
+	d.mu.Lock()
+	if d.stopped {
+		d.mu.Unlock()
+		return
+	}
+	d.stopped = true
+	d.mu.Unlock()
 	d.stop()
 	d.wg.Wait()
 	d.mu.Lock()
