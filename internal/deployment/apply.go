@@ -288,7 +288,7 @@ func (rn *runner) run(ctx context.Context, p *planner.Plan, sub *Submitted) bool
 			state, err = rn.readDeployment(ctx, client, deploymentID)
 		}
 		if err == nil && state.id != "" {
-			err = rn.operations(ctx, client, p, state.id, map[string]bool{})
+			err = rn.operations(ctx, client, p, state.id, state.correlationID, map[string]bool{})
 		}
 		if err == nil && state.terminal() {
 			sub.Deleted, sub.Detached = state.deleted, state.detached
@@ -447,8 +447,9 @@ type operation struct {
 
 // operations reads a deployment's operations, and those of its nested
 // deployments, and reports each resource that started or ended since the
-// last read.
-func (rn *runner) operations(ctx context.Context, client *arm.Client, p *planner.Plan, deploymentID string, visited map[string]bool) error {
+// last read. correlation is the deployment's correlation ID, which its
+// operations' errors are quoted with.
+func (rn *runner) operations(ctx context.Context, client *arm.Client, p *planner.Plan, deploymentID, correlation string, visited map[string]bool) error {
 	if visited[strings.ToLower(deploymentID)] {
 		return nil
 	}
@@ -471,7 +472,7 @@ func (rn *runner) operations(ctx context.Context, client *arm.Client, p *planner
 			continue
 		}
 		if strings.EqualFold(pr.TargetResource.ResourceType, "Microsoft.Resources/deployments") {
-			if err := rn.operations(ctx, client, p, target, visited); err != nil {
+			if err := rn.operations(ctx, client, p, target, correlation, visited); err != nil {
 				return err
 			}
 			continue
@@ -483,7 +484,7 @@ func (rn *runner) operations(ctx context.Context, client *arm.Client, p *planner
 		if r == nil {
 			continue
 		}
-		rn.observe(r, pr.ProvisioningState, parseDuration(pr.Duration), pr.StatusMessage.Error.responseError("PUT", target, ""))
+		rn.observe(r, pr.ProvisioningState, parseDuration(pr.Duration), pr.StatusMessage.Error.responseError("PUT", target, correlation))
 	}
 	return nil
 }
