@@ -262,7 +262,7 @@ func (s *Server) serveDeployments(w http.ResponseWriter, r *http.Request, t targ
 	return false, nil
 }
 
-// scopeOf checks that a deployment's scope exists and returns it.
+// deploymentScope checks that a deployment's scope exists and returns it.
 func (s *Server) deploymentScope(t target) (deployScope, error) {
 	sc := deployScope{sub: t.sub, rg: t.rg}
 	if t.rg == "" {
@@ -461,22 +461,13 @@ func isoDuration(d time.Duration) string {
 	return "PT" + strconv.FormatFloat(d.Round(time.Millisecond).Seconds(), 'f', -1, 64) + "S"
 }
 
-func (s *Server) lookupRun(t target) (*deploymentRun, error) {
-	d := s.engine()
-	run := d.runs[key(t.id)]
-	if run == nil {
-		return nil, errorf(http.StatusNotFound, "DeploymentNotFound", "Deployment '%s' could not be found.", t.name)
-	}
-	return run, nil
-}
-
 func (s *Server) getDeployment(w http.ResponseWriter, r *http.Request, t target) error {
 	d := s.engine()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	run, err := s.lookupRun(t)
-	if err != nil {
-		return err
+	run := d.runs[key(t.id)]
+	if run == nil {
+		return errorf(http.StatusNotFound, "DeploymentNotFound", "Deployment '%s' could not be found.", t.name)
 	}
 	if r.Method == http.MethodHead {
 		w.WriteHeader(http.StatusNoContent)
