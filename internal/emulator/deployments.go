@@ -1082,6 +1082,10 @@ func (s *Server) deployResource(ctx context.Context, run *deploymentRun, p *prep
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	op.Ended = time.Now()
+	if err != nil && ctx.Err() != nil {
+		op.State = "Canceled" // the deployment was cancelled or the emulator stopped
+		return false
+	}
 	if err != nil {
 		op.State = stateFailed
 		var ae *armError

@@ -361,3 +361,26 @@ func TestDeploymentsOutliveRestarts(t *testing.T) {
 		t.Errorf("a deployment stopped by the restart: %v", got)
 	}
 }
+
+func TestDeploymentCancel(t *testing.T) {
+	c := start(t, Options{LRO: []LRORule{{Type: "Microsoft.Network/*", Write: 5 * time.Second}}}, false)
+	c.mustPut(rgID, map[string]any{"location": "westus2"})
+	id := rgID + "/providers/Microsoft.Resources/deployments/slow"
+	resp, got := c.do(http.MethodPut, id+deployAPI, deploymentBody(template(rgSchema, nil,
+		map[string]any{"type": "Microsoft.Network/networkSecurityGroups", "apiVersion": "2020-11-01", "name": "nsg", "location": "westus2"}), nil))
+	mustStatus(t, resp, got, http.StatusCreated)
+	if resp, got := c.do(http.MethodPut, id+deployAPI, deploymentBody(template(rgSchema, nil), nil)); resp.StatusCode != http.StatusConflict || errorCode(got) != "DeploymentActive" {
+		t.Errorf("replacing a running deployment: %d %v", resp.StatusCode, got)
+	}
+	resp, got = c.do(http.MethodPost, id+"/cancel"+deployAPI, nil)
+	mustStatus(t, resp, got, http.StatusNoContent)
+	for deadline := time.Now().Add(5 * time.Second); provisioningState(got) != "Canceled"; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the cancelled deployment: %v", got)
+		}
+		_, got = c.do(http.MethodGet, id+deployAPI, nil)
+	}
+	if resp, got := c.do(http.MethodPost, id+"/cancel"+deployAPI, nil); resp.StatusCode != http.StatusConflict {
+		t.Errorf("cancelling an ended deployment: %d %v", resp.StatusCode, got)
+	}
+}
