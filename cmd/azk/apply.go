@@ -30,6 +30,8 @@ type runFlags struct {
 	autoApprove      bool
 	grace            time.Duration
 	progressInterval time.Duration
+	// interruptNote, when set, is what the first Ctrl-C prints.
+	interruptNote string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -46,6 +48,7 @@ func newApplyCommand(g *globalOptions) *cobra.Command {
 		pf                          planFlags
 		sel                         selectFlags
 		allowPartial, allowUnrecord bool
+		ef                          engineFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "apply PATH... [-k DIR] | apply PLANFILE",
@@ -73,6 +76,11 @@ converges from where it stopped.
 inputs: the resources chosen and what they depend on, with a warning that
 the rest was not considered.
 
+--engine deployment hands the same writes to ARM's deployment engine instead,
+as templates (see azk export): ARM runs them server-side and azk follows their
+operations; Ctrl-C leaves them running. --stack NAME deploys them as a
+deployment stack, which deletes or detaches what the manifests no longer hold.
+
 azk apply PLANFILE applies a plan saved with azk plan --out, without asking,
 and refuses when the manifests or anything read for the plan changed since.
 
@@ -95,6 +103,9 @@ Exit status: 0 success, 1 error or any resource failed.`,
 		Args: in.requireInputs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(cmd, g); err != nil {
+				return err
+			}
+			if err := ef.check(); err != nil {
 				return err
 			}
 			saved, err := savedPlan(args, in.kustomize)
@@ -137,6 +148,10 @@ Exit status: 0 success, 1 error or any resource failed.`,
 			if err := refusals(p, allowPartial, allowUnrecord); err != nil {
 				return err
 			}
+			if ef.deployment() {
+				ef.inProcess = az.emulator
+				return applyDeployment(g, &rf, &ef, p, client, saved != nil)
+			}
 			if !p.HasChanges() {
 				if events, closeEvents := eventsWriter(g); events != nil {
 					defer closeEvents()
@@ -168,6 +183,7 @@ Exit status: 0 success, 1 error or any resource failed.`,
 	rf.register(cmd)
 	pf.register(cmd)
 	sel.register(cmd, "what it depends on")
+	ef.register(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&allowPartial, "allow-partial", false, "apply what can be applied when some resources are blocked (they, and what depends on them, are reported as failed)")
 	f.BoolVar(&allowUnrecord, "allow-unrecorded-policy", false, "go on when a reconcile-policy apply must record cannot be written back to its manifest (standard input, kustomize output): the next run will take the resource for one it found")
@@ -337,7 +353,11 @@ func (f *runFlags) execute(g *globalOptions, parallelism int, do func(context.Co
 			return
 		}
 		close(drain)
-		fmt.Fprintf(g.stderr, "\nInterrupt: no new work will start; waiting up to %s for %d operations in flight. Press Ctrl-C again to stop at once.\n", f.grace, flight.count())
+		if f.interruptNote != "" {
+			fmt.Fprint(g.stderr, f.interruptNote)
+		} else {
+			fmt.Fprintf(g.stderr, "\nInterrupt: no new work will start; waiting up to %s for %d operations in flight. Press Ctrl-C again to stop at once.\n", f.grace, flight.count())
+		}
 		timer := time.NewTimer(f.grace)
 		defer timer.Stop()
 		select {

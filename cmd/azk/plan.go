@@ -19,6 +19,7 @@ func newPlanCommand(g *globalOptions) *cobra.Command {
 		sel             selectFlags
 		out, base       string
 		detailed, drift bool
+		whatIf          bool
 	)
 	cmd := &cobra.Command{
 		Use:   "plan PATH... [-k DIR] [-o text|json|yaml|markdown|name] [-out FILE]",
@@ -111,6 +112,9 @@ resources of the same type in its resource group).`,
 			if err := write(p); err != nil {
 				return err
 			}
+			if whatIf && !p.Drift {
+				crossCheck(ctx, g, session.client, p)
+			}
 			if out != "" {
 				if err := planner.Save(out, p, g.secrets.String); err != nil {
 					return fmt.Errorf("saving the plan: %w", err)
@@ -138,6 +142,7 @@ resources of the same type in its resource group).`,
 	f.StringVar(&base, "base", "", "flag as adopted what this change adds that already exists in Azure: GITREF (a revision of the repository holding the inputs) or DIR (a checkout of it)")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 0 when there are no changes, 2 when there are, 1 on error")
 	f.BoolVar(&drift, "drift", false, "report only what changed in Azure against the manifests, proposing nothing")
+	f.BoolVar(&whatIf, "what-if", false, "also ask ARM's what-if about the same changes (as deployment templates) and show where its verdict differs from azk's; azk's plan stays the one apply carries out")
 	return cmd
 }
 

@@ -26,10 +26,13 @@ const (
 	OutcomeAlreadyGone  Outcome = "already-gone"
 	OutcomeFailed       Outcome = "failed"
 	OutcomeNotAttempted Outcome = "not-attempted" // a dependency failed, or an interrupt stopped new work
+	// OutcomeInProgress: handed to ARM's deployment engine, which was still
+	// running it when azk stopped following.
+	OutcomeInProgress Outcome = "in-progress"
 )
 
 func (o Outcome) succeeded() bool {
-	return o != "" && o != OutcomeFailed && o != OutcomeNotAttempted
+	return o != "" && o != OutcomeFailed && o != OutcomeNotAttempted && o != OutcomeInProgress
 }
 
 // Operation names what a Report is about.
@@ -81,7 +84,7 @@ func (r *Report) Count(o Outcome) int {
 // Failed reports whether anything failed or was left undone, a policy
 // record included.
 func (r *Report) Failed() bool {
-	return r.Count(OutcomeFailed) > 0 || r.Count(OutcomeNotAttempted) > 0 || len(r.unrecorded()) > 0
+	return r.Count(OutcomeFailed) > 0 || r.Count(OutcomeNotAttempted) > 0 || r.Count(OutcomeInProgress) > 0 || len(r.unrecorded()) > 0
 }
 
 func (r *Report) unrecorded() []*Result {
@@ -106,6 +109,9 @@ func (r *Report) Summary() string {
 	if n := r.Count(OutcomeNotAttempted); n > 0 {
 		counts += fmt.Sprintf(", %d not attempted", n)
 	}
+	if n := r.Count(OutcomeInProgress); n > 0 {
+		counts += fmt.Sprintf(", %d still running in Azure", n)
+	}
 	verb := map[Operation]string{OperationApply: "Apply", OperationDestroy: "Destroy"}[r.Operation]
 	switch {
 	case r.Interrupted:
@@ -119,9 +125,11 @@ func (r *Report) Summary() string {
 // WriteText writes the end report: failures with ARM's code, message and
 // correlation ID, what was not attempted and why, then the summary line.
 func (r *Report) WriteText(w io.Writer) {
-	var failed, skipped []string
+	var failed, skipped, running []string
 	for _, res := range r.Results {
 		switch res.Outcome {
+		case OutcomeInProgress:
+			running = append(running, "  "+res.Address)
 		case OutcomeFailed:
 			failed = append(failed, fmt.Sprintf("  %s: %s", res.Address, describe(res.Err)))
 		case OutcomeNotAttempted:
@@ -137,6 +145,9 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	if len(skipped) > 0 {
 		fmt.Fprintf(w, "\nNot attempted:\n%s\n", strings.Join(skipped, "\n"))
+	}
+	if len(running) > 0 {
+		fmt.Fprintf(w, "\nStill running in Azure (the deployment goes on without azk):\n%s\n", strings.Join(running, "\n"))
 	}
 	if un := r.unrecorded(); len(un) > 0 {
 		fmt.Fprintf(w, "\nApplied, but the reconcile-policy could not be recorded in the manifest (add it yourself, or the next run takes the resource for one it finds):\n")
@@ -266,10 +277,12 @@ func TextProgress(w io.Writer) func(Event) {
 }
 
 var verbs = map[string]struct{ doing, done string }{
-	"create":  {"Creating", "Creation"},
-	"update":  {"Updating", "Update"},
-	"delete":  {"Deleting", "Deletion"},
-	"default": {"Working", "Work"},
+	"create": {"Creating", "Creation"},
+	"update": {"Updating", "Update"},
+	"delete": {"Deleting", "Deletion"},
+	// A deployment stack deploys the resources it manages again.
+	"no-change": {"Redeploying unchanged", "Redeployment"},
+	"default":   {"Working", "Work"},
 }
 
 func describeFailure(f *Failure) string {

@@ -342,7 +342,7 @@ func (c *converter) configMap(n *yaml.Node, path string) any {
 // exported reads a config-map value that another resource publishes: from
 // its manifest at once, or from its status, known only once it exists.
 func (c *converter) exported(from *graph.Node, name, key string) any {
-	unknown := Unknown{Reason: fmt.Sprintf("config map %s key %s exported by %s", name, key, from.Address())}
+	unknown := Unknown{Reason: fmt.Sprintf("config map %s key %s exported by %s", name, key, from.Address()), Export: &ExportRef{From: from, ConfigMap: name, Key: key}}
 	e, ok := from.Export(name, key)
 	if !ok {
 		return unknown

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/azkcli/azk/internal/graph"
 )
 
 // SensitiveText is how secret values print everywhere except in the request sent to ARM.
@@ -32,6 +34,16 @@ func (Sensitive) String() string { return SensitiveText }
 // resolved against Azure). Reason says what it waits for.
 type Unknown struct {
 	Reason string
+	// Export is set for a config-map value exported by another input
+	// resource: which one, and the config map name and key it is read from,
+	// so that a deployment template can read it there itself.
+	Export *ExportRef
+}
+
+// ExportRef names a config-map value another resource exports.
+type ExportRef struct {
+	From           *graph.Node
+	ConfigMap, Key string
 }
 
 // MarshalJSON prints the placeholder.

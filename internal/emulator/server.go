@@ -41,6 +41,10 @@ type Server struct {
 	// nextDue is the UnixNano when the earliest pending operation finishes
 	// (math.MaxInt64 when none), so reads take the write lock only when due.
 	nextDue atomic.Int64
+
+	// deploys runs deployments and stacks (deployments.go), made on first use.
+	deploys    *deployments
+	deployOnce sync.Once
 }
 
 // armError is ARM's error body content.
@@ -84,6 +88,7 @@ func New(opts Options) (*Server, error) {
 
 // Close stops drift timers and flushes the state to disk.
 func (s *Server) Close() error {
+	s.stopDeployments()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -179,6 +184,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) route(w http.ResponseWriter, r *http.Request, t target, body []byte) error {
+	if handled, err := s.serveDeployments(w, r, t, body); handled {
+		return err
+	}
 	lt := strings.ToLower(t.typ)
 	switch {
 	case t.kind == targetResource && (strings.HasSuffix(lt, "/locations/operations") || strings.HasSuffix(lt, "/locations/operationresults")):

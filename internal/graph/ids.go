@@ -165,3 +165,15 @@ func (b *builder) checkNameRule(n *Node, rule *registry.Field, name string, line
 		}
 	}
 }
+
+// IDFor is the ARM ID a resource of kind k owned by ownerID would have under
+// the Azure name name: for a node whose name is known only after apply (see
+// Node.Pending), the ID it will have once named.
+func IDFor(k *registry.Kind, ownerID, subscription, name string) (string, error) {
+	return armID(k, ownerID, subscription, name)
+}
+
+// ConfigMapKey is the config map name and key a config-map reference names.
+func (e *Edge) ConfigMapKey() (name, key string) {
+	return stringAt(e.Ref.Node, "name"), stringAt(e.Ref.Node, "key")
+}

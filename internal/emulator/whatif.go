@@ -1,0 +1,302 @@
+package emulator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// whatIf predicts what a deployment would change, as ARM's what-if does:
+// per resource of the template (nested deployments expanded) Create when it
+// does not exist, else Modify with the properties whose values the template
+// changes, or NoChange; resources of the resource group the template does
+// not name are Ignore (an incremental deployment leaves them). Values that
+// reference() resources not yet deployed stay as their expression. The
+// emulator compares what the template sets (and the tags Azure has beyond
+// it); it does not guess which omitted properties a PUT would reset.
+func (s *Server) whatIf(w http.ResponseWriter, r *http.Request, t target, body []byte) error {
+	dt, ok := parseTarget(t.parent)
+	if !ok || dt.kind != targetResource {
+		return errorf(http.StatusNotFound, "InvalidResourceType", "whatIf is an action of a deployment.")
+	}
+	req, err := decodeDeploymentRequest(body)
+	if err != nil {
+		return err
+	}
+	scope, err := s.deploymentScope(dt)
+	if err != nil {
+		return err
+	}
+	if scope.rg == "" && req.Location == "" {
+		return errorf(http.StatusBadRequest, "LocationRequired", "The location property is required for this definition.")
+	}
+	changes, err := s.predict(r.Context(), scope, req.Properties.Template, req.Properties.Parameters, dt.id, dt.name)
+	if err != nil {
+		return err
+	}
+	result, err := json.Marshal(map[string]any{"status": stateSucceeded, "properties": map[string]any{"changes": changes}})
+	if err != nil {
+		return err
+	}
+	id := s.lockedUUID()
+	d := s.engine()
+	d.mu.Lock()
+	d.whatIfs[id] = result
+	d.order = append(d.order, id)
+	if len(d.order) > 100 {
+		delete(d.whatIfs, d.order[0])
+		d.order = d.order[1:]
+	}
+	d.mu.Unlock()
+	w.Header().Set("Location", fmt.Sprintf("%s%s/whatIfResults/%s?api-version=%s", baseURL(r), dt.id, id, url.QueryEscape(r.URL.Query().Get("api-version"))))
+	w.Header().Set("Retry-After", "0")
+	w.WriteHeader(http.StatusAccepted)
+	return nil
+}
+
+func (s *Server) whatIfResult(w http.ResponseWriter, t target) error {
+	d := s.engine()
+	d.mu.Lock()
+	result := d.whatIfs[t.name]
+	d.mu.Unlock()
+	if result == nil {
+		return errorf(http.StatusNotFound, "OperationNotFound", "The what-if result '%s' was not found.", t.name)
+	}
+	writeRaw(w, http.StatusOK, result)
+	return nil
+}
+
+// predict lists the changes of one template at scope.
+func (s *Server) predict(ctx context.Context, scope deployScope, tmpl, params map[string]any, deploymentID, name string) ([]any, error) {
+	p, err := prepare(tmpl, params, scope, deploymentID, name)
+	if err != nil {
+		return nil, err
+	}
+	p.env.reference = func(id, apiVersion string, full bool) (any, error) {
+		return s.reference(ctx, p, id, apiVersion, full)
+	}
+	changes := []any{}
+	named := map[string]bool{}
+	for _, r := range p.resources {
+		if r.nested {
+			props, err := nestedProperties(p.env, r.raw["properties"])
+			if err != nil {
+				// Its parameters read resources not deployed yet: what it
+				// deploys is known only once they are.
+				changes = append(changes, map[string]any{"resourceId": r.id, "changeType": "Unsupported", "unsupportedReason": err.Error()})
+				continue
+			}
+			inner, _ := props["template"].(map[string]any)
+			innerParams, _ := props["parameters"].(map[string]any)
+			sc := r.scope
+			if sc.rg != "" {
+				sc.location = s.groupLocation(sc)
+			}
+			more, err := s.predict(ctx, sc, inner, innerParams, r.id, r.name)
+			if err != nil {
+				return nil, err
+			}
+			changes = append(changes, more...)
+			continue
+		}
+		named[key(r.id)] = true
+		after := map[string]any{"id": r.id, "name": r.name[strings.LastIndexByte(r.name, '/')+1:], "type": r.typ, "apiVersion": r.apiVersion}
+		for k, v := range r.raw {
+			if !templateOnly[strings.ToLower(k)] {
+				after[k] = p.env.evalLenient(v)
+			}
+		}
+		rec := s.selfRequest(ctx, http.MethodGet, r.id, r.apiVersion, nil, "")
+		switch {
+		case rec.Code == http.StatusNotFound:
+			changes = append(changes, map[string]any{"resourceId": r.id, "changeType": "Create", "after": after})
+			continue
+		case rec.Code != http.StatusOK:
+			changes = append(changes, map[string]any{"resourceId": r.id, "changeType": "Unsupported", "unsupportedReason": responseError(rec).Message})
+			continue
+		}
+		var before map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &before); err != nil {
+			return nil, err
+		}
+		delta := propertyDelta("", after, before, true)
+		kind := "NoChange"
+		if len(delta) > 0 {
+			kind = "Modify"
+		}
+		changes = append(changes, map[string]any{"resourceId": r.id, "changeType": kind, "before": before, "after": after, "delta": delta})
+	}
+	if scope.rg != "" {
+		s.mu.RLock()
+		var others []string
+		for c := range s.st.children[key(scope.id())] {
+			if rec := s.live(c); rec != nil && !named[c] {
+				others = append(others, rec.ID)
+			}
+		}
+		s.mu.RUnlock()
+		sort.Strings(others)
+		for _, id := range others {
+			changes = append(changes, map[string]any{"resourceId": id, "changeType": "Ignore"})
+		}
+	}
+	return changes, nil
+}
+
+func (s *Server) groupLocation(sc deployScope) string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	rec := s.live(key(sc.id()))
+	if rec == nil {
+		return ""
+	}
+	var m struct {
+		Location string `json:"location"`
+	}
+	_ = json.Unmarshal(rec.Body, &m)
+	return m.Location
+}
+
+// evalLenient evaluates what it can; an expression that cannot be
+// evaluated yet (a reference() to a resource not deployed) stays as written.
+func (env *exprEnv) evalLenient(v any) any {
+	switch t := v.(type) {
+	case string:
+		if out, err := env.evalValue(t); err == nil {
+			return out
+		}
+		return t
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = env.evalLenient(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = env.evalLenient(e)
+		}
+		return out
+	}
+	return v
+}
+
+// propertyDelta lists what the template's values change in Azure's: a
+// property the template sets that Azure lacks (Create) or holds otherwise
+// (Modify); at the top level also the tags Azure has beyond the template's
+// (Delete), since a PUT replaces tags whole.
+func propertyDelta(path string, after, before any, top bool) []any {
+	a, aok := after.(map[string]any)
+	b, bok := before.(map[string]any)
+	if al, ok := after.([]any); ok {
+		if bl, ok := before.([]any); ok && len(al) == len(bl) {
+			// Item by item (by name where items are named), so that what
+			// Azure adds to each item (IDs, states) is not a change.
+			var out []any
+			for i, item := range al {
+				out = append(out, propertyDelta(fmt.Sprintf("%s[%d]", path, i), item, matchingItem(item, bl, i), false)...)
+			}
+			return out
+		}
+	}
+	if !aok || !bok {
+		if sameValue(path, after, before) {
+			return nil
+		}
+		return []any{map[string]any{"path": path, "propertyChangeType": "Modify", "before": before, "after": after}}
+	}
+	var out []any
+	keys := make([]string, 0, len(a))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if top && (k == "id" || k == "name" || k == "type" || k == "apiVersion") {
+			continue
+		}
+		p := joinKey(path, k)
+		bv, ok := b[k]
+		if !ok {
+			if a[k] != nil {
+				out = append(out, map[string]any{"path": p, "propertyChangeType": "Create", "after": a[k]})
+			}
+			continue
+		}
+		out = append(out, propertyDelta(p, a[k], bv, false)...)
+	}
+	if top {
+		at, _ := a["tags"].(map[string]any)
+		bt, _ := b["tags"].(map[string]any)
+		var gone []string
+		for k := range bt {
+			if _, ok := at[k]; !ok {
+				gone = append(gone, k)
+			}
+		}
+		sort.Strings(gone)
+		for _, k := range gone {
+			out = append(out, map[string]any{"path": "tags." + k, "propertyChangeType": "Delete", "before": bt[k]})
+		}
+	}
+	return out
+}
+
+// matchingItem is the item of list that item updates: the one of the same
+// name, else the one at its position.
+func matchingItem(item any, list []any, i int) any {
+	if m, ok := item.(map[string]any); ok {
+		if name, ok := m["name"].(string); ok {
+			for _, other := range list {
+				if om, ok := other.(map[string]any); ok && om["name"] == name {
+					return other
+				}
+			}
+		}
+	}
+	return list[i]
+}
+
+func joinKey(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+// sameValue compares JSON values: numbers by value, locations by canonical name.
+func sameValue(path string, a, b any) bool {
+	if path == "location" {
+		return strings.EqualFold(strings.ReplaceAll(exprString(a), " ", ""), strings.ReplaceAll(exprString(b), " ", ""))
+	}
+	na, aok := number(a)
+	nb, bok := number(b)
+	if aok && bok {
+		return na == nb
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	var ca, cb any
+	_ = json.Unmarshal(ja, &ca)
+	_ = json.Unmarshal(jb, &cb)
+	return reflect.DeepEqual(ca, cb)
+}
+
+func number(v any) (float64, bool) {
+	switch t := v.(type) {
+	case float64:
+		return t, true
+	case int64:
+		return float64(t), true
+	case json.Number:
+		f, err := t.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
