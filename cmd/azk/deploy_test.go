@@ -114,12 +114,16 @@ func applyThroughDeployments(t *testing.T, run *emulator.Running, flags []string
 	return out, applied
 }
 
-// TestDeploymentEngineAppliesExamples applies the quick start and the AKS
-// example through ARM deployments; each then plans as no change. A changed
+// TestDeploymentEngineAppliesExamples applies the examples (the quick start,
+// the AKS example and the four real-world stacks) through ARM deployments; each then plans as no change. A changed
 // tag is then one deployment operation, and the unchanged resources keep
 // their ETags: the template leaves them out.
 func TestDeploymentEngineAppliesExamples(t *testing.T) {
-	for _, ex := range []struct{ name, group string }{{"quickstart", "azk-quickstart"}, {"aks-workload-identity", "azk-aks-wi"}} {
+	for _, ex := range []struct{ name, group string }{
+		{"quickstart", "azk-quickstart"}, {"aks-workload-identity", "azk-aks-wi"},
+		{"postgres-app", "azk-postgres-app"}, {"redis-app", "azk-redis-app"},
+		{"cosmos-workload-identity", "azk-cosmos-wi"}, {"storage-keyvault-webapp", "azk-webapp"},
+	} {
 		t.Run(ex.name, func(t *testing.T) {
 			run, flags := emulatorAt(t)
 			dir := copyExample(t, ex.name)
