@@ -304,6 +304,7 @@ func (f *runFlags) execute(g *globalOptions, parallelism int, do func(context.Co
 		Parallelism: parallelism,
 		Heartbeat:   heartbeat,
 		Drain:       drain,
+		Redact:      g.secrets.Add,
 		Events: func(e applier.Event) {
 			flight.note(e)
 			emit(e)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/convert"
+	"github.com/azkcli/azk/internal/exported"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/planner"
 )
@@ -40,6 +41,10 @@ type Options struct {
 	Drain <-chan struct{}
 	// LookupEnv reads secrets when a body is re-converted; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// Redact receives every secret value fetched from Azure during the run
+	// (the keys resources export to others), so that the run's redaction
+	// knows them before anything could print them; nil discards them.
+	Redact func(values ...string)
 }
 
 // Apply carries out the plan's resources: create, adopt and update are PUT
@@ -62,6 +67,7 @@ func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Re
 		steps[i].deps = dependencies(r, byNode, byAddress)
 	}
 	a.producers = producers(resources)
+	a.exports = exported.New(exported.Options{Client: opts.Client, Status: a.statusOf, Redact: opts.Redact})
 	run(ctx, opts.Drain, steps, opts.Parallelism, func(ctx context.Context, s *step) (Outcome, error) {
 		return a.apply(ctx, resources[s.index])
 	})
@@ -98,7 +104,8 @@ func dependencies(r *planner.Resource, byNode map[*graph.Node]*step, byAddress m
 	return deps
 }
 
-// producers are the nodes whose status another resource reads through a config map.
+// producers are the nodes whose status another resource reads through a
+// config map or a Secret it exports.
 func producers(resources []*planner.Resource) map[*graph.Node]bool {
 	out := map[*graph.Node]bool{}
 	for _, r := range resources {
@@ -106,7 +113,7 @@ func producers(resources []*planner.Resource) map[*graph.Node]bool {
 			continue
 		}
 		for _, e := range r.Node.Edges {
-			if e.Kind == graph.EdgeConfigMap && e.To != nil {
+			if (e.Kind == graph.EdgeConfigMap || e.Kind == graph.EdgeSecret) && e.To != nil {
 				out[e.To] = true
 			}
 		}
@@ -130,6 +137,8 @@ type applier struct {
 	opts      Options
 	emit      func(Event)
 	producers map[*graph.Node]bool
+	// exports fetches the Secrets producers export, once each.
+	exports *exported.Fetcher
 	// recordErrs are the policy records that could not be written, by address.
 	recordErrs map[string]error
 
@@ -323,7 +332,8 @@ func (a *applier) statusOf(n *graph.Node) map[string]any {
 }
 
 // reconvert builds the request again now that the resources it depends on
-// exist: their read-back status fills exported config-map values, and role
+// exist: their read-back status fills exported config-map values, the
+// secrets they export are fetched as the operator fetches them, and role
 // names are looked up in Azure.
 func (a *applier) reconvert(ctx context.Context, r *planner.Resource) (*convert.Request, error) {
 	if r.Node == nil || a.opts.Graph == nil {
@@ -351,6 +361,9 @@ func (a *applier) reconvert(ctx context.Context, r *planner.Resource) (*convert.
 			}
 			var m map[string]any
 			return m, json.Unmarshal(resp.Body, &m)
+		},
+		Secrets: func(from *graph.Node, name string) (map[string]string, bool, error) {
+			return a.exports.Secret(ctx, from, name)
 		},
 	}
 	req, diags := convert.Convert(a.opts.Graph, r.Node, src)

@@ -33,6 +33,12 @@ type Sources struct {
 	// It feeds the changes the operator makes before a PUT (children kept,
 	// key vault recovery). Nil means offline: each resource renders as a create.
 	Get func(id, apiVersion string) (map[string]any, error)
+	// Secrets returns the keys and values an input resource exports into
+	// Secret name (operatorSpec.secrets, secretExpressions), fetched from
+	// Azure as the operator fetches them; false while they cannot be known
+	// (the resource does not exist yet). Nil means never known: such values
+	// stay unknown, (sensitive, known after apply).
+	Secrets func(from *graph.Node, name string) (map[string]string, bool, error)
 }
 
 // Request is one ARM call.
@@ -291,6 +297,20 @@ func (c *converter) lookupEnv(name string) (string, bool) {
 
 func (c *converter) secret(n *yaml.Node, path string) any {
 	name, key := scalar(n, "name"), scalar(n, "key")
+	if e := c.edges[path]; e != nil && e.To != nil {
+		values, known := c.exportedSecrets(e.To, name)
+		switch {
+		case values == nil && known:
+			return nil // reported
+		case !known:
+			return Unknown{Reason: fmt.Sprintf("secret %s key %s exported by %s", name, key, e.To.Address()), Sensitive: true}
+		}
+		if v, ok := values[key]; ok {
+			return Sensitive{value: v, fetched: true}
+		}
+		c.errorf(n.Line, path, "secret %s key %s: %s exported no such key", name, key, e.To.Address())
+		return nil
+	}
 	ns := c.n.Object.Namespace
 	if s := c.g.Secrets[ns+"/"+name]; s != nil {
 		if v, ok := s.Value(key); ok {
@@ -310,6 +330,20 @@ func (c *converter) secret(n *yaml.Node, path string) any {
 
 func (c *converter) secretMap(n *yaml.Node, path string) any {
 	name := scalar(n, "name")
+	if e := c.edges[path]; e != nil && e.To != nil {
+		values, known := c.exportedSecrets(e.To, name)
+		switch {
+		case values == nil && known:
+			return nil // reported
+		case !known:
+			return Unknown{Reason: fmt.Sprintf("secret %s exported by %s", name, e.To.Address()), Sensitive: true}
+		}
+		out := map[string]any{}
+		for k, v := range values {
+			out[k] = Sensitive{value: v, fetched: true}
+		}
+		return out
+	}
 	s := c.g.Secrets[c.n.Object.Namespace+"/"+name]
 	if s == nil {
 		c.errorf(n.Line, path, "secret %s not found: a secret map must be a v1 Secret in the input", name)
@@ -322,6 +356,24 @@ func (c *converter) secretMap(n *yaml.Node, path string) any {
 		}
 	}
 	return out
+}
+
+// exportedSecrets are the keys and values from exports into Secret name;
+// known is false while they cannot be known, and true with nil values
+// after an error, which it reports.
+func (c *converter) exportedSecrets(from *graph.Node, name string) (values map[string]string, known bool) {
+	if c.src.Secrets == nil {
+		return nil, false
+	}
+	values, known, err := c.src.Secrets(from, name)
+	if err != nil {
+		c.errorf(0, "", "secrets exported by %s: %v", from.Address(), err)
+		return nil, true
+	}
+	if known && values == nil {
+		values = map[string]string{}
+	}
+	return values, known
 }
 
 func (c *converter) configMap(n *yaml.Node, path string) any {

@@ -9,14 +9,30 @@ import "strings"
 // connection's value holds its credentials and is never returned, nor is
 // its format. A registry's system-created storage and container registry
 // accounts are named by the provider.
+//
+// The operator's machinelearningservices/workspace_extension.go exports a
+// workspace's keys and its container registry's credentials (listKeys).
 type (
-	mlWorkspace  struct{ storedAsSent }
+	mlWorkspace struct {
+		storedAsSent
+		*keyExporter
+	}
 	mlConnection struct{ storedAsSent }
 	mlRegistry   struct{ storedAsSent }
 )
 
 func init() {
-	register("Microsoft.MachineLearningServices/workspaces", mlWorkspace{})
+	register("Microsoft.MachineLearningServices/workspaces", mlWorkspace{keyExporter: &keyExporter{
+		reads: []keyRead{{action: "listKeys", values: map[string]string{
+			"appInsightsInstrumentationKey": "appInsightsInstrumentationKey",
+			"userStorageKey":                "userStorageKey",
+			"containerRegistryUserName":     "containerRegistryCredentials.username",
+			"containerRegistryPassword":     "containerRegistryCredentials.passwords[name=password].value",
+			"containerRegistryPassword2":    "containerRegistryCredentials.passwords[name=password2].value",
+			"primaryNotebookAccessKey":      "notebookAccessKeys.primaryAccessKey",
+			"secondaryNotebookAccessKey":    "notebookAccessKeys.secondaryAccessKey",
+		}}},
+	}})
 	register("Microsoft.MachineLearningServices/workspaces/connections", mlConnection{})
 	register("Microsoft.MachineLearningServices/registries", mlRegistry{})
 }

@@ -42,6 +42,7 @@ func Build(in *loader.Result, opts Options) (*Graph, diag.List) {
 	}
 	nodes := b.kinds(in.Resources)
 	b.exports(nodes)
+	b.secretExports(nodes)
 	for _, n := range nodes {
 		b.resolve(n)
 		b.credential(n)
@@ -59,6 +60,8 @@ type builder struct {
 	byKey map[string]*Node // namespace/group/kind/name
 	// exporters maps namespace/configMapName/key to the node exporting it.
 	exporters map[string]*Node
+	// secretExporters maps namespace/secretName to the node exporting it.
+	secretExporters map[string]*Node
 	diags     diag.List
 }
 
@@ -356,8 +359,21 @@ func (b *builder) secret(n *Node, r validate.Ref) {
 	if name == "" {
 		return
 	}
+	key := stringAt(r.Node, "key")
+	if r.Field.Ref == registry.RefSecretMap {
+		key = ""
+	}
+	exporter, err := b.exportedSecret(n.Object.Namespace, name, key)
+	switch {
+	case err != nil:
+		b.errorf(n.Object, r.Line, r.Path, "%v", err)
+		return
+	case exporter != nil:
+		n.Edges = append(n.Edges, &Edge{Kind: EdgeSecret, Field: r.Path, To: exporter, Ref: r})
+		return
+	}
 	if s := b.g.Secrets[n.Object.Namespace+"/"+name]; s != nil {
-		if key := stringAt(r.Node, "key"); r.Field.Ref == registry.RefSecret && key != "" && !hasKey(s, key) {
+		if r.Field.Ref == registry.RefSecret && key != "" && !hasKey(s, key) {
 			b.errorf(n.Object, r.Line, r.Path+".key", "secret %q (%s) has no key %q", name, s.Source, key)
 			return
 		}

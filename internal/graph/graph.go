@@ -34,8 +34,8 @@ const (
 type Edge struct {
 	Kind  EdgeKind `json:"kind"`
 	Field string   `json:"field"`
-	// To is the resource depended on. For a config-map reference it is the
-	// resource exporting that config map, when one does.
+	// To is the resource depended on. For a config-map or secret reference
+	// it is the resource exporting that config map or Secret, when one does.
 	To     *Node          `json:"-"`
 	Object *loader.Object `json:"-"`
 	ARMID  string         `json:"armId,omitempty"`
@@ -67,6 +67,8 @@ type Node struct {
 	nameSource *Edge
 	// Exports are the config map values this resource publishes.
 	Exports []Export
+	// SecretExports are the Secret values this resource publishes.
+	SecretExports []SecretExport
 	// IgnoreChanges are the ARM body paths whose Azure value the resource's
 	// ignore-changes annotation keeps (AnnotationIgnoreChanges).
 	IgnoreChanges []armjson.Path

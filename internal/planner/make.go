@@ -505,6 +505,7 @@ func (m *maker) pending(n *graph.Node, badName error) *Resource {
 	for _, d := range n.DependsOn() {
 		r.DependsOn = append(r.DependsOn, d.Address())
 	}
+	r.Exports = exportsOf(n)
 	req, diags := convert.Convert(m.g, n, m.sources(nil, n))
 	if reasons := m.dependencyBlockers(n); len(reasons) > 0 || badName != nil {
 		if badName != nil {
@@ -554,6 +555,7 @@ func (m *maker) decide(st *nodeState) *Resource {
 	for _, d := range n.DependsOn() {
 		r.DependsOn = append(r.DependsOn, d.Address())
 	}
+	r.Exports, r.SecretReads = exportsOf(n), secretReads(m.g, n)
 	if st.request != nil {
 		r.Desired = st.request.Body
 		r.Notes = append(r.Notes, st.request.Notes...)
@@ -615,9 +617,7 @@ func (m *maker) decide(st *nodeState) *Resource {
 		r.Action, r.Reason = ActionNoChange, ReasonMatches
 	}
 	if r.Action == ActionUpdate && len(r.Secrets) > 0 {
-		for _, p := range r.Secrets {
-			r.Changes = append(r.Changes, Change{Path: p, Sensitive: true})
-		}
+		r.Changes = append(r.Changes, secretChanges(r.Desired)...)
 	}
 	return r
 }
