@@ -15,7 +15,7 @@ import (
 // fleet's has no exporter in the operator either, and the HCP cluster's
 // asks Azure for a new credential (requestAdminCredential), a write.
 var noSecretExporter = map[string]bool{
-	"microsoft.containerservice/fleets":             true,
+	"microsoft.containerservice/fleets":              true,
 	"microsoft.redhatopenshift/hcpopenshiftclusters": true,
 }
 

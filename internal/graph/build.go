@@ -62,7 +62,7 @@ type builder struct {
 	exporters map[string]*Node
 	// secretExporters maps namespace/secretName to the node exporting it.
 	secretExporters map[string]*Node
-	diags     diag.List
+	diags           diag.List
 }
 
 func byNamespacedName(objs []*loader.Object) map[string]*loader.Object {
