@@ -91,6 +91,7 @@ Exit status: 0 success, 1 error or any resource failed.`,
 			if saved != nil {
 				args, in.kustomize, g.namespace = saved.Inputs.Paths, saved.Inputs.Kustomize, saved.Inputs.Namespace
 				pf.ifExists = savedIfExists(saved)
+				in.defaultPolicy = savedDefaultPolicy(saved)
 				pf.sendSecrets = savedSendSecrets(saved)
 				for _, p := range args {
 					if p == "-" {
@@ -149,6 +150,7 @@ Exit status: 0 success, 1 error or any resource failed.`,
 		},
 	}
 	in.register(cmd)
+	in.registerDefaultPolicy(cmd)
 	az.register(cmd)
 	rf.register(cmd)
 	pf.register(cmd)
@@ -180,8 +182,17 @@ func savedPlan(args, kustomize []string) (*planner.Plan, error) {
 
 // savedIfExists recovers --reconcile-policy-if-exists from the decisions it drove.
 func savedIfExists(p *planner.Plan) string {
+	return savedPolicyFlag(p, planner.PolicySourceIfExistsFlag)
+}
+
+// savedDefaultPolicy recovers --default-reconcile-policy from the decisions it drove.
+func savedDefaultPolicy(p *planner.Plan) string {
+	return savedPolicyFlag(p, planner.PolicySourceDefaultFlag)
+}
+
+func savedPolicyFlag(p *planner.Plan, source string) string {
 	for _, r := range p.Resources {
-		if r.Policy.Source == "flag --reconcile-policy-if-exists" {
+		if r.Policy.Source == source {
 			return r.Policy.Value
 		}
 	}

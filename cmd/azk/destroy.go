@@ -79,6 +79,7 @@ Exit status: 0 success, 1 error, refusal or any deletion failed.`,
 		},
 	}
 	in.register(cmd)
+	in.registerDefaultPolicy(cmd)
 	az.register(cmd)
 	rf.register(cmd)
 	cmd.Flags().BoolVar(&allowCascade, "allow-cascade", false, "delete even when that removes resources outside the manifests or marked detach-on-delete or skip")

@@ -15,10 +15,18 @@ import (
 // inputFlags are the manifest inputs shared by every command that reads them.
 type inputFlags struct {
 	kustomize []string
+	// defaultPolicy is --default-reconcile-policy, on the commands that act on Azure.
+	defaultPolicy string
 }
 
 func (f *inputFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVarP(&f.kustomize, "kustomize", "k", nil, "build this kustomize directory and read its output (repeatable)")
+}
+
+// registerDefaultPolicy adds --default-reconcile-policy, for the commands
+// that plan, apply or destroy.
+func (f *inputFlags) registerDefaultPolicy(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.defaultPolicy, "default-reconcile-policy", "", "reconcile policy of resources whose manifest and Namespace set none, as the operator's DEFAULT_RECONCILE_POLICY: manage, detach-on-delete or skip (default manage)")
 }
 
 // requireInputs is a cobra Args check: at least one path or -k.
@@ -33,7 +41,7 @@ func (f *inputFlags) requireInputs(cmd *cobra.Command, args []string) error {
 func (f *inputFlags) resolve(g *globalOptions, paths []string) (*graph.Graph, diag.List) {
 	res, diags := loader.Load(loader.Options{Paths: paths, Kustomize: f.kustomize, Stdin: g.stdin, Namespace: g.namespace})
 	g.secrets.Add(secretValues(res.Secrets)...)
-	gr, more := graph.Build(res, graph.Options{Subscription: g.subscriptionID()})
+	gr, more := graph.Build(res, graph.Options{Subscription: g.subscriptionID(), DefaultReconcilePolicy: f.defaultPolicy})
 	diags = append(diags, more...)
 	if gr.Subscription == graph.SubscriptionPlaceholder && len(gr.Nodes) > 0 && g.subscriptionID() == "" {
 		diags.Add(diag.Warningf(diag.Source{}, "", "", "no subscription given (--subscription or AZURE_SUBSCRIPTION_ID): ARM IDs show %s", graph.SubscriptionPlaceholder))

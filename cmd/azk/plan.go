@@ -119,6 +119,7 @@ resources of the same type in its resource group).`,
 		},
 	}
 	in.register(cmd)
+	in.registerDefaultPolicy(cmd)
 	az.register(cmd)
 	pf.register(cmd)
 	f := cmd.Flags()

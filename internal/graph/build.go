@@ -23,6 +23,10 @@ type Options struct {
 	// Subscription is used in ARM IDs. When empty, the subscription of the first
 	// armId owner is used, else SubscriptionPlaceholder.
 	Subscription string
+	// DefaultReconcilePolicy is the operator-wide reconcile policy
+	// (--default-reconcile-policy, the operator's DEFAULT_RECONCILE_POLICY);
+	// empty for none.
+	DefaultReconcilePolicy string
 }
 
 // Build resolves the loaded input into a graph, returning every problem found.
@@ -37,9 +41,14 @@ func Build(in *loader.Result, opts Options) (*Graph, diag.List) {
 		g: &Graph{
 			Secrets:    byNamespacedName(in.Secrets),
 			ConfigMaps: byNamespacedName(in.ConfigMaps),
+			Namespaces: byName(in.Namespaces),
 		},
 		byKey: map[string]*Node{},
 	}
+	for _, ns := range in.Namespaces {
+		b.namespacePolicy(ns)
+	}
+	b.g.DefaultPolicy = b.defaultPolicy(opts.DefaultReconcilePolicy)
 	nodes := b.kinds(in.Resources)
 	b.exports(nodes)
 	b.secretExports(nodes)
@@ -69,6 +78,14 @@ func byNamespacedName(objs []*loader.Object) map[string]*loader.Object {
 	m := make(map[string]*loader.Object, len(objs))
 	for _, o := range objs {
 		m[o.Namespace+"/"+o.Name] = o
+	}
+	return m
+}
+
+func byName(objs []*loader.Object) map[string]*loader.Object {
+	m := make(map[string]*loader.Object, len(objs))
+	for _, o := range objs {
+		m[o.Name] = o
 	}
 	return m
 }

@@ -170,6 +170,11 @@ type Graph struct {
 	// Secrets and ConfigMaps are the v1 objects of the input, by namespace/name.
 	Secrets    map[string]*loader.Object
 	ConfigMaps map[string]*loader.Object
+	// Namespaces are the v1 Namespaces of the input, by name.
+	Namespaces map[string]*loader.Object
+	// DefaultPolicy is the operator-wide reconcile policy
+	// (Options.DefaultReconcilePolicy); empty for none.
+	DefaultPolicy string
 	// Subscription is the subscription ID used in ARM IDs, or SubscriptionPlaceholder.
 	Subscription string
 }
