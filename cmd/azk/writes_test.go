@@ -62,7 +62,8 @@ func (l *writeLog) reset() {
 }
 
 // announcedWrites are the writes a plan says apply makes: a PUT per create
-// and update, and the purge of a soft-deleted vault a create needs first.
+// and update, and the requests the operator sends before it (the purge of a
+// soft-deleted vault a create needs first).
 // Nil for no plan.
 func announcedWrites(p *planner.Plan) map[string]bool {
 	if p == nil {
@@ -73,8 +74,10 @@ func announcedWrites(p *planner.Plan) map[string]bool {
 		if r.Writes() {
 			out["PUT "+strings.ToLower(r.ARMID)] = true
 		}
-		if r.Request != nil && r.Request.PurgeFirst != "" {
-			out["POST "+strings.ToLower(r.Request.PurgeFirst)+"/purge"] = true
+		if r.Request != nil {
+			for _, w := range r.Request.Before {
+				out[w.Method+" "+strings.ToLower(w.Path)] = true
+			}
 		}
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -41,6 +42,10 @@ type Options struct {
 	Drain <-chan struct{}
 	// LookupEnv reads secrets when a body is re-converted; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// WaitTimeout bounds each wait for a state in Azure the operator waits
+	// out before or after a write (a cluster still upgrading, a backup
+	// instance being protected); zero means an hour.
+	WaitTimeout time.Duration
 	// Redact receives every secret value fetched from Azure during the run
 	// (the keys resources export to others), so that the run's redaction
 	// knows them before anything could print them; nil discards them.
@@ -250,18 +255,25 @@ func (a *applier) put(ctx context.Context, r *planner.Resource) error {
 	if err != nil {
 		return err
 	}
-	if req.PurgeFirst != "" {
-		if err := wait(ctx, func() (*arm.Operation, error) {
-			return a.opts.Client.Post(ctx, req.PurgeFirst+"/purge", deletedVaultsAPIVersion, nil)
-		}); err != nil {
-			return fmt.Errorf("purging the soft-deleted vault first: %w", err)
+	if err := a.waitUntilWritable(ctx, r, id); err != nil {
+		return err
+	}
+	for _, w := range req.Before {
+		if w.Method != http.MethodPost {
+			return fmt.Errorf("%s %s before the PUT: azk sends only POST actions before a PUT", w.Method, w.Path)
+		}
+		if err := wait(ctx, func() (*arm.Operation, error) { return a.opts.Client.Post(ctx, w.Path, w.APIVersion, nil) }); err != nil {
+			return fmt.Errorf("before the PUT: %w", err)
 		}
 	}
 	body, err := convert.MarshalRequest(req.Body)
 	if err != nil {
 		return err
 	}
-	if err := wait(ctx, func() (*arm.Operation, error) { return a.opts.Client.Put(ctx, id, apiVersion, json.RawMessage(body)) }); err != nil {
+	ev := Event{Address: r.Address, ARMID: id, Action: string(r.Action)}
+	if err := retrying(ctx, a.opts.Client, r.Node, a.emit, ev, func() error {
+		return wait(ctx, func() (*arm.Operation, error) { return a.opts.Client.Put(ctx, id, apiVersion, json.RawMessage(body)) })
+	}); err != nil {
 		return err
 	}
 	got, err := a.readBack(ctx, r, id)
@@ -271,11 +283,8 @@ func (a *applier) put(ctx context.Context, r *planner.Resource) error {
 	if state := provisioningState(got); state != "" && !strings.EqualFold(state, "Succeeded") {
 		return fmt.Errorf("did not converge: provisioningState is %s after the operation ended", state)
 	}
-	return nil
+	return a.checkAfterWrite(ctx, r, id, got)
 }
-
-// deletedVaultsAPIVersion is the Microsoft.KeyVault api-version for deleted vaults.
-const deletedVaultsAPIVersion = "2024-11-01"
 
 func wait(ctx context.Context, start func() (*arm.Operation, error)) error {
 	op, err := start()

@@ -366,7 +366,9 @@ func Destroy(ctx context.Context, p *DestroyPlan, opts Options) *Report {
 		started := time.Now()
 		emit(Event{Type: EventStart, Address: d.Address, ARMID: d.ARMID, Action: "delete", Method: "DELETE"})
 		stop := heartbeat(opts.Heartbeat, emit, Event{Address: d.Address, ARMID: d.ARMID, Action: "delete"}, started)
-		err := wait(ctx, func() (*arm.Operation, error) { return opts.Client.Delete(ctx, d.ARMID, d.APIVersion) })
+		err := retrying(ctx, opts.Client, d.node, emit, Event{Address: d.Address, ARMID: d.ARMID, Action: "delete"}, func() error {
+			return wait(ctx, func() (*arm.Operation, error) { return deleteOf(ctx, opts.Client, d) })
+		})
 		stop()
 		ev := Event{Type: EventEnd, Address: d.Address, ARMID: d.ARMID, Action: "delete", Outcome: OutcomeDeleted, Elapsed: Seconds(time.Since(started))}
 		if err != nil && !arm.IsNotFound(err) {

@@ -124,8 +124,10 @@ func (e *env) apply(t *testing.T, ctx context.Context, resources []*planner.Reso
 			}
 			announced["PUT "+strings.ToLower(id)] = true
 		}
-		if r.Request != nil && r.Request.PurgeFirst != "" {
-			announced["POST "+strings.ToLower(r.Request.PurgeFirst)+"/purge"] = true
+		if r.Request != nil {
+			for _, w := range r.Request.Before {
+				announced[w.Method+" "+strings.ToLower(w.Path)] = true
+			}
 		}
 	}
 	sent := e.writes.all()

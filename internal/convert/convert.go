@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/azkcli/azk/internal/diag"
+	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/registry"
 )
@@ -48,8 +49,9 @@ type Request struct {
 	// URL is the path and query: "/subscriptions/...?api-version=2020-11-01".
 	URL  string
 	Body map[string]any
-	// PurgeFirst is the ARM ID of a soft-deleted key vault to purge before the PUT.
-	PurgeFirst string
+	// Before are the requests the operator sends before the PUT (purging a
+	// soft-deleted key vault), as the kind's extension says.
+	Before []extensions.PreWrite
 	// Notes say what else the operator does for this request, for the plan.
 	Notes []string
 }

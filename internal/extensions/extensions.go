@@ -29,8 +29,8 @@ type Target struct {
 
 // Outcome is what a body modifier asks for besides the body.
 type Outcome struct {
-	// PurgeFirst is the ARM ID of a soft-deleted resource to purge before the PUT.
-	PurgeFirst string
+	// Before are the requests the operator sends before the PUT (see PreWrite).
+	Before []PreWrite
 	// Notes say what else the operator does for this request, for the plan.
 	Notes []string
 }

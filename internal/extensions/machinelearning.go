@@ -1,6 +1,9 @@
 package extensions
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // Azure Machine Learning. Workspaces have one edition since the Enterprise
 // edition was retired (September 2020): the provider keeps its SKU as Basic
@@ -11,11 +14,13 @@ import "strings"
 // accounts are named by the provider.
 //
 // The operator's machinelearningservices/workspace_extension.go exports a
-// workspace's keys and its container registry's credentials (listKeys).
+// workspace's keys and its container registry's credentials (listKeys),
+// and retries a BadRequest saying its storage account is not provisioned yet.
 type (
 	mlWorkspace struct {
 		storedAsSent
 		*keyExporter
+		codeMessage
 	}
 	mlConnection struct{ storedAsSent }
 	mlRegistry   struct{ storedAsSent }
@@ -32,7 +37,7 @@ func init() {
 			"primaryNotebookAccessKey":      "notebookAccessKeys.primaryAccessKey",
 			"secondaryNotebookAccessKey":    "notebookAccessKeys.secondaryAccessKey",
 		}}},
-	}})
+	}, codeMessage: codeMessage{"BadRequest", regexp.MustCompile(`StorageAccountIsNotProvisioned`)}})
 	register("Microsoft.MachineLearningServices/workspaces/connections", mlConnection{})
 	register("Microsoft.MachineLearningServices/registries", mlRegistry{})
 }

@@ -23,6 +23,12 @@ func init() {
 	})
 }
 
+// servicebus/namespaces_topic_subscription_extension.go retries a topic
+// subscription's MessagingGatewayBadRequest (its topic not ready yet).
+func init() {
+	register("Microsoft.ServiceBus/namespaces/topics/subscriptions", codes{"MessagingGatewayBadRequest"})
+}
+
 func (serviceBusNamespace) CreatedWith() []string {
 	return []string{"AuthorizationRules/RootManageSharedAccessKey"}
 }

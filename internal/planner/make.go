@@ -519,6 +519,7 @@ func (m *maker) decide(st *nodeState) *Resource {
 		if st.notRead {
 			r.Reason = ReasonOwnerCreated
 		}
+		r.Notes = append(r.Notes, m.waitNotes(n, nil)...)
 		if !m.opts.Drift {
 			r.Changes = d.diff(r.Desired, nil)
 		}
@@ -560,6 +561,9 @@ func (m *maker) decide(st *nodeState) *Resource {
 	}
 	if r.Action == ActionUpdate && len(r.Secrets) > 0 {
 		r.Changes = append(r.Changes, secretChanges(r.Desired)...)
+	}
+	if r.Writes() {
+		r.Notes = append(r.Notes, m.waitNotes(n, st.current)...)
 	}
 	return r
 }
