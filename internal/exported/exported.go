@@ -54,8 +54,9 @@ type Options struct {
 type Fetcher struct {
 	opts Options
 
-	mu      sync.Mutex
-	secrets map[*graph.Node]*secretFetch
+	mu       sync.Mutex
+	secrets  map[*graph.Node]*secretFetch
+	statuses map[*graph.Node]map[string]any
 }
 
 type secretFetch struct {
@@ -66,7 +67,7 @@ type secretFetch struct {
 
 // New returns a Fetcher.
 func New(opts Options) *Fetcher {
-	return &Fetcher{opts: opts, secrets: map[*graph.Node]*secretFetch{}}
+	return &Fetcher{opts: opts, secrets: map[*graph.Node]*secretFetch{}, statuses: map[*graph.Node]map[string]any{}}
 }
 
 // status is n's status: as already read, else from a GET; nil, and no
@@ -76,6 +77,12 @@ func (f *Fetcher) status(ctx context.Context, n *graph.Node) (map[string]any, er
 		if s := f.opts.Status(n); s != nil {
 			return s, nil
 		}
+	}
+	f.mu.Lock()
+	s, read := f.statuses[n]
+	f.mu.Unlock()
+	if read {
+		return s, nil
 	}
 	resp, err := f.opts.Client.Get(ctx, n.ID, n.Kind.APIVersion)
 	if arm.IsNotFound(err) {
@@ -88,7 +95,18 @@ func (f *Fetcher) status(ctx context.Context, n *graph.Node) (map[string]any, er
 	if err := json.Unmarshal(resp.Body, &body); err != nil {
 		return nil, fmt.Errorf("GET %s: reading the body: %w", n.ID, err)
 	}
-	return convert.Status(n.Kind, body), nil
+	s = convert.Status(n.Kind, body)
+	f.mu.Lock()
+	f.statuses[n] = s
+	f.mu.Unlock()
+	return s, nil
+}
+
+// Exists reports whether n exists in Azure: a resource that does not
+// exports nothing.
+func (f *Fetcher) Exists(ctx context.Context, n *graph.Node) (bool, error) {
+	status, err := f.status(ctx, n)
+	return status != nil, err
 }
 
 // ConfigMaps are the config maps n exports, as the operator writes them.

@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/azkcli/azk/internal/exported"
+	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/redact"
+)
+
+func init() { subcommands = append(subcommands, newOutputCommand) }
+
+func newOutputCommand(g *globalOptions) *cobra.Command {
+	var (
+		in            inputFlags
+		az            azureFlags
+		showSensitive bool
+	)
+	cmd := &cobra.Command{
+		Use:   "output PATH... [-k DIR] [ADDRESS...] [-o text|json|yaml] [--show-sensitive]",
+		Short: "Print the values resources export, read from Azure now, as the operator writes them",
+		Long: `Output prints the config maps and Secrets the resources of the manifests export
+(operatorSpec.configMaps and configMapExpressions, operatorSpec.secrets and
+secretExpressions), read from Azure now, as the operator would write them into
+the cluster: names, keys, annotations and labels from the manifests, values
+from Azure (status values, keys fetched the way the operator fetches them,
+CEL over both). Resources that do not exist yet export nothing.
+
+Arguments that are not files or folders are addresses: a resource
+(group/Kind/namespace/name, Kind/namespace/name or Kind/name) prints what it
+exports, ConfigMap/NAME or Secret/NAME one exported object.
+
+Secret values are fetched and printed only with --show-sensitive; without it,
+Secrets show their keys, their values as (sensitive).
+
+  -o text   one block per config map or Secret (default)
+  -o json   one JSON array of {kind, namespace, name, from, data, annotations, labels}
+  -o yaml   v1 ConfigMap and Secret manifests an application's Deployment can use
+            (Secret data base64); Secrets only with --show-sensitive`,
+		Example: `  azk output --emulator examples/storage-key-to-app
+  azk output ./manifests StorageAccount/appdata --show-sensitive -o yaml | kubectl apply -f -`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch g.output {
+			case "text", "json", "yaml":
+			default:
+				return fmt.Errorf("unknown output format %q for output: use text, json or yaml", g.output)
+			}
+			paths, addresses := splitAddresses(args)
+			if err := in.requireInputs(cmd, paths); err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			session, diags, err := openSession(ctx, g, &az, &in, paths)
+			if err != nil {
+				return err
+			}
+			defer session.release()
+			printDiagnostics(g.stderr, diags)
+			objs, err := exportedObjects(ctx, g, session, addresses, showSensitive)
+			if err != nil {
+				return err
+			}
+			w := g.stdout
+			if r, ok := w.(*redact.Writer); ok && showSensitive {
+				w = r.Unwrap() // the secrets were asked for
+			}
+			return writeExported(w, g.stderr, g.output, objs, showSensitive)
+		},
+	}
+	in.register(cmd)
+	az.register(cmd)
+	cmd.Flags().BoolVar(&showSensitive, "show-sensitive", false, "fetch and print the values of Secrets")
+	return cmd
+}
+
+// splitAddresses tells the inputs (files, folders, "-") from the addresses
+// among the arguments.
+func splitAddresses(args []string) (paths, addresses []string) {
+	for _, a := range args {
+		if _, err := os.Stat(a); err == nil || a == "-" || !strings.Contains(a, "/") {
+			paths = append(paths, a)
+		} else {
+			addresses = append(addresses, a)
+		}
+	}
+	return paths, addresses
+}
+
+// exportedObjects reads what the resources export (those the addresses name,
+// or all), in input order; Secrets hold their values only when revealed.
+func exportedObjects(ctx context.Context, g *globalOptions, s *azureSession, addresses []string, reveal bool) ([]exported.Object, error) {
+	f := exported.New(exported.Options{Client: s.client, Redact: g.secrets.Add})
+	matched := make([]bool, len(addresses))
+	matches := func(address string) bool {
+		if len(addresses) == 0 {
+			return true
+		}
+		hit := false
+		for i, a := range addresses {
+			if planner.MatchAddress(address, a) {
+				matched[i], hit = true, true
+			}
+		}
+		return hit
+	}
+	var out []exported.Object
+	for _, n := range s.graph.Nodes {
+		if n.ID == "" || (len(n.Exports) == 0 && len(n.SecretExports) == 0) {
+			continue
+		}
+		whole := matches(n.Address())
+		if exists, err := f.Exists(ctx, n); err != nil {
+			return nil, fmt.Errorf("%s: %w", n.Address(), err)
+		} else if !exists {
+			fmt.Fprintf(g.stderr, "%s does not exist in Azure: it exports nothing yet\n", n.Address())
+			continue
+		}
+		var objs []exported.Object
+		cms, err := f.ConfigMaps(ctx, n)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", n.Address(), err)
+		}
+		objs = append(objs, cms...)
+		if reveal {
+			secrets, err := f.Secrets(ctx, n)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", n.Address(), err)
+			}
+			objs = append(objs, secrets...)
+		} else {
+			objs = append(objs, declaredSecrets(n)...)
+		}
+		for _, o := range objs {
+			if whole || matches("v1/"+o.Kind+"/"+o.Namespace+"/"+o.Name) {
+				out = append(out, o)
+			}
+		}
+	}
+	for i, a := range addresses {
+		if !matched[i] {
+			return nil, fmt.Errorf("%s: no resource of the inputs, nor a config map or Secret they export, has that address (group/Kind/namespace/name, Kind/namespace/name, Kind/name, ConfigMap/NAME or Secret/NAME)", a)
+		}
+	}
+	return out, nil
+}
+
+// declaredSecrets are the Secrets n exports as the manifests declare them:
+// keys without values (an expression yielding a map has its keys only
+// once evaluated).
+func declaredSecrets(n *graph.Node) []exported.Object {
+	byName := map[string]*exported.Object{}
+	var names []string
+	for _, e := range n.SecretExports {
+		o := byName[e.Secret]
+		if o == nil {
+			o = &exported.Object{Kind: "Secret", Namespace: n.Object.Namespace, Name: e.Secret, Data: map[string]string{}, From: n.Address()}
+			byName[e.Secret] = o
+			names = append(names, e.Secret)
+		}
+		key := e.Key
+		if key == "" {
+			key = "(keys of " + e.Field + ")"
+		}
+		o.Data[key] = ""
+	}
+	sort.Strings(names)
+	out := make([]exported.Object, len(names))
+	for i, name := range names {
+		out[i] = *byName[name]
+	}
+	return out
+}
+
+// manifest is a v1 ConfigMap or Secret as kubectl reads it.
+type manifest struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Metadata   manifestMetadata  `json:"metadata"`
+	Type       string            `json:"type,omitempty"`
+	Data       map[string]string `json:"data"`
+}
+
+type manifestMetadata struct {
+	Name        string            `json:"name"`
+	Namespace   string            `json:"namespace"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+}
+
+// jsonObject is one exported object in -o json.
+type jsonObject struct {
+	Kind        string            `json:"kind"`
+	Namespace   string            `json:"namespace"`
+	Name        string            `json:"name"`
+	From        string            `json:"from"`
+	Data        map[string]string `json:"data"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+}
+
+func writeExported(w, stderr io.Writer, format string, objs []exported.Object, reveal bool) error {
+	shown := func(o exported.Object) map[string]string {
+		if o.Kind != "Secret" || reveal {
+			return o.Data
+		}
+		hidden := make(map[string]string, len(o.Data))
+		for k := range o.Data {
+			hidden[k] = "(sensitive)"
+		}
+		return hidden
+	}
+	switch format {
+	case "json":
+		out := make([]jsonObject, 0, len(objs))
+		for _, o := range objs {
+			out = append(out, jsonObject{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, From: o.From, Data: shown(o), Annotations: o.Annotations, Labels: o.Labels})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(out)
+	case "yaml":
+		hidden := 0
+		for _, o := range objs {
+			m := manifest{APIVersion: "v1", Kind: o.Kind, Data: o.Data,
+				Metadata: manifestMetadata{Name: o.Name, Namespace: o.Namespace, Annotations: o.Annotations, Labels: o.Labels}}
+			if o.Kind == "Secret" {
+				if !reveal {
+					hidden++
+					continue
+				}
+				m.Type = "Opaque"
+				m.Data = make(map[string]string, len(o.Data))
+				for k, v := range o.Data {
+					m.Data[k] = base64.StdEncoding.EncodeToString([]byte(v))
+				}
+			}
+			doc, err := yaml.Marshal(m)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "---\n# exported by %s\n%s", o.From, doc)
+		}
+		if hidden > 0 {
+			fmt.Fprintf(stderr, "%d Secret(s) not printed: --show-sensitive fetches and prints them\n", hidden)
+		}
+		return nil
+	}
+	if len(objs) == 0 {
+		fmt.Fprintln(w, "Nothing exported: no resource of the inputs exists in Azure with operatorSpec.configMaps, secrets or their expressions.")
+		return nil
+	}
+	for i, o := range objs {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s %s/%s (exported by %s)\n", o.Kind, o.Namespace, o.Name, o.From)
+		data := shown(o)
+		keys := make([]string, 0, len(data))
+		for k := range data {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(w, "  %s = %s\n", k, data[k])
+		}
+	}
+	return nil
+}
