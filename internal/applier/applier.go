@@ -374,6 +374,9 @@ func (a *applier) reconvert(ctx context.Context, r *planner.Resource) (*convert.
 		Secrets: func(from *graph.Node, name string) (map[string]string, bool, error) {
 			return a.exports.Secret(ctx, from, name)
 		},
+		ManualConfig: func(from *graph.Node, name string) (string, bool, error) {
+			return a.exports.ManualConfig(ctx, from, name)
+		},
 	}
 	req, diags := convert.Convert(a.opts.Graph, r.Node, src)
 	if err := diags.Err(); err != nil {

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
 	"github.com/azkcli/azk/internal/applier"
 	"github.com/azkcli/azk/internal/emulator"
@@ -186,5 +190,137 @@ func TestSecretExportedToAConsumer(t *testing.T) {
 	}
 	if sent := e.writes.all(); len(sent) != 0 {
 		t.Errorf("the re-apply sent %v", sent)
+	}
+}
+
+// endpointNIC adds to the private endpoint's GETs the network interface
+// Azure creates for it, which the emulator does not.
+type endpointNIC struct {
+	next     policy.Transporter
+	endpoint string
+	nic      string
+}
+
+func (e *endpointNIC) Do(req *http.Request) (*http.Response, error) {
+	resp, err := e.next.Do(req)
+	if err != nil || req.Method != http.MethodGet || !strings.EqualFold(req.URL.Path, e.endpoint) || resp.StatusCode != http.StatusOK {
+		return resp, err
+	}
+	var body map[string]any
+	data, _ := io.ReadAll(resp.Body)
+	_ = json.Unmarshal(data, &body)
+	body["properties"].(map[string]any)["networkInterfaces"] = []any{map[string]any{"id": e.nic}}
+	data, _ = json.Marshal(body)
+	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
+	resp.Header.Del("Content-Length")
+	return resp, nil
+}
+
+const endpointDNS = `apiVersion: resources.azure.com/v1api20200601
+kind: ResourceGroup
+metadata:
+  name: pe
+spec:
+  location: westus2
+---
+apiVersion: network.azure.com/v1api20220701
+kind: PrivateEndpoint
+metadata:
+  name: blob-endpoint
+spec:
+  location: westus2
+  owner:
+    name: pe
+  subnet:
+    reference:
+      armId: /subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/net/providers/Microsoft.Network/virtualNetworks/net/subnets/endpoints
+  privateLinkServiceConnections:
+    - name: blob
+      groupIds: [blob]
+      privateLinkServiceReference:
+        armId: /subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/net/providers/Microsoft.Storage/storageAccounts/shared
+  operatorSpec:
+    configMaps:
+      primaryNicPrivateIpAddress:
+        name: blob-endpoint
+        key: ip
+---
+apiVersion: network.azure.com/v1api20180901
+kind: PrivateDnsZone
+metadata:
+  name: privatelink.blob.core.windows.net
+spec:
+  location: global
+  owner:
+    name: pe
+---
+apiVersion: network.azure.com/v1api20200601
+kind: PrivateDnsZonesARecord
+metadata:
+  name: shared
+spec:
+  owner:
+    name: privatelink.blob.core.windows.net
+  ttl: 300
+  aRecords:
+    - ipv4AddressFromConfig:
+        name: blob-endpoint
+        key: ip
+`
+
+// TestPrivateEndpointExportsItsAddress: as the operator's extension does,
+// a private endpoint exports its network interface's private IP address;
+// apply reads it once the endpoint exists and the DNS record it feeds
+// carries it, and a re-plan, which reads it too, is quiet.
+func TestPrivateEndpointExportsItsAddress(t *testing.T) {
+	e := start(t, emulator.Options{}, 10)
+	net := "/subscriptions/" + subscription + "/resourceGroups/net"
+	nic := net + "/providers/Microsoft.Network/networkInterfaces/blob-endpoint.nic"
+	for _, put := range []struct {
+		id, apiVersion string
+		body           map[string]any
+	}{
+		{net, "2021-04-01", map[string]any{"location": "westus2"}},
+		{net + "/providers/Microsoft.Network/virtualNetworks/net", "2022-07-01", map[string]any{"location": "westus2", "properties": map[string]any{
+			"addressSpace": map[string]any{"addressPrefixes": []any{"10.9.0.0/16"}},
+			"subnets":      []any{map[string]any{"name": "endpoints", "properties": map[string]any{"addressPrefix": "10.9.1.0/24"}}}}}},
+		{net + "/providers/Microsoft.Storage/storageAccounts/shared", "2023-01-01", map[string]any{"location": "westus2", "kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"}}},
+		{nic, "2022-07-01", map[string]any{"location": "westus2", "properties": map[string]any{"ipConfigurations": []any{map[string]any{"name": "ipconfig1",
+			"properties": map[string]any{"subnet": map[string]any{"id": net + "/providers/Microsoft.Network/virtualNetworks/net/subnets/endpoints"}}}}}}},
+	} {
+		op, err := e.client.Put(context.Background(), put.id, put.apiVersion, put.body)
+		if err == nil {
+			_, err = op.Wait(context.Background())
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ip := e.get(t, nic, "2022-07-01")["properties"].(map[string]any)["ipConfigurations"].([]any)[0].(map[string]any)["properties"].(map[string]any)["privateIPAddress"]
+	if ip != "10.9.1.4" {
+		t.Fatalf("the emulator gave the NIC %v", ip)
+	}
+	endpoint := "/subscriptions/" + subscription + "/resourcegroups/pe/providers/microsoft.network/privateendpoints/blob-endpoint"
+	e.writes.next = &endpointNIC{next: e.writes.next, endpoint: endpoint, nic: nic}
+	g := load(t, writeManifests(t, endpointDNS))
+	rep := e.apply(t, context.Background(), e.decide(t, g), e.options(g, &recorder{}))
+	if rep.Failed() {
+		var b bytes.Buffer
+		rep.WriteText(&b)
+		t.Fatalf("apply failed:\n%s", b.String())
+	}
+	record := "/subscriptions/" + subscription + "/resourceGroups/pe/providers/Microsoft.Network/privateDnsZones/privatelink.blob.core.windows.net/A/shared"
+	var sent struct {
+		Properties struct {
+			ARecords []struct{ IPv4Address string }
+		}
+	}
+	if err := json.Unmarshal(e.writes.body("PUT", record), &sent); err != nil || len(sent.Properties.ARecords) != 1 || sent.Properties.ARecords[0].IPv4Address != ip {
+		t.Errorf("the A record's PUT: %s (%v)", e.writes.body("PUT", record), err)
+	}
+	for _, r := range e.decide(t, g) {
+		if r.Action != planner.ActionNoChange {
+			t.Errorf("re-plan: %s is %s: %+v", r.Address, r.Action, r.Changes)
+		}
 	}
 }

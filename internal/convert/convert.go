@@ -40,6 +40,11 @@ type Sources struct {
 	// (the resource does not exist yet). Nil means never known: such values
 	// stay unknown, (sensitive, known after apply).
 	Secrets func(from *graph.Node, name string) (map[string]string, bool, error)
+	// ManualConfig returns a config-map value that an input resource's kind
+	// fills by hand (extensions.ConfigExporter), read from Azure, by its
+	// operatorSpec.configMaps entry name; false while it cannot be known.
+	// Nil means never known.
+	ManualConfig func(from *graph.Node, name string) (string, bool, error)
 }
 
 // Request is one ARM call.
@@ -400,6 +405,20 @@ func (c *converter) exported(from *graph.Node, name, key string) any {
 	e, ok := from.Export(name, key)
 	if !ok {
 		return unknown
+	}
+	if e.Manual {
+		if c.src.ManualConfig == nil {
+			return unknown
+		}
+		v, known, err := c.src.ManualConfig(from, e.Name)
+		switch {
+		case err != nil:
+			c.errorf(0, "", "%s: %v", from.Address(), err)
+			return nil
+		case !known:
+			return unknown
+		}
+		return v
 	}
 	var status map[string]any
 	if !e.FromManifest() && c.src.Status != nil {

@@ -84,16 +84,9 @@ func (f *Fetcher) status(ctx context.Context, n *graph.Node) (map[string]any, er
 	if read {
 		return s, nil
 	}
-	resp, err := f.opts.Client.Get(ctx, n.ID, n.Kind.APIVersion)
-	if arm.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
+	body, err := ReadBody(ctx, f.opts.Client, n.ID, n.Kind.APIVersion)
+	if err != nil || body == nil {
 		return nil, err
-	}
-	var body map[string]any
-	if err := json.Unmarshal(resp.Body, &body); err != nil {
-		return nil, fmt.Errorf("GET %s: reading the body: %w", n.ID, err)
 	}
 	s = convert.Status(n.Kind, body)
 	f.mu.Lock()
@@ -122,7 +115,16 @@ func (f *Fetcher) ConfigMaps(ctx context.Context, n *graph.Node) ([]Object, erro
 	c := newCollector("ConfigMap", n)
 	for _, e := range n.Exports {
 		if e.Manual {
-			return nil, fmt.Errorf("%s: the operator's extension for %s fills this config map; azk does not know how", e.Field, n.Kind.Kind)
+			values, err := f.manualConfigs(ctx, n)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", e.Field, err)
+			}
+			v, ok := values[e.Name]
+			if !ok {
+				return nil, fmt.Errorf("%s: Azure holds no value for it yet", e.Field)
+			}
+			c.add(e.Field, e.ConfigMap, e.Key, v, nil, nil, nil)
+			continue
 		}
 		if e.Program != nil {
 			s, m, err := e.Program.Eval(n.Self(status), nil)
@@ -322,3 +324,42 @@ func (c *collector) objects() ([]Object, error) {
 }
 
 func joinPath(p []string) string { return strings.Join(p, ".") }
+
+// ManualConfig is the config-map value named name that n's kind fills by
+// hand (extensions.ConfigExporter), read from Azure now; false while n
+// does not exist or Azure does not hold it yet.
+func (f *Fetcher) ManualConfig(ctx context.Context, n *graph.Node, name string) (string, bool, error) {
+	values, err := f.manualConfigs(ctx, n)
+	v, ok := values[name]
+	return v, ok, err
+}
+
+func (f *Fetcher) manualConfigs(ctx context.Context, n *graph.Node) (map[string]string, error) {
+	c := extensions.ConfigExporterFor(n.Kind.ARMType)
+	if c == nil {
+		return nil, fmt.Errorf("the operator's extension for %s fills its config maps; azk does not know how", n.Kind.Kind)
+	}
+	status, err := f.status(ctx, n)
+	if err != nil || status == nil {
+		return nil, err
+	}
+	return c.ExportConfig(status, n.Kind.APIVersion, func(id, apiVersion string) (map[string]any, error) {
+		return ReadBody(ctx, f.opts.Client, id, apiVersion)
+	})
+}
+
+// ReadBody reads a resource's ARM body; nil, and no error, when it does not exist.
+func ReadBody(ctx context.Context, client *arm.Client, id, apiVersion string) (map[string]any, error) {
+	resp, err := client.Get(ctx, id, apiVersion)
+	if arm.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var body map[string]any
+	if err := json.Unmarshal(resp.Body, &body); err != nil {
+		return nil, fmt.Errorf("GET %s: reading the body: %w", id, err)
+	}
+	return body, nil
+}

@@ -153,6 +153,23 @@ func (b ownerBlocksWrite) OwnerBlocksWrite(owner map[string]any) string {
 	return ""
 }
 
+// ConfigExporter is the operator's KubernetesConfigExporter: config-map
+// values a kind's extension fills (the configuration's $manualConfigs)
+// from what Azure holds, beyond the resource's status.
+type ConfigExporter interface {
+	// ExportConfig returns the values, by operatorSpec.configMaps entry
+	// name, from the resource's status (JSON names, as convert.Status maps
+	// an ARM body); get reads other resources at apiVersion (nil when they
+	// do not exist). A value Azure does not hold yet is left out.
+	ExportConfig(status map[string]any, apiVersion string, get func(id, apiVersion string) (map[string]any, error)) (map[string]string, error)
+}
+
+// ConfigExporterFor returns the config exporter of an ARM type, or nil.
+func ConfigExporterFor(armType string) ConfigExporter {
+	c, _ := byARMType[strings.ToLower(armType)].(ConfigExporter)
+	return c
+}
+
 // Deleter is the operator's Deleter: a kind whose resources are deleted
 // with more than a plain DELETE.
 type Deleter interface {

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/graph"
 )
@@ -20,7 +21,8 @@ type Export struct {
 	Key  string `json:"key,omitempty"`
 	// From says where the value comes from: "status.<path>", "POST <action>"
 	// (an action under the resource's ARM ID that reads its keys), "the
-	// subscription of its ARM ID", "CEL <expression>", or "the operator's
+	// subscription of its ARM ID", "CEL <expression>", "the kind's
+	// extension, …" (extensions.ConfigExporter), or "the operator's
 	// extension" for values azk does not know how to take.
 	From string `json:"from"`
 }
@@ -39,6 +41,8 @@ func exportsOf(n *graph.Node) []Export {
 		switch {
 		case e.Program != nil:
 			x.From = "CEL " + e.Program.Source
+		case e.Manual && extensions.ConfigExporterFor(n.Kind.ARMType) != nil:
+			x.From = "the kind's extension, reading what its status refers to"
 		case e.Manual:
 			x.From = "the operator's extension"
 		default:
@@ -87,4 +91,21 @@ func consumesSecrets(g *graph.Graph, n *graph.Node) bool {
 		}
 	}
 	return false
+}
+
+// manualConfig is a config-map value from's kind fills by hand
+// (extensions.ConfigExporter), from what was read of it for this plan and
+// what it refers to; false while from does not exist.
+func (m *maker) manualConfig(from *graph.Node, name string) (string, bool, error) {
+	fs := m.states[from]
+	c := extensions.ConfigExporterFor(from.Kind.ARMType)
+	if fs == nil || !fs.exists || c == nil {
+		return "", false, nil
+	}
+	values, err := c.ExportConfig(convert.Status(from.Kind, fs.current), from.Kind.APIVersion, func(id, apiVersion string) (map[string]any, error) {
+		body, _, err := m.get(id, apiVersion)
+		return body, err
+	})
+	v, ok := values[name]
+	return v, ok, err
 }

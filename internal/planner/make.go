@@ -323,6 +323,7 @@ func (m *maker) sources(st *nodeState, n *graph.Node) convert.Sources {
 			id, err := m.roleID(name)
 			return id, err == nil
 		},
+		ManualConfig: m.manualConfig,
 		Get: func(id, apiVersion string) (map[string]any, error) {
 			if st != nil && strings.EqualFold(id, n.ID) {
 				if st.readErr != nil {
