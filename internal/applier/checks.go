@@ -2,12 +2,12 @@ package applier
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/azkcli/azk/internal/arm"
+	"github.com/azkcli/azk/internal/exported"
 	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/planner"
@@ -117,18 +117,7 @@ func (a *applier) waitFor(ctx context.Context, r *planner.Resource, pending func
 
 // current reads a resource; nil when it does not exist.
 func (a *applier) current(ctx context.Context, id, apiVersion string) (map[string]any, error) {
-	resp, err := a.opts.Client.Get(ctx, id, apiVersion)
-	if arm.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var body map[string]any
-	if err := json.Unmarshal(resp.Body, &body); err != nil {
-		return nil, fmt.Errorf("GET %s: reading the body: %w", id, err)
-	}
-	return body, nil
+	return exported.ReadBody(ctx, a.opts.Client, id, apiVersion)
 }
 
 // retrying runs a write or delete of a resource of kind k again while it

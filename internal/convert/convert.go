@@ -305,18 +305,7 @@ func (c *converter) lookupEnv(name string) (string, bool) {
 func (c *converter) secret(n *yaml.Node, path string) any {
 	name, key := scalar(n, "name"), scalar(n, "key")
 	if e := c.edges[path]; e != nil && e.To != nil {
-		values, known := c.exportedSecrets(e.To, name)
-		switch {
-		case values == nil && known:
-			return nil // reported
-		case !known:
-			return Unknown{Reason: fmt.Sprintf("secret %s key %s exported by %s", name, key, e.To.Address()), Sensitive: true}
-		}
-		if v, ok := values[key]; ok {
-			return Sensitive{value: v, fetched: true}
-		}
-		c.errorf(n.Line, path, "secret %s key %s: %s exported no such key", name, key, e.To.Address())
-		return nil
+		return c.exportedSecret(n, path, e.To, name, key)
 	}
 	ns := c.n.Object.Namespace
 	if s := c.g.Secrets[ns+"/"+name]; s != nil {
@@ -338,18 +327,7 @@ func (c *converter) secret(n *yaml.Node, path string) any {
 func (c *converter) secretMap(n *yaml.Node, path string) any {
 	name := scalar(n, "name")
 	if e := c.edges[path]; e != nil && e.To != nil {
-		values, known := c.exportedSecrets(e.To, name)
-		switch {
-		case values == nil && known:
-			return nil // reported
-		case !known:
-			return Unknown{Reason: fmt.Sprintf("secret %s exported by %s", name, e.To.Address()), Sensitive: true}
-		}
-		out := map[string]any{}
-		for k, v := range values {
-			out[k] = Sensitive{value: v, fetched: true}
-		}
-		return out
+		return c.exportedSecret(n, path, e.To, name, "")
 	}
 	s := c.g.Secrets[c.n.Object.Namespace+"/"+name]
 	if s == nil {
@@ -365,22 +343,37 @@ func (c *converter) secretMap(n *yaml.Node, path string) any {
 	return out
 }
 
-// exportedSecrets are the keys and values from exports into Secret name;
-// known is false while they cannot be known, and true with nil values
-// after an error, which it reports.
-func (c *converter) exportedSecrets(from *graph.Node, name string) (values map[string]string, known bool) {
+// exportedSecret is key of the Secret name that from exports, or with no
+// key the whole Secret (a secret map): fetched from Azure through
+// Sources.Secrets, unknown (and sensitive) while from does not exist.
+func (c *converter) exportedSecret(n *yaml.Node, path string, from *graph.Node, name, key string) any {
+	what := "secret " + name
+	if key != "" {
+		what += " key " + key
+	}
+	unknown := Unknown{Reason: what + " exported by " + from.Address(), Sensitive: true}
 	if c.src.Secrets == nil {
-		return nil, false
+		return unknown
 	}
 	values, known, err := c.src.Secrets(from, name)
-	if err != nil {
+	switch {
+	case err != nil:
 		c.errorf(0, "", "secrets exported by %s: %v", from.Address(), err)
-		return nil, true
+		return nil
+	case !known:
+		return unknown
+	case key == "":
+		out := map[string]any{}
+		for k, v := range values {
+			out[k] = Sensitive{value: v, fetched: true}
+		}
+		return out
 	}
-	if known && values == nil {
-		values = map[string]string{}
+	if v, ok := values[key]; ok {
+		return Sensitive{value: v, fetched: true}
 	}
-	return values, known
+	c.errorf(n.Line, path, "%s: %s exported no such key", what, from.Address())
+	return nil
 }
 
 func (c *converter) configMap(n *yaml.Node, path string) any {
@@ -406,25 +399,21 @@ func (c *converter) exported(from *graph.Node, name, key string) any {
 	if !ok {
 		return unknown
 	}
-	if e.Manual {
-		if c.src.ManualConfig == nil {
-			return unknown
+	var v string
+	var known bool
+	var err error
+	switch {
+	case e.Manual && c.src.ManualConfig == nil:
+		return unknown
+	case e.Manual:
+		v, known, err = c.src.ManualConfig(from, e.Name)
+	default:
+		var status map[string]any
+		if !e.FromManifest() && c.src.Status != nil {
+			status = c.src.Status(from)
 		}
-		v, known, err := c.src.ManualConfig(from, e.Name)
-		switch {
-		case err != nil:
-			c.errorf(0, "", "%s: %v", from.Address(), err)
-			return nil
-		case !known:
-			return unknown
-		}
-		return v
+		v, known, err = e.Value(from, key, status)
 	}
-	var status map[string]any
-	if !e.FromManifest() && c.src.Status != nil {
-		status = c.src.Status(from)
-	}
-	v, known, err := e.Value(from, key, status)
 	switch {
 	case err != nil:
 		c.errorf(0, "", "%s: %v", from.Address(), err)
