@@ -115,6 +115,7 @@ Exit status: 0 success, 1 error or any resource failed.`,
 			if saved != nil {
 				args, in.kustomize, g.namespace = saved.Inputs.Paths, saved.Inputs.Kustomize, saved.Inputs.Namespace
 				pf.ifExists = savedIfExists(saved)
+				in.defaultPolicy = savedDefaultPolicy(saved)
 				pf.sendSecrets = savedSendSecrets(saved)
 				sel.targets, sel.selector = saved.Inputs.Targets, saved.Inputs.Selector
 				for _, p := range args {
@@ -179,6 +180,7 @@ Exit status: 0 success, 1 error or any resource failed.`,
 		},
 	}
 	in.register(cmd)
+	in.registerDefaultPolicy(cmd)
 	az.register(cmd)
 	rf.register(cmd)
 	pf.register(cmd)
@@ -212,8 +214,17 @@ func savedPlan(args, kustomize []string) (*planner.Plan, error) {
 
 // savedIfExists recovers --reconcile-policy-if-exists from the decisions it drove.
 func savedIfExists(p *planner.Plan) string {
+	return savedPolicyFlag(p, planner.PolicySourceIfExistsFlag)
+}
+
+// savedDefaultPolicy recovers --default-reconcile-policy from the decisions it drove.
+func savedDefaultPolicy(p *planner.Plan) string {
+	return savedPolicyFlag(p, planner.PolicySourceDefaultFlag)
+}
+
+func savedPolicyFlag(p *planner.Plan, source string) string {
 	for _, r := range p.Resources {
-		if r.Policy.Source == "flag --reconcile-policy-if-exists" {
+		if r.Policy.Source == source {
 			return r.Policy.Value
 		}
 	}
@@ -375,6 +386,7 @@ func (f *runFlags) execute(g *globalOptions, parallelism int, do func(context.Co
 		// With or without a terminal: CI logs must not go quiet either.
 		Heartbeat: f.progressInterval,
 		Drain:     drain,
+		Redact:    g.secrets.Add,
 		Events: func(e applier.Event) {
 			flight.note(e)
 			emit(e)

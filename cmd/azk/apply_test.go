@@ -50,7 +50,7 @@ func azk(t *testing.T, stdin string, args ...string) (string, string, int) {
 	if log != nil {
 		// Announced writes are read after the run: a resource named from
 		// another's status has its ARM ID only then.
-		log.check(t, announcedWrites(applied), code == 0)
+		log.check(t, announcedWrites(applied), announcedReads(applied), code == 0)
 	}
 	return out, errOut, code
 }

@@ -87,6 +87,7 @@ Exit status: 0 success, 1 error, refusal or any deletion failed.`,
 		},
 	}
 	in.register(cmd)
+	in.registerDefaultPolicy(cmd)
 	az.register(cmd)
 	rf.register(cmd)
 	sel.register(cmd, "what depends on it")

@@ -17,6 +17,8 @@ type inputFlags struct {
 	kustomize []string
 	// filenames are kubectl's -f PATH: paths like the arguments.
 	filenames []string
+	// defaultPolicy is --default-reconcile-policy, on the commands that act on Azure.
+	defaultPolicy string
 }
 
 // register adds the input flags to cmd, whose RunE (set before) then gets
@@ -31,6 +33,12 @@ func (f *inputFlags) register(cmd *cobra.Command) {
 	}
 }
 
+// registerDefaultPolicy adds --default-reconcile-policy, for the commands
+// that plan, apply or destroy.
+func (f *inputFlags) registerDefaultPolicy(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.defaultPolicy, "default-reconcile-policy", "", "reconcile policy of resources whose manifest and Namespace set none, as the operator's DEFAULT_RECONCILE_POLICY: manage, detach-on-delete or skip (default manage)")
+}
+
 // requireInputs is a cobra Args check: at least one path, -f or -k.
 func (f *inputFlags) requireInputs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 && len(f.kustomize) == 0 && len(f.filenames) == 0 {
@@ -43,7 +51,7 @@ func (f *inputFlags) requireInputs(cmd *cobra.Command, args []string) error {
 func (f *inputFlags) resolve(g *globalOptions, paths []string) (*graph.Graph, diag.List) {
 	res, diags := loader.Load(loader.Options{Paths: paths, Kustomize: f.kustomize, Stdin: g.stdin, Namespace: g.namespace})
 	g.secrets.Add(secretValues(res.Secrets)...)
-	gr, more := graph.Build(res, graph.Options{Subscription: g.subscriptionID()})
+	gr, more := graph.Build(res, graph.Options{Subscription: g.subscriptionID(), DefaultReconcilePolicy: f.defaultPolicy})
 	diags = append(diags, more...)
 	if gr.Subscription == graph.SubscriptionPlaceholder && len(gr.Nodes) > 0 && g.subscriptionID() == "" {
 		diags.Add(diag.Warningf(diag.Source{}, "", "", "no subscription given (--subscription or AZURE_SUBSCRIPTION_ID): ARM IDs show %s", graph.SubscriptionPlaceholder))

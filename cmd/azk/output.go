@@ -1,170 +1,277 @@
 package main
 
 import (
-	"bytes"
+	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
+	"os"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
+	"sigs.k8s.io/yaml"
 
-	"github.com/azkcli/azk/internal/armjson"
+	"github.com/azkcli/azk/internal/exported"
 	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/redact"
 )
 
-// outputFormats are the -o values of each command, the default first.
-var outputFormats = map[string][]string{
-	"validate": {"text", "json", "yaml", "name"},
-	"graph":    {"text", "dot", "mermaid", "json", "yaml", "name"},
-	"render":   {"text", "json", "yaml", "name"},
-	"plan":     {"text", "json", "yaml", "markdown", "name"},
-	"show":     {"text", "json", "yaml", "markdown", "name"},
-	"apply":    {"text", "json", "yaml", "name"},
-	"destroy":  {"text", "json", "yaml", "name"},
-	"import":   {"yaml", "json"},
-	"explain":  {"text", "json", "yaml"},
-	// api-resources follows kubectl: wide adds columns, name lists kinds.
-	"api-resources": {"text", "wide", "json", "yaml", "name"},
+func init() { subcommands = append(subcommands, newOutputCommand) }
+
+func newOutputCommand(g *globalOptions) *cobra.Command {
+	var (
+		in            inputFlags
+		az            azureFlags
+		showSensitive bool
+	)
+	cmd := &cobra.Command{
+		Use:   "output PATH... [-k DIR] [ADDRESS...] [-o text|json|yaml] [--show-sensitive]",
+		Short: "Print the values resources export, read from Azure now, as the operator writes them",
+		Long: `Output prints the config maps and Secrets the resources of the manifests export
+(operatorSpec.configMaps and configMapExpressions, operatorSpec.secrets and
+secretExpressions), read from Azure now, as the operator would write them into
+the cluster: names, keys, annotations and labels from the manifests, values
+from Azure (status values, keys fetched the way the operator fetches them,
+CEL over both). Resources that do not exist yet export nothing.
+
+Arguments that are not files or folders are addresses: a resource
+(group/Kind/namespace/name, Kind/namespace/name or Kind/name) prints what it
+exports, ConfigMap/NAME or Secret/NAME one exported object.
+
+Secret values are fetched and printed only with --show-sensitive; without it,
+Secrets show their keys, their values as (sensitive).
+
+  -o text   one block per config map or Secret (default)
+  -o json   one JSON array of {kind, namespace, name, from, data, annotations, labels}
+  -o yaml   v1 ConfigMap and Secret manifests an application's Deployment can use
+            (Secret data base64); Secrets only with --show-sensitive`,
+		Example: `  azk output --emulator examples/storage-key-to-app
+  azk output ./manifests StorageAccount/appdata --show-sensitive -o yaml | kubectl apply -f -`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(cmd, g); err != nil {
+				return err
+			}
+			paths, addresses := splitAddresses(args)
+			if err := in.requireInputs(cmd, paths); err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			session, diags, err := openSession(ctx, g, &az, &in, paths, &selectFlags{}, graph.WithDependencies)
+			if err != nil {
+				return err
+			}
+			defer session.release()
+			printDiagnostics(g.stderr, diags)
+			objs, err := exportedObjects(ctx, g, session, addresses, showSensitive)
+			if err != nil {
+				return err
+			}
+			w := g.stdout
+			if r, ok := w.(*redact.Writer); ok && showSensitive {
+				w = r.Unwrap() // the secrets were asked for
+			}
+			return writeExported(w, g.stderr, g.output, objs, showSensitive)
+		},
+	}
+	in.register(cmd)
+	az.register(cmd)
+	cmd.Flags().BoolVar(&showSensitive, "show-sensitive", false, "fetch and print the values of Secrets")
+	return cmd
 }
 
-// checkOutput refuses an -o the command does not support, naming those it does.
-func checkOutput(cmd *cobra.Command, g *globalOptions) error {
-	formats := outputFormats[cmd.Name()]
-	if slices.Contains(formats, g.output) {
+// splitAddresses tells the inputs (files, folders, "-") from the addresses
+// among the arguments.
+func splitAddresses(args []string) (paths, addresses []string) {
+	for _, a := range args {
+		if _, err := os.Stat(a); err == nil || a == "-" || !strings.Contains(a, "/") {
+			paths = append(paths, a)
+		} else {
+			addresses = append(addresses, a)
+		}
+	}
+	return paths, addresses
+}
+
+// exportedObjects reads what the resources export (those the addresses name,
+// or all), in input order; Secrets hold their values only when revealed.
+func exportedObjects(ctx context.Context, g *globalOptions, s *azureSession, addresses []string, reveal bool) ([]exported.Object, error) {
+	f := exported.New(exported.Options{Client: s.client, Redact: g.secrets.Add})
+	matched := make([]bool, len(addresses))
+	matches := func(address string) bool {
+		if len(addresses) == 0 {
+			return true
+		}
+		hit := false
+		for i, a := range addresses {
+			if planner.MatchAddress(address, a) {
+				matched[i], hit = true, true
+			}
+		}
+		return hit
+	}
+	var out []exported.Object
+	for _, n := range s.graph.Nodes {
+		if n.ID == "" || (len(n.Exports) == 0 && len(n.SecretExports) == 0) {
+			continue
+		}
+		whole := matches(n.Address())
+		if exists, err := f.Exists(ctx, n); err != nil {
+			return nil, fmt.Errorf("%s: %w", n.Address(), err)
+		} else if !exists {
+			fmt.Fprintf(g.stderr, "%s does not exist in Azure: it exports nothing yet\n", n.Address())
+			continue
+		}
+		var objs []exported.Object
+		cms, err := f.ConfigMaps(ctx, n)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", n.Address(), err)
+		}
+		objs = append(objs, cms...)
+		if reveal {
+			secrets, err := f.Secrets(ctx, n)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", n.Address(), err)
+			}
+			objs = append(objs, secrets...)
+		} else {
+			objs = append(objs, declaredSecrets(n)...)
+		}
+		for _, o := range objs {
+			if whole || matches("v1/"+o.Kind+"/"+o.Namespace+"/"+o.Name) {
+				out = append(out, o)
+			}
+		}
+	}
+	for i, a := range addresses {
+		if !matched[i] {
+			return nil, fmt.Errorf("%s: no resource of the inputs, nor a config map or Secret they export, has that address (group/Kind/namespace/name, Kind/namespace/name, Kind/name, ConfigMap/NAME or Secret/NAME)", a)
+		}
+	}
+	return out, nil
+}
+
+// declaredSecrets are the Secrets n exports as the manifests declare them:
+// keys without values (an expression yielding a map has its keys only
+// once evaluated).
+func declaredSecrets(n *graph.Node) []exported.Object {
+	byName := map[string]*exported.Object{}
+	var names []string
+	for _, e := range n.SecretExports {
+		o := byName[e.Secret]
+		if o == nil {
+			o = &exported.Object{Kind: "Secret", Namespace: n.Object.Namespace, Name: e.Secret, Data: map[string]string{}, From: n.Address()}
+			byName[e.Secret] = o
+			names = append(names, e.Secret)
+		}
+		key := e.Key
+		if key == "" {
+			key = "(keys of " + e.Field + ")"
+		}
+		o.Data[key] = ""
+	}
+	sort.Strings(names)
+	out := make([]exported.Object, len(names))
+	for i, name := range names {
+		out[i] = *byName[name]
+	}
+	return out
+}
+
+// manifest is a v1 ConfigMap or Secret as kubectl reads it.
+type manifest struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Metadata   manifestMetadata  `json:"metadata"`
+	Type       string            `json:"type,omitempty"`
+	Data       map[string]string `json:"data"`
+}
+
+type manifestMetadata struct {
+	Name        string            `json:"name"`
+	Namespace   string            `json:"namespace"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+}
+
+// jsonObject is one exported object in -o json.
+type jsonObject struct {
+	Kind        string            `json:"kind"`
+	Namespace   string            `json:"namespace"`
+	Name        string            `json:"name"`
+	From        string            `json:"from"`
+	Data        map[string]string `json:"data"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+}
+
+func writeExported(w, stderr io.Writer, format string, objs []exported.Object, reveal bool) error {
+	shown := func(o exported.Object) map[string]string {
+		if o.Kind != "Secret" || reveal {
+			return o.Data
+		}
+		hidden := make(map[string]string, len(o.Data))
+		for k := range o.Data {
+			hidden[k] = "(sensitive)"
+		}
+		return hidden
+	}
+	switch format {
+	case "json":
+		out := make([]jsonObject, 0, len(objs))
+		for _, o := range objs {
+			out = append(out, jsonObject{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, From: o.From, Data: shown(o), Annotations: o.Annotations, Labels: o.Labels})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(out)
+	case "yaml":
+		hidden := 0
+		for _, o := range objs {
+			m := manifest{APIVersion: "v1", Kind: o.Kind, Data: o.Data,
+				Metadata: manifestMetadata{Name: o.Name, Namespace: o.Namespace, Annotations: o.Annotations, Labels: o.Labels}}
+			if o.Kind == "Secret" {
+				if !reveal {
+					hidden++
+					continue
+				}
+				m.Type = "Opaque"
+				m.Data = make(map[string]string, len(o.Data))
+				for k, v := range o.Data {
+					m.Data[k] = base64.StdEncoding.EncodeToString([]byte(v))
+				}
+			}
+			doc, err := yaml.Marshal(m)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "---\n# exported by %s\n%s", o.From, doc)
+		}
+		if hidden > 0 {
+			fmt.Fprintf(stderr, "%d Secret(s) not printed: --show-sensitive fetches and prints them\n", hidden)
+		}
 		return nil
 	}
-	return fmt.Errorf("unknown output format %q for %s: use %s", g.output, cmd.Name(), orList(formats))
-}
-
-// orList is "a, b or c".
-func orList(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
+	if len(objs) == 0 {
+		fmt.Fprintln(w, "Nothing exported: no resource of the inputs exists in Azure with operatorSpec.configMaps, secrets or their expressions.")
+		return nil
 	}
-	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
-}
-
-// completeOutput offers the -o values of the command being completed.
-func completeOutput(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
-	return outputFormats[cmd.Name()], cobra.ShellCompDirectiveNoFileComp
-}
-
-// completeValues offers a fixed list of flag values.
-func completeValues(values ...string) cobra.CompletionFunc {
-	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return values, cobra.ShellCompDirectiveNoFileComp
-	}
-}
-
-// policies are the reconcile policies, the default first.
-var policies = []string{graph.PolicyManage, graph.PolicyDetachOnDelete, graph.PolicySkip}
-
-// yamlWriter turns what is written to it, a stream of JSON values (one
-// document or one event per line), into YAML documents separated by "---",
-// keeping the order of keys. Close writes what remains.
-type yamlWriter struct {
-	w   io.Writer
-	buf bytes.Buffer
-	// stream starts every document with "---", so that the streams of
-	// several writers (a plan, then the events of its apply) join up.
-	stream bool
-	docs   int
-	err    error
-}
-
-func newYAMLWriter(w io.Writer) *yamlWriter { return &yamlWriter{w: w} }
-
-// newYAMLStream is a yamlWriter for a stream of events.
-func newYAMLStream(w io.Writer) *yamlWriter { return &yamlWriter{w: w, stream: true} }
-
-func (y *yamlWriter) Write(p []byte) (int, error) {
-	y.buf.Write(p)
-	y.convert(false)
-	return len(p), y.err
-}
-
-// Close converts the last value; an incomplete one is an error.
-func (y *yamlWriter) Close() error {
-	y.convert(true)
-	return y.err
-}
-
-// convert writes every complete JSON value in the buffer as YAML.
-func (y *yamlWriter) convert(final bool) {
-	for y.err == nil {
-		data := bytes.TrimLeft(y.buf.Bytes(), " \t\r\n")
-		if len(data) == 0 {
-			y.buf.Reset()
-			return
+	for i, o := range objs {
+		if i > 0 {
+			fmt.Fprintln(w)
 		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			if final {
-				y.err = fmt.Errorf("converting output to YAML: %w", err)
-			}
-			return
+		fmt.Fprintf(w, "%s %s/%s (exported by %s)\n", o.Kind, o.Namespace, o.Name, o.From)
+		data := shown(o)
+		keys := make([]string, 0, len(data))
+		for k := range data {
+			keys = append(keys, k)
 		}
-		rest := data[dec.InputOffset():]
-		doc, err := jsonToYAML(raw)
-		if err != nil {
-			y.err = err
-			return
-		}
-		if y.docs > 0 || y.stream {
-			_, y.err = io.WriteString(y.w, "---\n")
-		}
-		if y.err == nil {
-			_, y.err = y.w.Write(doc)
-		}
-		y.docs++
-		remaining := append([]byte(nil), rest...)
-		y.buf.Reset()
-		y.buf.Write(remaining)
-	}
-}
-
-// jsonToYAML is one JSON value as a YAML document in block style, keys in
-// their JSON order.
-func jsonToYAML(data []byte) ([]byte, error) {
-	n, err := armjson.ToYAML(json.RawMessage(data))
-	if err != nil {
-		return nil, fmt.Errorf("converting output to YAML: %w", err)
-	}
-	s, err := yaml.NewRNode(n).String()
-	return []byte(s), err
-}
-
-// writeJSON writes v as indented JSON.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
-// writeYAML writes v as one YAML document.
-func writeYAML(w io.Writer, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	doc, err := jsonToYAML(data)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(doc)
-	return err
-}
-
-// writeNames writes one address per line (-o name).
-func writeNames(w io.Writer, names []string) error {
-	for _, n := range names {
-		if _, err := fmt.Fprintln(w, n); err != nil {
-			return err
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(w, "  %s = %s\n", k, data[k])
 		}
 	}
 	return nil

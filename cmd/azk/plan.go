@@ -134,6 +134,7 @@ resources of the same type in its resource group).`,
 		},
 	}
 	in.register(cmd)
+	in.registerDefaultPolicy(cmd)
 	az.register(cmd)
 	pf.register(cmd)
 	sel.register(cmd, "what it depends on")

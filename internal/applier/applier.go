@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/convert"
+	"github.com/azkcli/azk/internal/exported"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/planner"
 )
@@ -40,6 +42,14 @@ type Options struct {
 	Drain <-chan struct{}
 	// LookupEnv reads secrets when a body is re-converted; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// WaitTimeout bounds each wait for a state in Azure the operator waits
+	// out before or after a write (a cluster still upgrading, a backup
+	// instance being protected); zero means an hour.
+	WaitTimeout time.Duration
+	// Redact receives every secret value fetched from Azure during the run
+	// (the keys resources export to others), so that the run's redaction
+	// knows them before anything could print them; nil discards them.
+	Redact func(values ...string)
 }
 
 // Apply carries out the plan's resources: create, adopt and update are PUT
@@ -62,6 +72,7 @@ func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Re
 		steps[i].deps = dependencies(r, byNode, byAddress)
 	}
 	a.producers = producers(resources)
+	a.exports = exported.New(exported.Options{Client: opts.Client, Status: a.statusOf, Redact: opts.Redact})
 	run(ctx, opts.Drain, steps, opts.Parallelism, func(ctx context.Context, s *step) (Outcome, error) {
 		return a.apply(ctx, resources[s.index])
 	})
@@ -98,7 +109,8 @@ func dependencies(r *planner.Resource, byNode map[*graph.Node]*step, byAddress m
 	return deps
 }
 
-// producers are the nodes whose status another resource reads through a config map.
+// producers are the nodes whose status another resource reads through a
+// config map or a Secret it exports.
 func producers(resources []*planner.Resource) map[*graph.Node]bool {
 	out := map[*graph.Node]bool{}
 	for _, r := range resources {
@@ -106,7 +118,7 @@ func producers(resources []*planner.Resource) map[*graph.Node]bool {
 			continue
 		}
 		for _, e := range r.Node.Edges {
-			if e.Kind == graph.EdgeConfigMap && e.To != nil {
+			if (e.Kind == graph.EdgeConfigMap || e.Kind == graph.EdgeSecret) && e.To != nil {
 				out[e.To] = true
 			}
 		}
@@ -130,6 +142,8 @@ type applier struct {
 	opts      Options
 	emit      func(Event)
 	producers map[*graph.Node]bool
+	// exports fetches the Secrets producers export, once each.
+	exports *exported.Fetcher
 	// recordErrs are the policy records that could not be written, by address.
 	recordErrs map[string]error
 
@@ -241,18 +255,25 @@ func (a *applier) put(ctx context.Context, r *planner.Resource) error {
 	if err != nil {
 		return err
 	}
-	if req.PurgeFirst != "" {
-		if err := wait(ctx, func() (*arm.Operation, error) {
-			return a.opts.Client.Post(ctx, req.PurgeFirst+"/purge", deletedVaultsAPIVersion, nil)
-		}); err != nil {
-			return fmt.Errorf("purging the soft-deleted vault first: %w", err)
+	if err := a.waitUntilWritable(ctx, r, id); err != nil {
+		return err
+	}
+	for _, w := range req.Before {
+		if w.Method != http.MethodPost {
+			return fmt.Errorf("%s %s before the PUT: azk sends only POST actions before a PUT", w.Method, w.Path)
+		}
+		if err := wait(ctx, func() (*arm.Operation, error) { return a.opts.Client.Post(ctx, w.Path, w.APIVersion, nil) }); err != nil {
+			return fmt.Errorf("before the PUT: %w", err)
 		}
 	}
 	body, err := convert.MarshalRequest(req.Body)
 	if err != nil {
 		return err
 	}
-	if err := wait(ctx, func() (*arm.Operation, error) { return a.opts.Client.Put(ctx, id, apiVersion, json.RawMessage(body)) }); err != nil {
+	ev := Event{Address: r.Address, ARMID: id, Action: string(r.Action)}
+	if err := retrying(ctx, a.opts.Client, r.Node, a.emit, ev, func() error {
+		return wait(ctx, func() (*arm.Operation, error) { return a.opts.Client.Put(ctx, id, apiVersion, json.RawMessage(body)) })
+	}); err != nil {
 		return err
 	}
 	got, err := a.readBack(ctx, r, id)
@@ -262,11 +283,8 @@ func (a *applier) put(ctx context.Context, r *planner.Resource) error {
 	if state := provisioningState(got); state != "" && !strings.EqualFold(state, "Succeeded") {
 		return fmt.Errorf("did not converge: provisioningState is %s after the operation ended", state)
 	}
-	return nil
+	return a.checkAfterWrite(ctx, r, id, got)
 }
-
-// deletedVaultsAPIVersion is the Microsoft.KeyVault api-version for deleted vaults.
-const deletedVaultsAPIVersion = "2024-11-01"
 
 func wait(ctx context.Context, start func() (*arm.Operation, error)) error {
 	op, err := start()
@@ -323,7 +341,8 @@ func (a *applier) statusOf(n *graph.Node) map[string]any {
 }
 
 // reconvert builds the request again now that the resources it depends on
-// exist: their read-back status fills exported config-map values, and role
+// exist: their read-back status fills exported config-map values, the
+// secrets they export are fetched as the operator fetches them, and role
 // names are looked up in Azure.
 func (a *applier) reconvert(ctx context.Context, r *planner.Resource) (*convert.Request, error) {
 	if r.Node == nil || a.opts.Graph == nil {
@@ -351,6 +370,12 @@ func (a *applier) reconvert(ctx context.Context, r *planner.Resource) (*convert.
 			}
 			var m map[string]any
 			return m, json.Unmarshal(resp.Body, &m)
+		},
+		Secrets: func(from *graph.Node, name string) (map[string]string, bool, error) {
+			return a.exports.Secret(ctx, from, name)
+		},
+		ManualConfig: func(from *graph.Node, name string) (string, bool, error) {
+			return a.exports.ManualConfig(ctx, from, name)
 		},
 	}
 	req, diags := convert.Convert(a.opts.Graph, r.Node, src)

@@ -84,7 +84,7 @@ func PlanDestroy(ctx context.Context, g *graph.Graph, client *arm.Client, parall
 	p := &DestroyPlan{}
 	for i := len(nodes) - 1; i >= 0; i-- {
 		n := nodes[i]
-		d := &Deletion{Address: n.Address(), ARMID: n.ID, APIVersion: n.Kind.APIVersion, Policy: destroyPolicy(n), node: n}
+		d := &Deletion{Address: n.Address(), ARMID: n.ID, APIVersion: n.Kind.APIVersion, Policy: destroyPolicy(g, n), node: n}
 		switch {
 		case !exists[n]:
 			d.Action = DestroyGone
@@ -132,17 +132,13 @@ func PlanDestroy(ctx context.Context, g *graph.Graph, client *arm.Client, parall
 	return p, nil
 }
 
-// destroyPolicy is the policy destroy honours: the explicit reconcile-policy,
-// else reconcile-policy-if-exists (azk keeps no state, so it cannot tell
-// whether it created the resource or adopted it; it assumes adopted), else manage.
-func destroyPolicy(n *graph.Node) planner.Policy {
-	annotations := n.Object.Node.GetAnnotations()
-	for _, key := range []string{graph.AnnotationReconcilePolicy, graph.AnnotationReconcilePolicyIfExists} {
-		if v, ok := annotations[key]; ok {
-			return planner.Policy{Value: v, Source: "annotation " + key}
-		}
-	}
-	return planner.Policy{Value: graph.PolicyManage, Source: "default"}
+// destroyPolicy is the policy destroy honours, resolved as for a resource
+// that exists (planner.ResolvePolicy): azk keeps no state, so it cannot tell
+// whether it created the resource or adopted it under
+// reconcile-policy-if-exists, and assumes adopted.
+func destroyPolicy(g *graph.Graph, n *graph.Node) planner.Policy {
+	p, _ := planner.ResolvePolicy(g, n, true, "")
+	return p
 }
 
 // existence reads every resource, a few at a time.
@@ -370,7 +366,9 @@ func Destroy(ctx context.Context, p *DestroyPlan, opts Options) *Report {
 		started := time.Now()
 		emit(Event{Type: EventStart, Address: d.Address, ARMID: d.ARMID, Action: "delete", Method: "DELETE"})
 		stop := heartbeat(opts.Heartbeat, emit, Event{Address: d.Address, ARMID: d.ARMID, Action: "delete"}, started)
-		err := wait(ctx, func() (*arm.Operation, error) { return opts.Client.Delete(ctx, d.ARMID, d.APIVersion) })
+		err := retrying(ctx, opts.Client, d.node, emit, Event{Address: d.Address, ARMID: d.ARMID, Action: "delete"}, func() error {
+			return wait(ctx, func() (*arm.Operation, error) { return deleteOf(ctx, opts.Client, d) })
+		})
 		stop()
 		ev := Event{Type: EventEnd, Address: d.Address, ARMID: d.ARMID, Action: "delete", Outcome: OutcomeDeleted, Elapsed: Seconds(time.Since(started))}
 		if err != nil && !arm.IsNotFound(err) {

@@ -1,8 +1,10 @@
 package applier_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -17,6 +19,7 @@ import (
 	"github.com/azkcli/azk/internal/applier"
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/planner"
@@ -40,7 +43,7 @@ func start(t *testing.T, opts emulator.Options, parallelism int) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); _ = run.Close() })
-	writes := &writeLog{next: run.HTTPClient(), seen: map[string]bool{}}
+	writes := &writeLog{next: run.HTTPClient(), seen: map[string]bool{}, bodies: map[string][]byte{}}
 	client, err := arm.New(arm.Options{
 		Subscription: subscription, Endpoint: run.URL, Credential: arm.EmulatorCredential,
 		Transport: writes, Parallelism: parallelism,
@@ -101,8 +104,16 @@ func (e *env) apply(t *testing.T, ctx context.Context, resources []*planner.Reso
 	for _, r := range rep.Results {
 		attempted[r.Address] = r.Outcome != applier.OutcomeNotAttempted
 	}
-	announced := map[string]bool{}
+	announced, reads := map[string]bool{}, map[string]bool{}
 	for _, r := range resources {
+		// Secret reads (listKeys and its kin) the plan announced for the
+		// resources that export secrets; only actions their kind's exporter
+		// names as reads.
+		for _, path := range r.SecretReads {
+			if action, ok := strings.CutPrefix(path, r.ARMID+"/"); ok && extensions.IsSecretRead(r.ARMType, action) {
+				reads["POST "+strings.ToLower(path)] = true
+			}
+		}
 		if !attempted[r.Address] {
 			continue
 		}
@@ -113,13 +124,15 @@ func (e *env) apply(t *testing.T, ctx context.Context, resources []*planner.Reso
 			}
 			announced["PUT "+strings.ToLower(id)] = true
 		}
-		if r.Request != nil && r.Request.PurgeFirst != "" {
-			announced["POST "+strings.ToLower(r.Request.PurgeFirst)+"/purge"] = true
+		if r.Request != nil {
+			for _, w := range r.Request.Before {
+				announced[w.Method+" "+strings.ToLower(w.Path)] = true
+			}
 		}
 	}
 	sent := e.writes.all()
 	for w := range sent {
-		if !announced[w] {
+		if !announced[w] && !reads[w] {
 			t.Errorf("apply sent %s, which the plan did not announce", w)
 		}
 	}
@@ -131,20 +144,36 @@ func (e *env) apply(t *testing.T, ctx context.Context, resources []*planner.Reso
 	return rep
 }
 
-// writeLog records the writes a client sends (method and lower-cased path).
+// writeLog records the writes a client sends (method and lower-cased
+// path), and the last body of each.
 type writeLog struct {
-	next policy.Transporter
-	mu   sync.Mutex
-	seen map[string]bool
+	next   policy.Transporter
+	mu     sync.Mutex
+	seen   map[string]bool
+	bodies map[string][]byte
 }
 
 func (l *writeLog) Do(req *http.Request) (*http.Response, error) {
 	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+		var body []byte
+		if req.Body != nil {
+			body, _ = io.ReadAll(req.Body)
+			req.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		k := req.Method + " " + strings.ToLower(req.URL.Path)
 		l.mu.Lock()
-		l.seen[req.Method+" "+strings.ToLower(req.URL.Path)] = true
+		l.seen[k] = true
+		l.bodies[k] = body
 		l.mu.Unlock()
 	}
 	return l.next.Do(req)
+}
+
+// body is the last body sent with method to the resource id.
+func (l *writeLog) body(method, id string) []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.bodies[method+" "+strings.ToLower(id)]
 }
 
 func (l *writeLog) reset() {

@@ -169,6 +169,7 @@ const (
 	EventStill   EventType = "still"   // a long operation is still running
 	EventEnd     EventType = "end"     // work on a resource ended (see Outcome)
 	EventRecord  EventType = "record"  // a reconcile-policy was recorded in a manifest, or could not be
+	EventWait    EventType = "wait"    // waiting for a state in Azure, or to retry an error the operator retries (see Message)
 	EventSummary EventType = "summary" // the run ended; written by WriteJSONSummary
 )
 
@@ -185,7 +186,7 @@ type Event struct {
 	Error   *Failure `json:"error,omitempty"`
 	// CascadedBy names the deleted parent of a resource removed with it.
 	CascadedBy string `json:"cascadedBy,omitempty"`
-	// Message says what a record event recorded.
+	// Message says what a record event recorded, or what a wait event waits for.
 	Message string `json:"message,omitempty"`
 }
 
@@ -253,6 +254,8 @@ func TextProgress(w io.Writer) func(Event) {
 			fmt.Fprintf(w, "%s: %s...\n", e.Address, verb.doing)
 		case EventStill:
 			fmt.Fprintf(w, "%s: Still %s... [%s elapsed]\n", e.Address, strings.ToLower(verb.doing), time.Duration(e.Elapsed).Round(time.Second))
+		case EventWait:
+			fmt.Fprintf(w, "%s: Waiting: %s\n", e.Address, e.Message)
 		case EventRecord:
 			if e.Error != nil {
 				fmt.Fprintf(w, "%s: %s\n", e.Address, describeFailure(e.Error))

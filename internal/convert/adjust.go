@@ -35,7 +35,7 @@ func (c *converter) adjust(body map[string]any, r *Request) {
 		c.errorf(0, "", "%v", err)
 		return
 	}
-	r.PurgeFirst = out.PurgeFirst
+	r.Before = out.Before
 	r.Notes = append(r.Notes, out.Notes...)
 }
 

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/azkcli/azk/internal/diag"
+	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/registry"
 )
@@ -33,6 +34,17 @@ type Sources struct {
 	// It feeds the changes the operator makes before a PUT (children kept,
 	// key vault recovery). Nil means offline: each resource renders as a create.
 	Get func(id, apiVersion string) (map[string]any, error)
+	// Secrets returns the keys and values an input resource exports into
+	// Secret name (operatorSpec.secrets, secretExpressions), fetched from
+	// Azure as the operator fetches them; false while they cannot be known
+	// (the resource does not exist yet). Nil means never known: such values
+	// stay unknown, (sensitive, known after apply).
+	Secrets func(from *graph.Node, name string) (map[string]string, bool, error)
+	// ManualConfig returns a config-map value that an input resource's kind
+	// fills by hand (extensions.ConfigExporter), read from Azure, by its
+	// operatorSpec.configMaps entry name; false while it cannot be known.
+	// Nil means never known.
+	ManualConfig func(from *graph.Node, name string) (string, bool, error)
 }
 
 // Request is one ARM call.
@@ -42,8 +54,9 @@ type Request struct {
 	// URL is the path and query: "/subscriptions/...?api-version=2020-11-01".
 	URL  string
 	Body map[string]any
-	// PurgeFirst is the ARM ID of a soft-deleted key vault to purge before the PUT.
-	PurgeFirst string
+	// Before are the requests the operator sends before the PUT (purging a
+	// soft-deleted key vault), as the kind's extension says.
+	Before []extensions.PreWrite
 	// Notes say what else the operator does for this request, for the plan.
 	Notes []string
 }
@@ -291,6 +304,9 @@ func (c *converter) lookupEnv(name string) (string, bool) {
 
 func (c *converter) secret(n *yaml.Node, path string) any {
 	name, key := scalar(n, "name"), scalar(n, "key")
+	if e := c.edges[path]; e != nil && e.To != nil {
+		return c.exportedSecret(n, path, e.To, name, key)
+	}
 	ns := c.n.Object.Namespace
 	if s := c.g.Secrets[ns+"/"+name]; s != nil {
 		if v, ok := s.Value(key); ok {
@@ -310,6 +326,9 @@ func (c *converter) secret(n *yaml.Node, path string) any {
 
 func (c *converter) secretMap(n *yaml.Node, path string) any {
 	name := scalar(n, "name")
+	if e := c.edges[path]; e != nil && e.To != nil {
+		return c.exportedSecret(n, path, e.To, name, "")
+	}
 	s := c.g.Secrets[c.n.Object.Namespace+"/"+name]
 	if s == nil {
 		c.errorf(n.Line, path, "secret %s not found: a secret map must be a v1 Secret in the input", name)
@@ -322,6 +341,39 @@ func (c *converter) secretMap(n *yaml.Node, path string) any {
 		}
 	}
 	return out
+}
+
+// exportedSecret is key of the Secret name that from exports, or with no
+// key the whole Secret (a secret map): fetched from Azure through
+// Sources.Secrets, unknown (and sensitive) while from does not exist.
+func (c *converter) exportedSecret(n *yaml.Node, path string, from *graph.Node, name, key string) any {
+	what := "secret " + name
+	if key != "" {
+		what += " key " + key
+	}
+	unknown := Unknown{Reason: what + " exported by " + from.Address(), Sensitive: true}
+	if c.src.Secrets == nil {
+		return unknown
+	}
+	values, known, err := c.src.Secrets(from, name)
+	switch {
+	case err != nil:
+		c.errorf(0, "", "secrets exported by %s: %v", from.Address(), err)
+		return nil
+	case !known:
+		return unknown
+	case key == "":
+		out := map[string]any{}
+		for k, v := range values {
+			out[k] = Sensitive{value: v, fetched: true}
+		}
+		return out
+	}
+	if v, ok := values[key]; ok {
+		return Sensitive{value: v, fetched: true}
+	}
+	c.errorf(n.Line, path, "%s: %s exported no such key", what, from.Address())
+	return nil
 }
 
 func (c *converter) configMap(n *yaml.Node, path string) any {
@@ -347,11 +399,21 @@ func (c *converter) exported(from *graph.Node, name, key string) any {
 	if !ok {
 		return unknown
 	}
-	var status map[string]any
-	if !e.FromManifest() && c.src.Status != nil {
-		status = c.src.Status(from)
+	var v string
+	var known bool
+	var err error
+	switch {
+	case e.Manual && c.src.ManualConfig == nil:
+		return unknown
+	case e.Manual:
+		v, known, err = c.src.ManualConfig(from, e.Name)
+	default:
+		var status map[string]any
+		if !e.FromManifest() && c.src.Status != nil {
+			status = c.src.Status(from)
+		}
+		v, known, err = e.Value(from, key, status)
 	}
-	v, known, err := e.Value(from, key, status)
 	switch {
 	case err != nil:
 		c.errorf(0, "", "%s: %v", from.Address(), err)

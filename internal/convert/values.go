@@ -16,12 +16,23 @@ const SensitiveText = "(sensitive)"
 // UnknownText is how values that exist only after another resource is applied print.
 const UnknownText = "(known after apply)"
 
+// SensitiveUnknownText is how a secret that another resource exports, known
+// only once that resource exists, prints.
+const SensitiveUnknownText = "(sensitive, known after apply)"
+
 // Sensitive is a secret value inside a body. It marshals as SensitiveText, so a
 // body printed, logged or saved by ordinary means never shows the secret;
 // only MarshalRequest reveals it.
 type Sensitive struct {
 	value string
+	// fetched marks a secret another resource exports, fetched from Azure
+	// during the run: never to be stored, not even as a digest.
+	fetched bool
 }
+
+// Fetched reports a secret fetched from Azure during the run (see
+// Sources.Secrets), as opposed to one the input holds.
+func (s Sensitive) Fetched() bool { return s.fetched }
 
 // MarshalJSON hides the value.
 func (Sensitive) MarshalJSON() ([]byte, error) { return json.Marshal(SensitiveText) }
@@ -34,6 +45,8 @@ func (Sensitive) String() string { return SensitiveText }
 // resolved against Azure). Reason says what it waits for.
 type Unknown struct {
 	Reason string
+	// Sensitive marks a secret: once known, it is not shown either.
+	Sensitive bool
 	// Export is set for a config-map value exported by another input
 	// resource: which one, and the config map name and key it is read from,
 	// so that a deployment template can read it there itself.
@@ -46,8 +59,16 @@ type ExportRef struct {
 	ConfigMap, Key string
 }
 
+// Text is how the value prints: UnknownText, or SensitiveUnknownText for a secret.
+func (u Unknown) Text() string {
+	if u.Sensitive {
+		return SensitiveUnknownText
+	}
+	return UnknownText
+}
+
 // MarshalJSON prints the placeholder.
-func (Unknown) MarshalJSON() ([]byte, error) { return json.Marshal(UnknownText) }
+func (u Unknown) MarshalJSON() ([]byte, error) { return json.Marshal(u.Text()) }
 
 // MarshalRequest encodes a body as sent to ARM: secret values revealed. It fails
 // when any value is still unknown, so a partial body is never sent.

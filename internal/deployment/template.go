@@ -285,8 +285,8 @@ func newItem(r *planner.Resource, pos int) (*item, error) {
 			return nil, err
 		}
 	}
-	if r.Request != nil && r.Request.PurgeFirst != "" {
-		return nil, fmt.Errorf("%s: a soft-deleted vault must be purged first, which a template cannot do: apply with the default engine", r.Address)
+	if r.Request != nil && len(r.Request.Before) > 0 {
+		return nil, fmt.Errorf("%s: %s %s must be sent first (a soft-deleted vault's purge), which a template cannot do: apply with the default engine", r.Address, r.Request.Before[0].Method, r.Request.Before[0].Path)
 	}
 	id, err := armid.Parse(armID)
 	if err != nil {

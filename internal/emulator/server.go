@@ -639,6 +639,7 @@ func (s *Server) buildBody(rec *record, req, prev map[string]any, now time.Time,
 	props["resourceGuid"] = guid
 	props["provisioningState"] = state
 	s.assignIdentities(rec, out, props, prev, prevProps)
+	s.assignEndpoints(rec, out, props, prevProps)
 	out["properties"] = props
 	created := now.UTC().Format(time.RFC3339Nano)
 	if c, ok := prevSystem["createdAt"].(string); ok {

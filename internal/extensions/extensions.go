@@ -33,8 +33,8 @@ type Target struct {
 
 // Outcome is what a body modifier asks for besides the body.
 type Outcome struct {
-	// PurgeFirst is the ARM ID of a soft-deleted resource to purge before the PUT.
-	PurgeFirst string
+	// Before are the requests the operator sends before the PUT (see PreWrite).
+	Before []PreWrite
 	// Notes say what else the operator does for this request, for the plan.
 	Notes []string
 }
@@ -97,7 +97,16 @@ func ChildrenCreatedWith(armType string) []string {
 // byARMType holds the extensions, keyed by lower-cased ARM type.
 var byARMType = map[string]any{}
 
-func register(armType string, ext any) { byARMType[strings.ToLower(armType)] = ext }
+// register sets the extension of an ARM type: one value per type,
+// implementing every interface the type needs, so that all of a type's
+// behaviour is found in one place.
+func register(armType string, ext any) {
+	key := strings.ToLower(armType)
+	if _, dup := byARMType[key]; dup {
+		panic("extensions: " + armType + " registered twice: give it one value implementing every interface it needs")
+	}
+	byARMType[key] = ext
+}
 
 // BodyModifierFor returns the body modifier of an ARM type, or nil.
 func BodyModifierFor(armType string) BodyModifier {

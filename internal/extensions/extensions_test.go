@@ -2,6 +2,7 @@ package extensions_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/azkcli/azk/internal/extensions"
@@ -69,8 +70,12 @@ func TestVaultCreateMode(t *testing.T) {
 		if err := m.ModifyBody(target("Microsoft.KeyVault/vaults", get), body, &out); err != nil {
 			t.Fatal(err)
 		}
-		if got := body["properties"].(map[string]any)["createMode"]; got != tc.want || out.PurgeFirst != tc.purge {
-			t.Errorf("%s (deleted %v): createMode %v purge %q, want %s %q", tc.mode, tc.deleted, got, out.PurgeFirst, tc.want, tc.purge)
+		purge := ""
+		if len(out.Before) == 1 && out.Before[0].Method == "POST" && strings.HasSuffix(out.Before[0].Path, "/purge") {
+			purge = strings.TrimSuffix(out.Before[0].Path, "/purge")
+		}
+		if got := body["properties"].(map[string]any)["createMode"]; got != tc.want || purge != tc.purge || len(out.Before) > 1 {
+			t.Errorf("%s (deleted %v): createMode %v before %+v, want %s, purge %q", tc.mode, tc.deleted, got, out.Before, tc.want, tc.purge)
 		}
 	}
 }

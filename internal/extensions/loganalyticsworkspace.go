@@ -6,9 +6,19 @@ import "strings"
 // PerNode pricing tiers are not available to workspaces created since
 // April 2018 (Azure Monitor documentation, "Legacy pricing tiers"): a new
 // workspace sent one of them gets PerGB2018.
-type logAnalyticsWorkspace struct{ storedAsSent }
+//
+// The operator's operationalinsights/workspace_extension.go exports the
+// shared keys (sharedKeys).
+type logAnalyticsWorkspace struct {
+	storedAsSent
+	*keyExporter
+}
 
-func init() { register("Microsoft.OperationalInsights/workspaces", logAnalyticsWorkspace{}) }
+func init() {
+	register("Microsoft.OperationalInsights/workspaces", logAnalyticsWorkspace{keyExporter: &keyExporter{
+		reads: []keyRead{sameNames("sharedKeys", "primarySharedKey", "secondarySharedKey")},
+	}})
+}
 
 func (logAnalyticsWorkspace) Equivalent(path string, want, have any) bool {
 	w, _ := want.(string)

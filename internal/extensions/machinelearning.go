@@ -1,6 +1,9 @@
 package extensions
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // Azure Machine Learning. Workspaces have one edition since the Enterprise
 // edition was retired (September 2020): the provider keeps its SKU as Basic
@@ -9,14 +12,32 @@ import "strings"
 // connection's value holds its credentials and is never returned, nor is
 // its format. A registry's system-created storage and container registry
 // accounts are named by the provider.
+//
+// The operator's machinelearningservices/workspace_extension.go exports a
+// workspace's keys and its container registry's credentials (listKeys),
+// and retries a BadRequest saying its storage account is not provisioned yet.
 type (
-	mlWorkspace  struct{ storedAsSent }
+	mlWorkspace struct {
+		storedAsSent
+		*keyExporter
+		codeMessage
+	}
 	mlConnection struct{ storedAsSent }
 	mlRegistry   struct{ storedAsSent }
 )
 
 func init() {
-	register("Microsoft.MachineLearningServices/workspaces", mlWorkspace{})
+	register("Microsoft.MachineLearningServices/workspaces", mlWorkspace{keyExporter: &keyExporter{
+		reads: []keyRead{{action: "listKeys", values: map[string]string{
+			"appInsightsInstrumentationKey": "appInsightsInstrumentationKey",
+			"userStorageKey":                "userStorageKey",
+			"containerRegistryUserName":     "containerRegistryCredentials.username",
+			"containerRegistryPassword":     "containerRegistryCredentials.passwords[name=password].value",
+			"containerRegistryPassword2":    "containerRegistryCredentials.passwords[name=password2].value",
+			"primaryNotebookAccessKey":      "notebookAccessKeys.primaryAccessKey",
+			"secondaryNotebookAccessKey":    "notebookAccessKeys.secondaryAccessKey",
+		}}},
+	}, codeMessage: codeMessage{"BadRequest", regexp.MustCompile(`StorageAccountIsNotProvisioned`)}})
 	register("Microsoft.MachineLearningServices/workspaces/connections", mlConnection{})
 	register("Microsoft.MachineLearningServices/registries", mlRegistry{})
 }

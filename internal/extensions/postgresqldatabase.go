@@ -3,12 +3,16 @@ package extensions
 import "strings"
 
 // Microsoft.DBforPostgreSQL/flexibleServers/databases: the operator's
-// dbforpostgresql/flexible_servers_database_extensions.go (Importer). Every
-// server has the built-in databases azure_maintenance, azure_sys and
-// postgres, which ARM does not manage: import leaves them out.
-func init() { register("Microsoft.DBforPostgreSQL/flexibleServers/databases", postgresDatabase{}) }
+// dbforpostgresql/flexible_servers_database_extensions.go writes no database
+// while its server is in a state that blocks writes (see
+// databaseservers.go), and, as an Importer, leaves out the built-in
+// databases every server has (azure_maintenance, azure_sys, postgres),
+// which ARM does not manage.
+func init() {
+	register("Microsoft.DBforPostgreSQL/flexibleServers/databases", postgresDatabase{ownerBlocksWrite{postgresServerState}})
+}
 
-type postgresDatabase struct{}
+type postgresDatabase struct{ ownerBlocksWrite }
 
 func (postgresDatabase) SkipImport(body map[string]any, _ string) string {
 	switch strings.ToLower(stringAt(body, "name")) {

@@ -9,7 +9,8 @@ import (
 // (ARMResourceModifier). createMode createOrRecover and purgeThenCreate are
 // the operator's own, ARM does not know them: it sends recover when a
 // soft-deleted vault of that name exists for the subscription and location,
-// else default; for purgeThenCreate it purges the deleted vault first.
+// else default; for purgeThenCreate it purges the deleted vault first (a
+// PreWrite, which apply sends and waits for before the PUT).
 func init() { register("Microsoft.KeyVault/vaults", vault{}) }
 
 // deletedVaultsAPIVersion is the api-version the operator reads soft-deleted
@@ -43,7 +44,7 @@ func (vault) ModifyBody(t Target, body map[string]any, out *Outcome) error {
 		out.Notes = append(out.Notes, "will recover a soft-deleted vault")
 	default:
 		props["createMode"] = "default"
-		out.PurgeFirst = deletedID
+		out.Before = append(out.Before, PreWrite{Method: "POST", Path: deletedID + "/purge", APIVersion: deletedVaultsAPIVersion})
 		out.Notes = append(out.Notes, "will purge the soft-deleted vault first")
 	}
 	return nil

@@ -25,6 +25,10 @@ type Options struct {
 	// Subscription is used in ARM IDs. When empty, the subscription of the first
 	// armId owner is used, else SubscriptionPlaceholder.
 	Subscription string
+	// DefaultReconcilePolicy is the operator-wide reconcile policy
+	// (--default-reconcile-policy, the operator's DEFAULT_RECONCILE_POLICY);
+	// empty for none.
+	DefaultReconcilePolicy string
 }
 
 // Build resolves the loaded input into a graph, returning every problem found.
@@ -39,11 +43,17 @@ func Build(in *loader.Result, opts Options) (*Graph, diag.List) {
 		g: &Graph{
 			Secrets:    byNamespacedName(in.Secrets),
 			ConfigMaps: byNamespacedName(in.ConfigMaps),
+			Namespaces: byName(in.Namespaces),
 		},
 		byKey: map[string]*Node{},
 	}
+	for _, ns := range in.Namespaces {
+		b.namespacePolicy(ns)
+	}
+	b.g.DefaultPolicy = b.defaultPolicy(opts.DefaultReconcilePolicy)
 	nodes := b.kinds(in.Resources)
 	b.exports(nodes)
+	b.secretExports(nodes)
 	for _, n := range nodes {
 		b.resolve(n)
 		b.credential(n)
@@ -61,13 +71,23 @@ type builder struct {
 	byKey map[string]*Node // namespace/group/kind/name
 	// exporters maps namespace/configMapName/key to the node exporting it.
 	exporters map[string]*Node
-	diags     diag.List
+	// secretExporters maps namespace/secretName to the node exporting it.
+	secretExporters map[string]*Node
+	diags           diag.List
 }
 
 func byNamespacedName(objs []*loader.Object) map[string]*loader.Object {
 	m := make(map[string]*loader.Object, len(objs))
 	for _, o := range objs {
 		m[o.Namespace+"/"+o.Name] = o
+	}
+	return m
+}
+
+func byName(objs []*loader.Object) map[string]*loader.Object {
+	m := make(map[string]*loader.Object, len(objs))
+	for _, o := range objs {
+		m[o.Name] = o
 	}
 	return m
 }
@@ -365,8 +385,21 @@ func (b *builder) secret(n *Node, r validate.Ref) {
 	if name == "" {
 		return
 	}
+	key := stringAt(r.Node, "key")
+	if r.Field.Ref == registry.RefSecretMap {
+		key = ""
+	}
+	exporter, err := b.exportedSecret(n.Object.Namespace, name, key)
+	switch {
+	case err != nil:
+		b.errorf(n.Object, r.Line, r.Path, "%v", err)
+		return
+	case exporter != nil:
+		n.Edges = append(n.Edges, &Edge{Kind: EdgeSecret, Field: r.Path, To: exporter, Ref: r})
+		return
+	}
 	if s := b.g.Secrets[n.Object.Namespace+"/"+name]; s != nil {
-		if key := stringAt(r.Node, "key"); r.Field.Ref == registry.RefSecret && key != "" && !hasKey(s, key) {
+		if r.Field.Ref == registry.RefSecret && key != "" && !hasKey(s, key) {
 			b.errorf(n.Object, r.Line, r.Path+".key", "secret %q (%s) has no key %q", name, s.Source, key)
 			return
 		}

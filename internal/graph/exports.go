@@ -19,12 +19,15 @@ type Export struct {
 	ConfigMap, Key string
 	// Field is where the export is declared in the spec.
 	Field string
+	// Name is an operatorSpec.configMaps entry's name ("principalId").
+	Name string
 	// Status is the status path an operatorSpec.configMaps entry reads.
 	Status []string
 	// Program is a configMapExpressions entry's compiled expression.
 	Program *expression.Program
 	// Manual marks an operatorSpec.configMaps entry that the operator's
-	// hand-written extension for the kind fills; azk does not know its value.
+	// hand-written extension for the kind fills (extensions.ConfigExporter):
+	// Value does not know it.
 	Manual bool
 }
 
@@ -71,7 +74,7 @@ func exportsOf(n *Node) []Export {
 		if name == "" || key == "" {
 			continue
 		}
-		e := Export{ConfigMap: name, Key: key, Field: r.Path}
+		e := Export{ConfigMap: name, Key: key, Field: r.Path, Name: r.Field.Name}
 		if x := n.Kind.ConfigMapExport(r.Field.Name); x != nil {
 			e.Status = x.Status
 		} else {

@@ -34,8 +34,8 @@ const (
 type Edge struct {
 	Kind  EdgeKind `json:"kind"`
 	Field string   `json:"field"`
-	// To is the resource depended on. For a config-map reference it is the
-	// resource exporting that config map, when one does.
+	// To is the resource depended on. For a config-map or secret reference
+	// it is the resource exporting that config map or Secret, when one does.
 	To     *Node          `json:"-"`
 	Object *loader.Object `json:"-"`
 	ARMID  string         `json:"armId,omitempty"`
@@ -67,6 +67,8 @@ type Node struct {
 	nameSource *Edge
 	// Exports are the config map values this resource publishes.
 	Exports []Export
+	// SecretExports are the Secret values this resource publishes.
+	SecretExports []SecretExport
 	// IgnoreChanges are the ARM body paths whose Azure value the resource's
 	// ignore-changes annotation keeps (AnnotationIgnoreChanges).
 	IgnoreChanges []armjson.Path
@@ -168,6 +170,11 @@ type Graph struct {
 	// Secrets and ConfigMaps are the v1 objects of the input, by namespace/name.
 	Secrets    map[string]*loader.Object
 	ConfigMaps map[string]*loader.Object
+	// Namespaces are the v1 Namespaces of the input, by name.
+	Namespaces map[string]*loader.Object
+	// DefaultPolicy is the operator-wide reconcile policy
+	// (Options.DefaultReconcilePolicy); empty for none.
+	DefaultPolicy string
 	// Subscription is the subscription ID used in ARM IDs, or SubscriptionPlaceholder.
 	Subscription string
 	// Outside are the input's resources a selection (Select) left out: in

@@ -41,15 +41,7 @@ const (
 func (b *builder) policies(o *loader.Object) {
 	annotations := o.Node.GetAnnotations()
 	for _, key := range []string{AnnotationReconcilePolicy, AnnotationReconcilePolicyIfExists} {
-		v, ok := annotations[key]
-		if !ok {
-			continue
-		}
-		switch v {
-		case PolicyManage, PolicyDetachOnDelete, PolicySkip:
-		default:
-			b.errorf(o, loader.FieldLine(o, "metadata", "annotations", key), "metadata.annotations."+key, "unknown policy %q: use manage, detach-on-delete or skip", v)
-		}
+		b.policyValue(o, key)
 	}
 	_, explicit := annotations[AnnotationReconcilePolicy]
 	_, ifExists := annotations[AnnotationReconcilePolicyIfExists]
@@ -57,6 +49,47 @@ func (b *builder) policies(o *loader.Object) {
 		b.errorf(o, loader.FieldLine(o, "metadata", "annotations"), "metadata.annotations", "set either %s or %s, not both: the explicit policy already decides what happens to an existing resource",
 			AnnotationReconcilePolicy, AnnotationReconcilePolicyIfExists)
 	}
+}
+
+// policyValue checks that the annotation key of o, when set, names a policy.
+func (b *builder) policyValue(o *loader.Object, key string) {
+	v, ok := o.Node.GetAnnotations()[key]
+	if !ok {
+		return
+	}
+	switch v {
+	case PolicyManage, PolicyDetachOnDelete, PolicySkip:
+	default:
+		b.errorf(o, loader.FieldLine(o, "metadata", "annotations", key), "metadata.annotations."+key, "unknown policy %q: use manage, detach-on-delete or skip", v)
+	}
+}
+
+// namespacePolicy checks a Namespace's reconcile-policy annotation, which
+// the operator applies to the resources in it that set none.
+func (b *builder) namespacePolicy(ns *loader.Object) {
+	b.policyValue(ns, AnnotationReconcilePolicy)
+}
+
+// defaultPolicy checks the operator-wide policy, as the operator checks
+// DEFAULT_RECONCILE_POLICY at start.
+func (b *builder) defaultPolicy(v string) string {
+	switch v {
+	case "", PolicyManage, PolicyDetachOnDelete, PolicySkip:
+		return v
+	}
+	b.diags.Add(diag.Errorf(diag.Source{}, "", "", "--default-reconcile-policy %q: use manage, detach-on-delete or skip", v))
+	return ""
+}
+
+// NamespacePolicy is the reconcile-policy annotation of the v1 Namespace
+// of n in the input, and that Namespace's name; false when there is none.
+func (g *Graph) NamespacePolicy(n *Node) (policy string, ok bool) {
+	ns := g.Namespaces[n.Object.Namespace]
+	if ns == nil {
+		return "", false
+	}
+	policy, ok = ns.Node.GetAnnotations()[AnnotationReconcilePolicy]
+	return policy, ok
 }
 
 // ignoreChanges parses the ignore-changes annotation into n.IgnoreChanges.

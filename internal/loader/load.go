@@ -35,6 +35,9 @@ type Result struct {
 	Resources  []*Object // ASO objects: apiVersion group ending in ".azure.com"
 	Secrets    []*Object // core v1 Secret
 	ConfigMaps []*Object // core v1 ConfigMap
+	// Namespaces are core v1 Namespaces: their reconcile-policy annotation
+	// is the policy of the resources in them that set none.
+	Namespaces []*Object
 }
 
 // Load reads every input of opts. The returned List holds every error and
@@ -303,6 +306,8 @@ func (l *load) add(o *Object) {
 		into = &l.result.Secrets
 	case o.IsConfigMap():
 		into = &l.result.ConfigMaps
+	case o.IsNamespace():
+		into = &l.result.Namespaces
 	default:
 		l.ignore(o.APIVersion+" "+o.Kind, o.Source)
 		return

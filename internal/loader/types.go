@@ -59,5 +59,8 @@ func (o *Object) InPlainFile() bool {
 // IsSecret reports whether the object is a core v1 Secret.
 func (o *Object) IsSecret() bool { return o.APIVersion == "v1" && o.Kind == "Secret" }
 
+// IsNamespace reports whether the object is a core v1 Namespace.
+func (o *Object) IsNamespace() bool { return o.APIVersion == "v1" && o.Kind == "Namespace" }
+
 // IsConfigMap reports whether the object is a core v1 ConfigMap.
 func (o *Object) IsConfigMap() bool { return o.APIVersion == "v1" && o.Kind == "ConfigMap" }

@@ -58,14 +58,30 @@ func (m *maker) matchSendSecrets(p *Plan) diag.List {
 }
 
 // secretPaths lists the paths of body that hold secrets, in the differ's
-// path form.
+// path form: those the input holds and those another resource exports,
+// known only once it exists.
 func secretPaths(body map[string]any) []string {
-	var out []string
+	changes := secretChanges(body)
+	out := make([]string, len(changes))
+	for i, c := range changes {
+		out[i] = c.Path
+	}
+	return out
+}
+
+// secretChanges are the secrets of body as changes that send them, sorted
+// by path: sensitive, and unknown where another resource exports them.
+func secretChanges(body map[string]any) []Change {
+	var out []Change
 	var walk func(path string, v any)
 	walk = func(path string, v any) {
 		switch t := v.(type) {
 		case convert.Sensitive, SensitiveDigest:
-			out = append(out, path)
+			out = append(out, Change{Path: path, Sensitive: true})
+		case convert.Unknown:
+			if t.Sensitive {
+				out = append(out, Change{Path: path, Sensitive: true, Unknown: true})
+			}
 		case map[string]any:
 			for k, e := range t {
 				walk(joinPath(path, k), e)
@@ -82,7 +98,7 @@ func secretPaths(body map[string]any) []string {
 		}
 	}
 	walk("", body)
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
 

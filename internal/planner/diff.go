@@ -236,11 +236,19 @@ func (d *differ) value(path, schema string, want, have any, ok, creating bool, o
 		// secret, it is shown when created and not compared after.
 		return
 	}
-	switch want.(type) {
+	switch w := want.(type) {
 	case convert.Sensitive, SensitiveDigest:
 		d.secret(path, creating, out)
 		return
 	case convert.Unknown:
+		if w.Sensitive {
+			// A secret another resource exports: like any secret, shown
+			// when created and never compared after.
+			if creating {
+				*out = append(*out, Change{Path: path, Sensitive: true, Unknown: true})
+			}
+			return
+		}
 		c := Change{Path: path, Unknown: true}
 		if ok {
 			c.Before = have
@@ -423,7 +431,7 @@ func shown(v any) any {
 	case convert.Sensitive, SensitiveDigest:
 		return convert.SensitiveText
 	case convert.Unknown:
-		return convert.UnknownText
+		return t.Text()
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, e := range t {

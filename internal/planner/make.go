@@ -56,14 +56,6 @@ type Options struct {
 	SendSecrets []string
 }
 
-// Reason prefixes that renderers and the apply engine may rely on.
-const (
-	policySourceAnnotation         = "annotation " + graph.AnnotationReconcilePolicy
-	policySourceAnnotationIfExists = "annotation " + graph.AnnotationReconcilePolicyIfExists
-	policySourceFlag               = "flag --reconcile-policy-if-exists"
-	policySourceDefault            = "default"
-)
-
 // resourceGroupsAPIVersion reads resource groups and lists their resources.
 const resourceGroupsAPIVersion = "2021-04-01"
 
@@ -331,6 +323,7 @@ func (m *maker) sources(st *nodeState, n *graph.Node) convert.Sources {
 			id, err := m.roleID(name)
 			return id, err == nil
 		},
+		ManualConfig: m.manualConfig,
 		Get: func(id, apiVersion string) (map[string]any, error) {
 			if st != nil && strings.EqualFold(id, n.ID) {
 				if st.readErr != nil {
@@ -440,56 +433,6 @@ func (m *maker) roleID(name string) (string, error) {
 	return r.id, r.err
 }
 
-// policy is the reconcile policy that applies to n, and whether it was set
-// explicitly by a reconcile-policy annotation.
-func (m *maker) policy(n *graph.Node, exists bool) (Policy, bool) {
-	annotations := n.Object.Node.GetAnnotations()
-	if v, ok := annotations[graph.AnnotationReconcilePolicy]; ok {
-		return Policy{Value: v, Source: policySourceAnnotation}, true
-	}
-	if !exists {
-		// reconcile-policy-if-exists only governs resources that already exist.
-		return Policy{Value: graph.PolicyManage, Source: policySourceDefault}, false
-	}
-	if p, ok := m.ifExists(n); ok {
-		return p, false
-	}
-	return Policy{Value: graph.PolicyManage, Source: policySourceDefault}, false
-}
-
-// ifExists is the reconcile-policy-if-exists in force for n, from its
-// annotation, else the flag.
-func (m *maker) ifExists(n *graph.Node) (Policy, bool) {
-	if v, ok := n.Object.Node.GetAnnotations()[graph.AnnotationReconcilePolicyIfExists]; ok {
-		return Policy{Value: v, Source: policySourceAnnotationIfExists}, true
-	}
-	if m.opts.ReconcilePolicyIfExists != "" {
-		return Policy{Value: m.opts.ReconcilePolicyIfExists, Source: policySourceFlag}, true
-	}
-	return Policy{}, false
-}
-
-// recordPolicy is what apply writes into n's manifest: the operator applies
-// reconcile-policy-if-exists once, at the first reconcile, and records the
-// outcome. Under the default (manage) created and adopted resources behave
-// alike and nothing needs recording; under another if-exists policy, a
-// resource apply creates is recorded as manage (so a later run does not
-// take it for a found one) and one it finds under that policy.
-func (m *maker) recordPolicy(n *graph.Node, explicit bool, exists bool, p Policy) *PolicyRecord {
-	if explicit {
-		return nil
-	}
-	ifExists, ok := m.ifExists(n)
-	if !ok || ifExists.Value == graph.PolicyManage {
-		return nil
-	}
-	value := graph.PolicyManage
-	if exists {
-		value = p.Value
-	}
-	return &PolicyRecord{Value: value, Source: n.Object.Source.String(), Writable: n.Object.InPlainFile()}
-}
-
 // pending is the decision for a resource whose ARM ID is known only once
 // another resource of this plan exists: its Azure name is that resource's
 // status value. Apply creates the other resource, reads the name, then
@@ -505,6 +448,7 @@ func (m *maker) pending(n *graph.Node, badName error) *Resource {
 	for _, d := range n.DependsOn() {
 		r.DependsOn = append(r.DependsOn, d.Address())
 	}
+	r.Exports = exportsOf(n)
 	req, diags := convert.Convert(m.g, n, m.sources(nil, n))
 	if reasons := m.dependencyBlockers(n); len(reasons) > 0 || badName != nil {
 		if badName != nil {
@@ -554,6 +498,7 @@ func (m *maker) decide(st *nodeState) *Resource {
 	for _, d := range n.DependsOn() {
 		r.DependsOn = append(r.DependsOn, d.Address())
 	}
+	r.Exports, r.SecretReads = exportsOf(n), secretReads(m.g, n)
 	if st.request != nil {
 		r.Desired = st.request.Body
 		r.Notes = append(r.Notes, st.request.Notes...)
@@ -575,6 +520,7 @@ func (m *maker) decide(st *nodeState) *Resource {
 		if st.notRead {
 			r.Reason = ReasonOwnerCreated
 		}
+		r.Notes = append(r.Notes, m.waitNotes(n, nil)...)
 		if !m.opts.Drift {
 			r.Changes = d.diff(r.Desired, nil)
 		}
@@ -599,7 +545,7 @@ func (m *maker) decide(st *nodeState) *Resource {
 		r.Action, r.Reason, r.Reasons, r.Changes = ActionReplace, ReasonCannotUpdate, reasons, changes
 		return r
 	}
-	if r.Policy.Value == graph.PolicyDetachOnDelete && !explicit {
+	if r.Policy.Value == graph.PolicyDetachOnDelete && r.Policy.Source != PolicySourceAnnotation {
 		r.Notes = append(r.Notes, "detach-on-delete: azk destroy will leave it in Azure")
 	}
 	r.Changes = changes
@@ -615,9 +561,10 @@ func (m *maker) decide(st *nodeState) *Resource {
 		r.Action, r.Reason = ActionNoChange, ReasonMatches
 	}
 	if r.Action == ActionUpdate && len(r.Secrets) > 0 {
-		for _, p := range r.Secrets {
-			r.Changes = append(r.Changes, Change{Path: p, Sensitive: true})
-		}
+		r.Changes = append(r.Changes, secretChanges(r.Desired)...)
+	}
+	if r.Writes() {
+		r.Notes = append(r.Notes, m.waitNotes(n, st.current)...)
 	}
 	return r
 }
@@ -836,9 +783,12 @@ func inputsDigest(g *graph.Graph, ifExists string) string {
 	for _, cm := range g.ConfigMaps {
 		docs = append(docs, cm.Address()+"\n"+cm.Node.MustString())
 	}
+	for _, ns := range g.Namespaces {
+		docs = append(docs, ns.Address()+"\n"+ns.Node.MustString())
+	}
 	sort.Strings(docs)
 	h := sha256.New()
-	fmt.Fprintf(h, "subscription %s\nif-exists %s\n", g.Subscription, ifExists)
+	fmt.Fprintf(h, "subscription %s\nif-exists %s\ndefault-policy %s\n", g.Subscription, ifExists, g.DefaultPolicy)
 	for _, d := range docs {
 		fmt.Fprintf(h, "%d\n%s", len(d), d)
 	}

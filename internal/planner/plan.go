@@ -162,6 +162,13 @@ type Resource struct {
 	Notes []string `json:"notes,omitempty"`
 	// DependsOn lists the addresses this resource waits for.
 	DependsOn []string `json:"dependsOn,omitempty"`
+	// Exports are the config map and Secret keys it publishes, and where
+	// each value comes from (never the values).
+	Exports []Export `json:"exports,omitempty"`
+	// SecretReads are the POSTs apply may send, once the resource exists,
+	// to read the secrets it exports for the resources that consume them:
+	// actions that read keys and change nothing in Azure (listKeys).
+	SecretReads []string `json:"secretReads,omitempty"`
 	// Fingerprint identifies the Azure state the decision was made on: the
 	// resource's ETag, else a digest of its body; empty when it does not exist.
 	Fingerprint string `json:"fingerprint,omitempty"`

@@ -247,6 +247,15 @@ func detailLines(r *Resource, drift bool) []detailLine {
 	for _, note := range r.Notes {
 		add("note:   " + note)
 	}
+	if !drift {
+		for _, e := range r.Exports {
+			where := e.Name
+			if e.Key != "" {
+				where += "." + e.Key
+			}
+			add(fmt.Sprintf("exports: %s %s from %s", e.Kind, where, e.From))
+		}
+	}
 	if len(r.Secrets) > 0 && !r.Writes() && !drift {
 		add(fmt.Sprintf("secrets: %s not compared (Azure never returns them); azk apply --send-secrets %s sends them again", strings.Join(r.Secrets, ", "), r.Address))
 	}
@@ -271,6 +280,8 @@ func changeLines(changes []Change, drift bool) []changeLine {
 	for _, c := range changes {
 		after := formatValue(c.After)
 		switch {
+		case c.Sensitive && c.Unknown:
+			after = convert.SensitiveUnknownText
 		case c.Sensitive:
 			after = convert.SensitiveText
 		case c.Unknown:

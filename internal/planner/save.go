@@ -35,6 +35,9 @@ func (SensitiveDigest) MarshalJSON() ([]byte, error) { return json.Marshal(conve
 const (
 	savedSensitiveKey = "$sensitive"
 	savedUnknownKey   = "$unknown"
+	// savedSensitiveUnknownKey marks a secret another resource exports:
+	// unknown when planned, and never saved once fetched.
+	savedSensitiveUnknownKey = "$sensitiveUnknown"
 )
 
 // planDigestKey holds, in a saved plan, the SHA-256 of everything else in
@@ -43,8 +46,10 @@ const (
 const planDigestKey = "planDigest"
 
 // Save writes p to path for a later `azk apply PLANFILE` or `azk show`:
-// every decision, the desired bodies with each secret replaced by a salted
-// argon2id digest (never the value), the fingerprint of each read resource,
+// every decision, the desired bodies with each secret of the input replaced
+// by a salted argon2id digest (never the value) and each secret another
+// resource exports by a marker (not even its digest), the fingerprint of
+// each read resource,
 // and a digest of the whole file. redact (nil for none) is applied to every
 // string outside the desired bodies, so that text from Azure (an error
 // echoing a secret) is not stored. The file is written whole or not at all,
@@ -211,10 +216,16 @@ func Load(path string) (*Plan, error) {
 func sealed(v any, salt string) any {
 	switch t := v.(type) {
 	case convert.Sensitive:
+		if t.Fetched() {
+			return map[string]any{savedSensitiveUnknownKey: "a secret another resource exports, fetched from Azure"}
+		}
 		return map[string]any{savedSensitiveKey: string(secretDigest(t, salt))}
 	case SensitiveDigest:
 		return map[string]any{savedSensitiveKey: string(t)}
 	case convert.Unknown:
+		if t.Sensitive {
+			return map[string]any{savedSensitiveUnknownKey: t.Reason}
+		}
 		return map[string]any{savedUnknownKey: t.Reason}
 	case map[string]any:
 		if t == nil {
@@ -244,6 +255,9 @@ func unsealed(v any) any {
 			}
 			if reason, ok := t[savedUnknownKey].(string); ok {
 				return convert.Unknown{Reason: reason}
+			}
+			if reason, ok := t[savedSensitiveUnknownKey].(string); ok {
+				return convert.Unknown{Reason: reason, Sensitive: true}
 			}
 		}
 		for k, e := range t {
