@@ -212,51 +212,16 @@ func TestBlockedIsAnError(t *testing.T) {
 	}
 }
 
+// nameFromStatusStack names a PostgreSQL administrator after an identity's
+// principal ID (azureNameFromConfig of a configMapExpressions value).
+const nameFromStatusStack = "testdata/name-from-status"
+
 // A resource named from another resource's status (azureNameFromConfig) is
 // created by the same apply that creates that resource.
 func TestNameFromStatusInOneApply(t *testing.T) {
 	run, flags := emulatorAt(t)
 	with := func(args ...string) []string { return append(args, flags...) }
-	dir := writeStack(t, `apiVersion: resources.azure.com/v1api20200601
-kind: ResourceGroup
-metadata:
-  name: pg-rg
-spec:
-  location: westus2
----
-apiVersion: managedidentity.azure.com/v1api20230131
-kind: UserAssignedIdentity
-metadata:
-  name: admin-identity
-spec:
-  location: westus2
-  owner: {name: pg-rg}
-  operatorSpec:
-    configMapExpressions:
-      - name: admin-settings
-        key: principalId
-        value: self.status.principalId
----
-apiVersion: dbforpostgresql.azure.com/v20250801
-kind: FlexibleServer
-metadata:
-  name: pg1
-spec:
-  location: westus2
-  owner: {name: pg-rg}
-  version: "16"
----
-apiVersion: dbforpostgresql.azure.com/v20250801
-kind: FlexibleServersAdministrator
-metadata:
-  name: admin1
-spec:
-  owner: {name: pg1}
-  azureNameFromConfig: {name: admin-settings, key: principalId}
-  principalType: ServicePrincipal
-  principalName: admin-identity
-  tenantId: 72f988bf-0000-4000-8000-000000000000
-`)
+	dir := nameFromStatusStack
 	out, errOut, code := azk(t, "", with("plan", dir)...)
 	if code != 0 {
 		t.Fatalf("plan: exit %d, want 0 (nothing blocked)\n%s\n%s", code, out, errOut)

@@ -490,46 +490,7 @@ func TestDeploymentEngineRecordsTheDecidedPolicy(t *testing.T) {
 // parameter read with reference(), and one apply creates all four.
 func TestDeploymentEngineNamesFromStatus(t *testing.T) {
 	run, flags := emulatorAt(t)
-	dir := writeStack(t, `apiVersion: resources.azure.com/v1api20200601
-kind: ResourceGroup
-metadata:
-  name: pg-rg
-spec:
-  location: westus2
----
-apiVersion: managedidentity.azure.com/v1api20230131
-kind: UserAssignedIdentity
-metadata:
-  name: admin-identity
-spec:
-  location: westus2
-  owner: {name: pg-rg}
-  operatorSpec:
-    configMapExpressions:
-      - name: admin-settings
-        key: principalId
-        value: self.status.principalId
----
-apiVersion: dbforpostgresql.azure.com/v20250801
-kind: FlexibleServer
-metadata:
-  name: pg1
-spec:
-  location: westus2
-  owner: {name: pg-rg}
-  version: "16"
----
-apiVersion: dbforpostgresql.azure.com/v20250801
-kind: FlexibleServersAdministrator
-metadata:
-  name: admin1
-spec:
-  owner: {name: pg1}
-  azureNameFromConfig: {name: admin-settings, key: principalId}
-  principalType: ServicePrincipal
-  principalName: admin-identity
-  tenantId: 72f988bf-0000-4000-8000-000000000000
-`)
+	dir := nameFromStatusStack
 	out, _ := applyThroughDeployments(t, run, flags, dir, "pg-rg")
 	mustContain(t, "apply", out, "dbforpostgresql.azure.com/FlexibleServersAdministrator/default/admin1: Creation complete", "Apply complete! Resources: 4 created")
 	identity := getBody(t, run, "/subscriptions/"+emulatorSubscription+"/resourceGroups/pg-rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/admin-identity", "2023-01-31")
