@@ -31,6 +31,13 @@ func TestARMTypeFacts(t *testing.T) {
 	if nic == nil || !slices.Contains(nic.SubResourceIDs, SubResourceID{Path: "properties.ipConfigurations", Segment: "ipConfigurations"}) {
 		t.Errorf("network interface sub-resource IDs: %+v", nic)
 	}
+	// Storage accounts answer 202 and Retry-After 17, then 17 again while running.
+	if tm := sa.CreateTiming; tm == nil || tm.Seconds != 34 || !slices.Equal(tm.RetryAfter, []int{17, 17}) || tm.Operations < 10 {
+		t.Errorf("storage account create timing: %+v", tm)
+	}
+	if aks, _ := r.ARMType("Microsoft.ContainerService/managedClusters"); aks == nil || aks.CreateTiming == nil || aks.CreateTiming.Seconds < 120 || aks.CreateTiming.RetryAfter != nil {
+		t.Errorf("AKS create timing (minutes, no Retry-After in the recordings): %+v", aks)
+	}
 	kinds := r.KindsOfARMType("Microsoft.Storage/storageAccounts")
 	if len(kinds) == 0 || kinds[0].Kind != "StorageAccount" {
 		t.Errorf("kinds of storage accounts: %v", kinds)
