@@ -1,7 +1,7 @@
 // Package applier carries out plans against Azure: it applies resources in
-// dependency order, as parallel as the graph and --parallelism allow, and
-// destroys them in reverse order with cascade safety. Each resource is one
-// step; a failed step stops only what depends on it.
+// dependency order, each as soon as what it depends on succeeded and the
+// longest work first, and destroys them in reverse order with cascade
+// safety. Each resource is one step; a failed step stops only what depends on it.
 package applier
 
 import (
@@ -28,7 +28,8 @@ type Options struct {
 	// re-convert a body whose values become known only during the apply
 	// (config maps exported by other resources, built-in role IDs).
 	Graph *graph.Graph
-	// Parallelism bounds the resources being worked on at once; below 1 means 1.
+	// Parallelism bounds the resources being worked on at once; 0 sets no
+	// bound (the client's rate budget paces the requests).
 	Parallelism int
 	// Heartbeat is how often a long operation reports that it is still
 	// running (EventStill); zero means never.
@@ -52,7 +53,7 @@ func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Re
 	byAddress := make(map[string]*step, len(resources))
 	byNode := make(map[*graph.Node]*step, len(resources))
 	for i, r := range resources {
-		steps[i] = &step{index: i}
+		steps[i] = &step{index: i, cost: applyCost(r)}
 		byAddress[r.Address] = steps[i]
 		if r.Node != nil {
 			byNode[r.Node] = steps[i]
@@ -62,9 +63,12 @@ func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Re
 		steps[i].deps = dependencies(r, byNode, byAddress)
 	}
 	a.producers = producers(resources)
+	flight := trackProgress(opts, a.emit)
 	run(ctx, opts.Drain, steps, opts.Parallelism, func(ctx context.Context, s *step) (Outcome, error) {
+		defer flight.enter()()
 		return a.apply(ctx, resources[s.index])
 	})
+	flight.stop()
 	report := &Report{Operation: OperationApply, Interrupted: interrupted(ctx, opts.Drain)}
 	for i, r := range resources {
 		s := steps[i]
@@ -252,10 +256,11 @@ func (a *applier) put(ctx context.Context, r *planner.Resource) error {
 	if err != nil {
 		return err
 	}
-	if err := wait(ctx, func() (*arm.Operation, error) { return a.opts.Client.Put(ctx, id, apiVersion, json.RawMessage(body)) }); err != nil {
+	final, err := waitResult(ctx, func() (*arm.Operation, error) { return a.opts.Client.Put(ctx, id, apiVersion, json.RawMessage(body)) })
+	if err != nil {
 		return err
 	}
-	got, err := a.readBack(ctx, r, id)
+	got, err := a.settled(ctx, r, id, final)
 	if err != nil {
 		return fmt.Errorf("reading back after the write: %w", err)
 	}
@@ -269,12 +274,17 @@ func (a *applier) put(ctx context.Context, r *planner.Resource) error {
 const deletedVaultsAPIVersion = "2024-11-01"
 
 func wait(ctx context.Context, start func() (*arm.Operation, error)) error {
+	_, err := waitResult(ctx, start)
+	return err
+}
+
+// waitResult starts an operation and follows it to its final answer.
+func waitResult(ctx context.Context, start func() (*arm.Operation, error)) (*arm.Response, error) {
 	op, err := start()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = op.Wait(ctx)
-	return err
+	return op.Wait(ctx)
 }
 
 // readBack GETs the resource and keeps its status for config-map chaining.
@@ -287,12 +297,18 @@ func (a *applier) readBack(ctx context.Context, r *planner.Resource, id string) 
 	if err := json.Unmarshal(resp.Body, &body); err != nil {
 		return nil, fmt.Errorf("GET %s: reading body: %w", id, err)
 	}
+	a.keepStatus(r, body)
+	return body, nil
+}
+
+// keepStatus keeps the status of r's resource as read, for the resources
+// that consume it.
+func (a *applier) keepStatus(r *planner.Resource, body map[string]any) {
 	if r.Node != nil && r.Node.Kind != nil {
 		a.mu.Lock()
 		a.status[r.Node] = convert.Status(r.Node.Kind, body)
 		a.mu.Unlock()
 	}
-	return body, nil
 }
 
 // name gives a resource whose Azure name is another resource's status value

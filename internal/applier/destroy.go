@@ -342,7 +342,7 @@ func Destroy(ctx context.Context, p *DestroyPlan, opts Options) *Report {
 	var deleting []*Deletion
 	for _, d := range p.Deletions {
 		if d.Action == DestroyDelete {
-			s := &step{index: len(steps)}
+			s := &step{index: len(steps), cost: deleteCost(d.ARMID)}
 			steps = append(steps, s)
 			deleting = append(deleting, d)
 			stepOf[d] = s
@@ -365,7 +365,10 @@ func Destroy(ctx context.Context, p *DestroyPlan, opts Options) *Report {
 			}
 		}
 	}
+	flight := trackProgress(opts, emit)
+	defer flight.stop()
 	run(ctx, opts.Drain, steps, opts.Parallelism, func(ctx context.Context, s *step) (Outcome, error) {
+		defer flight.enter()()
 		d := deleting[s.index]
 		started := time.Now()
 		emit(Event{Type: EventStart, Address: d.Address, ARMID: d.ARMID, Action: "delete", Method: "DELETE"})

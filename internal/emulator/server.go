@@ -1014,10 +1014,6 @@ func operationURL(r *http.Request, rec *record, op *operation, result bool) stri
 		baseURL(r), prefix, namespaceOf(rec.Type), loc, kind, op.ID, url.QueryEscape(op.APIVersion))
 }
 
-func retryAfter(d time.Duration) string {
-	return strconv.Itoa(int(d.Round(time.Second) / time.Second))
-}
-
 func (s *Server) getOperation(w http.ResponseWriter, r *http.Request, id string, result bool) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()

@@ -19,9 +19,9 @@ type opTiming struct {
 
 // Operation kinds, for choosing a type's timing.
 const (
-	opCreate = iota
-	opUpdate
-	opDelete
+	opCreate = registry.OpCreate
+	opUpdate = registry.OpUpdate
+	opDelete = registry.OpDelete
 )
 
 func (o Options) compression() float64 { return max(o.TimeCompression, 1) }
@@ -33,7 +33,7 @@ func (o Options) compress(d time.Duration) time.Duration {
 
 // timingFor is the timing of an operation on a type: an LRO rule's when one
 // matches, else with RecordedTiming the recordings', else none.
-func (o Options) timingFor(typ string, kind int) opTiming {
+func (o Options) timingFor(typ string, kind registry.Op) opTiming {
 	for _, r := range o.LRO {
 		if globMatch(r.Type, typ) {
 			d := r.Write
@@ -50,7 +50,7 @@ func (o Options) timingFor(typ string, kind int) opTiming {
 	if a == nil {
 		return opTiming{}
 	}
-	t := map[int]*registry.Timing{opCreate: a.CreateTiming, opUpdate: a.UpdateTiming, opDelete: a.DeleteTiming}[kind]
+	t := a.Timing(kind)
 	if t == nil {
 		return opTiming{}
 	}
@@ -86,16 +86,15 @@ func (s *Server) hintAt(op *operation, now time.Time) (time.Duration, bool) {
 	return op.Hints[i], op.Hints[i] > 0
 }
 
-// setRetryAfter sets an answer's Retry-After to d: in whole seconds (the
-// time left rounded, a hint rounded up, as ARM never asks for less than it
-// means), plus retry-after-ms when time is compressed.
-func (s *Server) setRetryAfter(h http.Header, d time.Duration, hinted bool) {
-	if hinted {
-		h.Set("Retry-After", strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10))
-	} else {
-		h.Set("Retry-After", retryAfter(d))
-	}
-	if s.opts.compression() > 1 {
+// setRetryAfter sets an answer's Retry-After to d in whole seconds, rounded
+// up: an operation still running is never "0", which asks to poll at once.
+// A wait that is not whole seconds (compressed time, the sub-second
+// operations of tests) is also given as retry-after-ms, which the Azure SDKs
+// read first.
+func (s *Server) setRetryAfter(h http.Header, d time.Duration) {
+	d = max(d, 0)
+	h.Set("Retry-After", strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10))
+	if s.opts.compression() > 1 || d%time.Second != 0 {
 		h.Set("retry-after-ms", strconv.FormatInt(max(d.Milliseconds(), 0), 10))
 	}
 }
@@ -103,6 +102,6 @@ func (s *Server) setRetryAfter(h http.Header, d time.Duration, hinted bool) {
 // answerHint sets the Retry-After of an answer about a running op, if any.
 func (s *Server) answerHint(h http.Header, op *operation, now time.Time) {
 	if d, ok := s.hintAt(op, now); ok {
-		s.setRetryAfter(h, d, op.Hints != nil)
+		s.setRetryAfter(h, d)
 	}
 }

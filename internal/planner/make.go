@@ -38,7 +38,8 @@ type Options struct {
 	ReconcilePolicyIfExists string
 	// Inputs are recorded in the plan, for applying a saved plan later.
 	Inputs Inputs
-	// Parallelism bounds the reads in flight; 0 means arm.DefaultParallelism.
+	// Parallelism bounds the reads in flight; 0 sets no bound (the reader's
+	// rate budget paces them).
 	Parallelism int
 	// Progress receives a one-line progress report while reading (count and
 	// rate), rewritten in place; nil is quiet.
@@ -84,9 +85,6 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	default:
 		diags.Add(diag.Errorf(diag.Source{}, "", "", "--reconcile-policy-if-exists %q: use manage, detach-on-delete or skip", opts.ReconcilePolicyIfExists))
 		return nil, diags
-	}
-	if opts.Parallelism <= 0 {
-		opts.Parallelism = arm.DefaultParallelism
 	}
 	badNames := namePending(ctx, g, opts.Reader)
 	m := newMaker(ctx, g, opts)
@@ -148,7 +146,7 @@ type maker struct {
 	ctx   context.Context
 	g     *graph.Graph
 	opts  Options
-	sem   chan struct{}
+	sem   chan struct{} // nil: reads are not bounded
 	reg   *registry.Registry
 	diags diag.List
 
@@ -174,13 +172,15 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 		ctx:    ctx,
 		g:      g,
 		opts:   opts,
-		sem:    make(chan struct{}, opts.Parallelism),
 		reg:    registry.Default(),
 		states: map[*graph.Node]*nodeState{},
 		byID:   map[string]*nodeState{},
 
 		pendingDecisions: map[*graph.Node]*Resource{},
 		sendSecrets:      map[string]bool{},
+	}
+	if opts.Parallelism > 0 {
+		m.sem = make(chan struct{}, opts.Parallelism)
 	}
 	for _, n := range g.Nodes {
 		for _, pattern := range opts.SendSecrets {
@@ -222,6 +222,9 @@ func (m *maker) readAll() {
 
 // acquire takes a read slot; it returns false when ctx is done.
 func (m *maker) acquire() bool {
+	if m.sem == nil {
+		return m.ctx.Err() == nil
+	}
 	select {
 	case m.sem <- struct{}{}:
 		return true
@@ -230,7 +233,11 @@ func (m *maker) acquire() bool {
 	}
 }
 
-func (m *maker) release() { <-m.sem }
+func (m *maker) release() {
+	if m.sem != nil {
+		<-m.sem
+	}
+}
 
 // get reads one resource: its body and ETag, or nil when it does not exist.
 func (m *maker) get(id, apiVersion string) (map[string]any, string, error) {
