@@ -55,6 +55,9 @@ type Options struct {
 	// SendSecrets are addresses (see MatchAddress) of resources whose secrets
 	// are sent again, though the plan cannot see them change.
 	SendSecrets []string
+	// ReadEach reads every resource with a GET of its own, never with a list
+	// of its collection (see listreads.go); the plan is the same.
+	ReadEach bool
 }
 
 // Reason prefixes that renderers and the apply engine may rely on.
@@ -88,6 +91,7 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	}
 	badNames := namePending(ctx, g, opts.Reader)
 	m := newMaker(ctx, g, opts)
+	m.planListReads()
 	unmanaged := m.listUnmanaged()
 	m.readAll()
 	p := &Plan{
@@ -157,6 +161,9 @@ type maker struct {
 	// sendSecrets are the addresses Options.SendSecrets matched.
 	sendSecrets map[string]bool
 	byID        map[string]*nodeState // lower-cased ARM ID
+	// listed are the resources read through their collection's list.
+	listed     map[*nodeState]*collection
+	wholeLists sync.Map // lower-cased ARM type and api-version -> *wholeLists
 
 	armIDs sync.Map // lower-cased ARM ID -> *armIDCheck
 	roles  sync.Map // lower-cased role name -> *roleLookup
@@ -206,7 +213,7 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 // will be created does not exist either), and converted once everything it
 // depends on was read (exported config-map values come from their status).
 func (m *maker) readAll() {
-	m.progress = startProgress(m.opts.Progress, len(m.ordered))
+	m.progress = startProgress(m.opts.Progress, len(m.ordered), m.opts.Reader)
 	var wg sync.WaitGroup
 	for _, st := range m.ordered {
 		wg.Add(1)
@@ -271,7 +278,7 @@ func (m *maker) readNode(st *nodeState) {
 			st.notRead = true
 		}
 	}
-	if !st.notRead {
+	if !st.notRead && !m.readListed(st) {
 		body, etag, err := m.get(n.ID, n.Kind.APIVersion)
 		switch {
 		case err != nil:
