@@ -356,7 +356,10 @@ func (b *bucket) answered(resp *http.Response) {
 		}
 		// The requests still in flight may not be in ARM's count yet: they
 		// come off it too, so the mirror errs on the side of fewer tokens.
-		b.lim.lower(now, math.Max(float64(remaining-b.counts.InFlight), 0))
+		// ARM counts whole tokens: a fraction less is no news.
+		if arm := math.Max(float64(remaining-b.counts.InFlight), 0); b.lim.at(now)-arm >= 1 {
+			b.lim.lower(now, arm)
+		}
 	}
 	if resp.StatusCode == http.StatusTooManyRequests {
 		b.counts.Throttled++

@@ -1,11 +1,13 @@
 package planner
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"strings"
 	"sync"
 
+	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/graph"
 )
 
@@ -85,13 +87,13 @@ func (m *maker) planListReads() {
 }
 
 // list reads the collection once, for all its members.
-func (m *maker) list(c *collection) {
+func (m *maker) list(ctx context.Context, c *collection) {
 	c.once.Do(func() {
 		if !m.acquire() {
 			c.err = m.ctx.Err()
 			return
 		}
-		items, err := m.opts.Reader.List(m.ctx, c.path, c.apiVersion)
+		items, err := m.opts.Reader.List(ctx, c.path, c.apiVersion)
 		m.release()
 		if err != nil {
 			c.err = err
@@ -116,7 +118,7 @@ func (m *maker) readListed(st *nodeState) bool {
 	if c == nil {
 		return false
 	}
-	m.list(c)
+	m.list(m.readContext(st), c)
 	raw, found := c.items[strings.ToLower(st.node.ID)]
 	if c.err != nil || !found {
 		return false
@@ -145,8 +147,45 @@ func (m *maker) listsAreWhole(st *nodeState, item map[string]any) bool {
 	v, _ := m.wholeLists.LoadOrStore(key, &wholeLists{})
 	w := v.(*wholeLists)
 	w.once.Do(func() {
-		got, _, err := m.get(st.node.ID, st.node.Kind.APIVersion)
+		got, _, err := m.getAt(m.readContext(st), st.node.ID, st.node.Kind.APIVersion)
 		w.whole = err == nil && got != nil && reflect.DeepEqual(got, item)
 	})
 	return w.whole
+}
+
+// readContext is the context of st's reads: those that more reads wait for
+// (a resource group, then a network, then its subnets) go first when they
+// wait for ARM's read budget.
+func (m *maker) readContext(st *nodeState) context.Context {
+	return arm.WithPriority(m.ctx, float64(m.heights[st.node]))
+}
+
+// readHeights sets how many levels of resources wait for each one's read.
+func (m *maker) readHeights() {
+	m.heights = map[*graph.Node]int{}
+	var height func(n *graph.Node, seen map[*graph.Node]bool) int
+	dependents := map[*graph.Node][]*graph.Node{}
+	for _, n := range m.g.Nodes {
+		for _, d := range n.DependsOn() {
+			dependents[d] = append(dependents[d], n)
+		}
+	}
+	height = func(n *graph.Node, seen map[*graph.Node]bool) int {
+		if h, ok := m.heights[n]; ok {
+			return h
+		}
+		if seen[n] {
+			return 0 // a cycle: the graph reports it
+		}
+		seen[n] = true
+		h := 0
+		for _, d := range dependents[n] {
+			h = max(h, height(d, seen)+1)
+		}
+		m.heights[n] = h
+		return h
+	}
+	for _, n := range m.g.Nodes {
+		height(n, map[*graph.Node]bool{})
+	}
 }

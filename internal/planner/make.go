@@ -92,13 +92,16 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	badNames := namePending(ctx, g, opts.Reader)
 	m := newMaker(ctx, g, opts)
 	m.planListReads()
+	m.readHeights()
 	unmanaged := m.listUnmanaged()
+	digest := make(chan string, 1) // while the reads wait for Azure
+	go func() { digest <- inputsDigest(g, opts.ReconcilePolicyIfExists) }()
 	m.readAll()
 	p := &Plan{
 		FormatVersion: FormatVersion,
 		Subscription:  g.Subscription,
 		Inputs:        opts.Inputs,
-		InputsDigest:  inputsDigest(g, opts.ReconcilePolicyIfExists),
+		InputsDigest:  <-digest,
 		Drift:         opts.Drift,
 	}
 	for _, n := range g.Nodes {
@@ -163,7 +166,8 @@ type maker struct {
 	byID        map[string]*nodeState // lower-cased ARM ID
 	// listed are the resources read through their collection's list.
 	listed     map[*nodeState]*collection
-	wholeLists sync.Map // lower-cased ARM type and api-version -> *wholeLists
+	wholeLists sync.Map            // lower-cased ARM type and api-version -> *wholeLists
+	heights    map[*graph.Node]int // see readHeights
 
 	armIDs sync.Map // lower-cased ARM ID -> *armIDCheck
 	roles  sync.Map // lower-cased role name -> *roleLookup
@@ -248,10 +252,15 @@ func (m *maker) release() {
 
 // get reads one resource: its body and ETag, or nil when it does not exist.
 func (m *maker) get(id, apiVersion string) (map[string]any, string, error) {
+	return m.getAt(m.ctx, id, apiVersion)
+}
+
+// getAt is get under ctx (which may carry the read's priority).
+func (m *maker) getAt(ctx context.Context, id, apiVersion string) (map[string]any, string, error) {
 	if !m.acquire() {
 		return nil, "", m.ctx.Err()
 	}
-	resp, err := m.opts.Reader.Get(m.ctx, id, apiVersion)
+	resp, err := m.opts.Reader.Get(ctx, id, apiVersion)
 	m.release()
 	if arm.IsNotFound(err) {
 		return nil, "", nil
@@ -279,7 +288,7 @@ func (m *maker) readNode(st *nodeState) {
 		}
 	}
 	if !st.notRead && !m.readListed(st) {
-		body, etag, err := m.get(n.ID, n.Kind.APIVersion)
+		body, etag, err := m.getAt(m.readContext(st), n.ID, n.Kind.APIVersion)
 		switch {
 		case err != nil:
 			st.readErr = err
