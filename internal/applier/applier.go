@@ -386,24 +386,10 @@ func heartbeat(interval time.Duration, emit func(Event), ev Event, started time.
 		return func() {}
 	}
 	ev.Type = EventStill
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				ev.Elapsed = Seconds(time.Since(started))
-				emit(ev)
-			}
-		}
-	}()
-	return func() { close(done); wg.Wait() }
+	return every(interval, func() {
+		ev.Elapsed = Seconds(time.Since(started))
+		emit(ev)
+	})
 }
 
 // splitURL separates a request URL into ARM ID and api-version.

@@ -23,25 +23,32 @@ func trackProgress(opts Options, emit func(Event)) *inFlight {
 	if opts.Heartbeat <= 0 || opts.Client == nil {
 		return f
 	}
+	f.stop = every(opts.Heartbeat, func() {
+		budget := opts.Client.Budget().Total()
+		emit(Event{Type: EventProgress, InFlight: int(f.n.Load()), Queued: budget.Queued, Throttled: budget.Throttled})
+	})
+	return f
+}
+
+// every calls do every interval until the returned func is called.
+func every(interval time.Duration, do func()) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		t := time.NewTicker(opts.Heartbeat)
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
 			select {
 			case <-done:
 				return
 			case <-t.C:
-				budget := opts.Client.Budget().Total()
-				emit(Event{Type: EventProgress, InFlight: int(f.n.Load()), Queued: budget.Queued, Throttled: budget.Throttled})
+				do()
 			}
 		}
 	}()
-	f.stop = func() { close(done); wg.Wait() }
-	return f
+	return func() { close(done); wg.Wait() }
 }
 
 // enter counts a step in flight until the returned func is called.
