@@ -34,7 +34,7 @@ const minListed = 2
 type collection struct {
 	path, apiVersion string
 	once             sync.Once
-	items            map[string]json.RawMessage // lower-cased ID -> item
+	items            map[string]map[string]any // lower-cased ID -> item
 	err              error
 }
 
@@ -99,13 +99,14 @@ func (m *maker) list(ctx context.Context, c *collection) {
 			c.err = err
 			return
 		}
-		c.items = make(map[string]json.RawMessage, len(items))
+		c.items = make(map[string]map[string]any, len(items))
 		for _, raw := range items {
-			var item struct {
-				ID string `json:"id"`
+			var item map[string]any
+			if json.Unmarshal(raw, &item) != nil {
+				continue
 			}
-			if json.Unmarshal(raw, &item) == nil && item.ID != "" {
-				c.items[strings.ToLower(strings.TrimSuffix(item.ID, "/"))] = raw
+			if id, _ := item["id"].(string); id != "" {
+				c.items[strings.ToLower(strings.TrimSuffix(id, "/"))] = item
 			}
 		}
 	})
@@ -119,12 +120,8 @@ func (m *maker) readListed(st *nodeState) bool {
 		return false
 	}
 	m.list(m.readContext(st), c)
-	raw, found := c.items[strings.ToLower(st.node.ID)]
-	if c.err != nil || !found {
-		return false
-	}
-	body := map[string]any{}
-	if json.Unmarshal(raw, &body) != nil || !m.listsAreWhole(st, body) {
+	body, found := c.items[strings.ToLower(st.node.ID)]
+	if c.err != nil || !found || !m.listsAreWhole(st, body) {
 		return false
 	}
 	etag, _ := body["etag"].(string)
