@@ -18,10 +18,10 @@ import (
 //
 // A list item may carry less than a GET does (some providers trim their
 // lists), and a plan decided on one must be the plan a GET would have given.
-// So the first resource of each type found in a list is also read with a
-// GET: when the two bodies are equal, that type's list items are taken for
-// its GETs for the rest of the plan; when not, every resource of the type is
-// read with a GET. A resource missing from its list is confirmed with a GET,
+// So the first resource of each type to be read is also read with a GET,
+// alongside its list: when the GET equals its list item, that type's list
+// items are taken for its GETs for the rest of the plan; when not, every
+// resource of the type is read with a GET. A resource missing from its list is confirmed with a GET,
 // so a list that lags behind a create cannot make the plan create it again.
 // Resources whose status other resources read (config-map exports, names)
 // and those with ignore-changes are always read with a GET.
@@ -112,42 +112,70 @@ func (m *maker) list(ctx context.Context, c *collection) {
 	})
 }
 
-// readListed reads st from its collection's list, and reports whether the
-// list decided it; when it did not, the caller reads st with a GET.
-func (m *maker) readListed(st *nodeState) bool {
+// read reads st: from its collection's list when one serves it and the
+// list can be trusted, else with a GET. It returns the body and ETag, nil
+// when the resource does not exist.
+func (m *maker) read(st *nodeState) (map[string]any, string, error) {
+	ctx := m.readContext(st)
 	c := m.listed[st]
 	if c == nil {
-		return false
+		return m.getAt(ctx, st.node.ID, st.node.Kind.APIVersion)
 	}
-	m.list(m.readContext(st), c)
-	body, found := c.items[strings.ToLower(st.node.ID)]
-	if c.err != nil || !found || !m.listsAreWhole(st, body) {
-		return false
+	probe, probing := m.probeFor(st, ctx)
+	m.list(ctx, c)
+	item, found := c.items[strings.ToLower(st.node.ID)]
+	if probing {
+		<-probe.done
+		probe.decide(c.err == nil && found, item)
+		return probe.got, probe.etag, probe.err
 	}
-	etag, _ := body["etag"].(string)
-	st.exists, st.current, st.etag = true, body, etag
-	return true
+	if c.err != nil || !found || !probe.whole() {
+		return m.getAt(ctx, st.node.ID, st.node.Kind.APIVersion)
+	}
+	etag, _ := item["etag"].(string)
+	return item, etag, nil
 }
 
-// wholeLists is, per ARM type and api-version, whether its list items are
-// its GETs.
-type wholeLists struct {
-	once  sync.Once
-	whole bool
+// typeProbe finds out whether an ARM type's list items (at an api-version)
+// are its GETs: the first of its resources to be read is read with a GET
+// alongside its list, and the two compared. Until that is decided the
+// type's other resources wait; when it cannot be (the resource is not in
+// its list), they are read with GETs.
+type typeProbe struct {
+	done    chan struct{} // closed once the GET answered
+	decided chan struct{} // closed once the comparison was made
+	got     map[string]any
+	etag    string
+	err     error
+	isWhole bool
 }
 
-// listsAreWhole reports whether the type of st lists whole resources: the
-// first time it is asked for a type, st is read with a GET too and its
-// list item compared.
-func (m *maker) listsAreWhole(st *nodeState, item map[string]any) bool {
+// probeFor is the probe of st's type, and whether st is the resource it
+// reads (its GET then starts now, alongside the list).
+func (m *maker) probeFor(st *nodeState, ctx context.Context) (*typeProbe, bool) {
 	key := strings.ToLower(st.node.Kind.ARMType) + "?" + st.node.Kind.APIVersion
-	v, _ := m.wholeLists.LoadOrStore(key, &wholeLists{})
-	w := v.(*wholeLists)
-	w.once.Do(func() {
-		got, _, err := m.getAt(m.readContext(st), st.node.ID, st.node.Kind.APIVersion)
-		w.whole = err == nil && got != nil && reflect.DeepEqual(got, item)
-	})
-	return w.whole
+	p := &typeProbe{done: make(chan struct{}), decided: make(chan struct{})}
+	if v, loaded := m.probes.LoadOrStore(key, p); loaded {
+		return v.(*typeProbe), false
+	}
+	go func() {
+		defer close(p.done)
+		p.got, p.etag, p.err = m.getAt(ctx, st.node.ID, st.node.Kind.APIVersion)
+	}()
+	return p, true
+}
+
+// decide compares the probe's GET with the resource's list item.
+func (p *typeProbe) decide(listed bool, item map[string]any) {
+	p.isWhole = listed && p.err == nil && p.got != nil && reflect.DeepEqual(p.got, item)
+	close(p.decided)
+}
+
+// whole waits for the comparison and reports whether the type's list items
+// can be taken for its GETs.
+func (p *typeProbe) whole() bool {
+	<-p.decided
+	return p.isWhole
 }
 
 // readContext is the context of st's reads: those that more reads wait for

@@ -165,9 +165,9 @@ type maker struct {
 	sendSecrets map[string]bool
 	byID        map[string]*nodeState // lower-cased ARM ID
 	// listed are the resources read through their collection's list.
-	listed     map[*nodeState]*collection
-	wholeLists sync.Map            // lower-cased ARM type and api-version -> *wholeLists
-	heights    map[*graph.Node]int // see readHeights
+	listed  map[*nodeState]*collection
+	probes  sync.Map            // lower-cased ARM type and api-version -> *typeProbe
+	heights map[*graph.Node]int // see readHeights
 
 	armIDs sync.Map // lower-cased ARM ID -> *armIDCheck
 	roles  sync.Map // lower-cased role name -> *roleLookup
@@ -287,8 +287,8 @@ func (m *maker) readNode(st *nodeState) {
 			st.notRead = true
 		}
 	}
-	if !st.notRead && !m.readListed(st) {
-		body, etag, err := m.getAt(m.readContext(st), n.ID, n.Kind.APIVersion)
+	if !st.notRead {
+		body, etag, err := m.read(st)
 		switch {
 		case err != nil:
 			st.readErr = err
