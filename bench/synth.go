@@ -1,7 +1,8 @@
-// Package bench measures azk apply on synthetic dependency graphs against the
-// in-process emulator, whose long-running-operation rules simulate how long
-// each resource type takes. See BenchmarkApply.
 package bench
+
+// Synthetic dependency graphs for BenchmarkDeploymentEngine: the in-process
+// emulator's long-running-operation rules make each resource type take its
+// duration.
 
 import (
 	"fmt"

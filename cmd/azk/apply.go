@@ -57,10 +57,14 @@ func newApplyCommand(g *globalOptions) *cobra.Command {
 does exactly what the plan shows: one PUT for each resource to create or
 update, nothing for the rest. Resources go in dependency order: one starts as
 soon as everything it depends on (owner, references, config maps exported by
-other resources) has succeeded, with at most --parallelism at once. Each
-write is followed to its end and the resource read back, to confirm it
-converged and to pass its status to the resources that consume it (a
-resource whose Azure name is another's status value is named then).
+other resources) has succeeded, the longest work first; what paces them is
+ARM's rate limits (--rate-limit), not a count (--parallelism bounds it if you
+want one). Each write is followed to its end, polled when ARM's Retry-After
+says, and its result kept (read back when the operation's answer does not
+carry it), to confirm it converged and to pass its status to the resources
+that consume it (a resource whose Azure name is another's status value is
+named then). On a terminal, a progress line every 10 s counts the operations
+in flight, the requests waiting for ARM's budget and the 429s so far.
 
 Apply refuses to start when anything is blocked (--allow-partial applies the
 rest), when a change needs replacing, or when a reconcile-policy it must

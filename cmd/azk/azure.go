@@ -20,6 +20,7 @@ import (
 
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/registry"
 )
 
 // emulatorSubscription is the subscription used against the emulator when none is given.
@@ -37,6 +38,7 @@ type azureFlags struct {
 	insecureHTTP bool
 	emulator     bool
 	parallelism  int
+	rateLimit    string
 	maxAttempts  int
 	maxDelay     time.Duration
 	debug        bool
@@ -50,7 +52,8 @@ func (f *azureFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.endpoint, "endpoint", os.Getenv("AZK_ENDPOINT"), "use the azk emulator at this URL instead of Azure (default $AZK_ENDPOINT; its certificate is pinned by $AZK_ENDPOINT_CERT_SHA256)")
 	fl.BoolVar(&f.insecureHTTP, "insecure-http", false, "allow a plain-HTTP --endpoint (tests only: the token travels unencrypted)")
 	fl.BoolVar(&f.emulator, "emulator", false, "start the azk emulator in-process (state in "+emulatorStateDir+") and use it instead of Azure")
-	fl.IntVar(&f.parallelism, "parallelism", arm.DefaultParallelism, "most reads, and separately most writes, in flight at once")
+	fl.IntVar(&f.parallelism, "parallelism", arm.DefaultParallelism, "most operations (and reads, and separately writes) in flight at once; 0: no bound, requests are paced by ARM's rate limits")
+	fl.StringVar(&f.rateLimit, "rate-limit", "", "ARM's token buckets for the subscription, if not its defaults (reads=250:25,writes=200:10,deletes=200:10): KIND=BURST:PER_SECOND, comma-separated")
 	fl.IntVar(&f.maxAttempts, "retry-max-attempts", 6, "tries of one request on throttling, server errors and transient ARM conflicts")
 	fl.DurationVar(&f.maxDelay, "retry-max-delay", time.Minute, "longest wait between tries, including a server's Retry-After")
 	fl.BoolVar(&f.debug, "debug", false, "log every ARM request and response (tokens and bodies redacted) to standard error")
@@ -62,8 +65,12 @@ func (f *azureFlags) register(cmd *cobra.Command) {
 // client returns a client ready to use and a function that releases what it
 // started (the in-process emulator, debug logging); call it when the command ends.
 func (f *azureFlags) client(ctx context.Context, g *globalOptions) (*arm.Client, func(), error) {
-	if f.parallelism <= 0 {
-		return nil, nil, fmt.Errorf("--parallelism %d: must be at least 1", f.parallelism)
+	if f.parallelism < 0 {
+		return nil, nil, fmt.Errorf("--parallelism %d: must be 0 (no bound) or more", f.parallelism)
+	}
+	limits, err := arm.ParseRateLimits(f.rateLimit)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--rate-limit: %w", err)
 	}
 	if f.maxAttempts <= 0 {
 		return nil, nil, fmt.Errorf("--retry-max-attempts %d: must be at least 1", f.maxAttempts)
@@ -77,10 +84,12 @@ func (f *azureFlags) client(ctx context.Context, g *globalOptions) (*arm.Client,
 		return nil, nil, err
 	}
 	opts := arm.Options{
-		Subscription: account.Subscription,
-		Cloud:        cfg,
-		Parallelism:  f.parallelism,
-		Retry:        arm.RetryOptions{MaxAttempts: f.maxAttempts, MaxDelay: f.maxDelay},
+		Subscription:      account.Subscription,
+		Cloud:             cfg,
+		Parallelism:       f.parallelism,
+		RateLimits:        limits,
+		Retry:             arm.RetryOptions{MaxAttempts: f.maxAttempts, MaxDelay: f.maxDelay},
+		OperationDuration: registry.Default().OperationDuration,
 	}
 	var cleanups []func()
 	release := func() {

@@ -58,7 +58,7 @@ Exit status: 0 success, 1 error, refusal or any deletion failed.`,
 			defer session.release()
 			printDiagnostics(g.stderr, diags)
 			client, gr := session.client, session.graph
-			p, err := applier.PlanDestroy(ctx, gr, client, az.parallelism)
+			p, err := applier.PlanDestroy(ctx, gr, client)
 			if err != nil {
 				return err
 			}

@@ -26,6 +26,8 @@ func newEmulatorCommand(g *globalOptions) *cobra.Command {
 		conflicts       []string
 		readLimit       string
 		writeLimit      string
+		deleteLimit     string
+		armLimits       bool
 	)
 	cmd := &cobra.Command{
 		Use:   "emulator",
@@ -42,7 +44,8 @@ it prints ('Authorization: Bearer TOKEN') and 'Content-Type: application/json'.
 One emulator at a time may use a state folder.`,
 		Example: `  azk emulator --insecure-http --addr 127.0.0.1:8080
   azk emulator --lro 'Microsoft.Network/*=2s' --lro 'Microsoft.Resources/resourceGroups=0,5s'
-  azk emulator --seed 42 --transient-rate 0.1 --write-limit 20/1`,
+  azk emulator --seed 42 --transient-rate 0.1 --write-limit 20/1
+  azk emulator --arm-limits --recorded-timing --time-compression 20`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.StateDir = stateDir
@@ -62,6 +65,12 @@ One emulator at a time may use a state folder.`,
 			}
 			if opts.Faults.WriteLimit, err = parseRateLimit("--write-limit", writeLimit); err != nil {
 				return err
+			}
+			if opts.Faults.DeleteLimit, err = parseRateLimit("--delete-limit", deleteLimit); err != nil {
+				return err
+			}
+			if armLimits {
+				opts.Faults = opts.Faults.WithARMLimits(opts.TimeCompression)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
@@ -102,6 +111,10 @@ One emulator at a time may use a state folder.`,
 	f.Float64Var(&opts.Faults.ThrottleRate, "throttle-rate", 0, "share of requests answered 429")
 	f.StringVar(&readLimit, "read-limit", "", "per-subscription read token bucket BURST/PER_SECOND, e.g. 250/25")
 	f.StringVar(&writeLimit, "write-limit", "", "per-subscription write token bucket BURST/PER_SECOND, e.g. 200/10")
+	f.StringVar(&deleteLimit, "delete-limit", "", "per-subscription delete token bucket BURST/PER_SECOND, e.g. 200/10")
+	f.BoolVar(&armLimits, "arm-limits", false, "throttle with ARM's default buckets (reads 250/25, writes and deletes 200/10, refilled --time-compression times faster)")
+	f.BoolVar(&opts.RecordedTiming, "recorded-timing", false, "make operations last, and hint Retry-After, as the recordings show for each type")
+	f.Float64Var(&opts.TimeCompression, "time-compression", 1, "run time this many times faster: operation durations, Retry-After hints and --arm-limits refills")
 	f.Float64Var(&opts.Faults.TransientRate, "transient-rate", 0, "share of requests answered 500 or 503")
 	f.StringArrayVar(&conflicts, "conflict-type", nil, "child type GLOB answering 409 AnotherOperationInProgress while a sibling's operation runs (repeatable)")
 	f.DurationVar(&opts.Faults.ReplicationLag, "replication-lag", 0, "window after a resource group is created during which PUTs into it get 404")

@@ -69,7 +69,7 @@ shows no changes.`,
 				return err
 			}
 			defer release()
-			res, err := importer.Import(ctx, args, importer.Options{Reader: client, Recursive: recursive, Policy: policy, Namespace: g.namespace, Parallelism: az.parallelism})
+			res, err := importer.Import(ctx, args, importer.Options{Reader: client, Recursive: recursive, Policy: policy, Namespace: g.namespace})
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,7 @@
 // Package applier carries out plans against Azure: it applies resources in
-// dependency order, as parallel as the graph and --parallelism allow, and
-// destroys them in reverse order with cascade safety. Each resource is one
-// step; a failed step stops only what depends on it.
+// dependency order, each as soon as what it depends on succeeded and the
+// longest work first, and destroys them in reverse order with cascade
+// safety. Each resource is one step; a failed step stops only what depends on it.
 package applier
 
 import (
@@ -30,7 +30,8 @@ type Options struct {
 	// re-convert a body whose values become known only during the apply
 	// (config maps exported by other resources, built-in role IDs).
 	Graph *graph.Graph
-	// Parallelism bounds the resources being worked on at once; below 1 means 1.
+	// Parallelism bounds the resources being worked on at once; 0 sets no
+	// bound (the client's rate budget paces the requests).
 	Parallelism int
 	// Heartbeat is how often a long operation reports that it is still
 	// running (EventStill); zero means never.
@@ -62,7 +63,7 @@ func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Re
 	byAddress := make(map[string]*step, len(resources))
 	byNode := make(map[*graph.Node]*step, len(resources))
 	for i, r := range resources {
-		steps[i] = &step{index: i}
+		steps[i] = &step{index: i, cost: applyCost(r)}
 		byAddress[r.Address] = steps[i]
 		if r.Node != nil {
 			byNode[r.Node] = steps[i]
@@ -73,9 +74,12 @@ func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Re
 	}
 	a.producers = producers(resources)
 	a.exports = exported.New(exported.Options{Client: opts.Client, Status: a.statusOf, Redact: opts.Redact})
+	flight := trackProgress(opts, a.emit)
 	run(ctx, opts.Drain, steps, opts.Parallelism, func(ctx context.Context, s *step) (Outcome, error) {
+		defer flight.enter()()
 		return a.apply(ctx, resources[s.index])
 	})
+	flight.stop()
 	report := &Report{Operation: OperationApply, Interrupted: interrupted(ctx, opts.Drain)}
 	for i, r := range resources {
 		s := steps[i]
@@ -271,12 +275,15 @@ func (a *applier) put(ctx context.Context, r *planner.Resource) error {
 		return err
 	}
 	ev := Event{Address: r.Address, ARMID: id, Action: string(r.Action)}
+	var final *arm.Response
 	if err := retrying(ctx, a.opts.Client, r.Node, a.emit, ev, func() error {
-		return wait(ctx, func() (*arm.Operation, error) { return a.opts.Client.Put(ctx, id, apiVersion, json.RawMessage(body)) })
+		var err error
+		final, err = waitResult(ctx, func() (*arm.Operation, error) { return a.opts.Client.Put(ctx, id, apiVersion, json.RawMessage(body)) })
+		return err
 	}); err != nil {
 		return err
 	}
-	got, err := a.readBack(ctx, r, id)
+	got, err := a.settled(ctx, r, id, final)
 	if err != nil {
 		return fmt.Errorf("reading back after the write: %w", err)
 	}
@@ -287,12 +294,17 @@ func (a *applier) put(ctx context.Context, r *planner.Resource) error {
 }
 
 func wait(ctx context.Context, start func() (*arm.Operation, error)) error {
+	_, err := waitResult(ctx, start)
+	return err
+}
+
+// waitResult starts an operation and follows it to its final answer.
+func waitResult(ctx context.Context, start func() (*arm.Operation, error)) (*arm.Response, error) {
 	op, err := start()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = op.Wait(ctx)
-	return err
+	return op.Wait(ctx)
 }
 
 // readBack GETs the resource and keeps its status for config-map chaining.
@@ -305,12 +317,18 @@ func (a *applier) readBack(ctx context.Context, r *planner.Resource, id string) 
 	if err := json.Unmarshal(resp.Body, &body); err != nil {
 		return nil, fmt.Errorf("GET %s: reading body: %w", id, err)
 	}
+	a.keepStatus(r, body)
+	return body, nil
+}
+
+// keepStatus keeps the status of r's resource as read, for the resources
+// that consume it.
+func (a *applier) keepStatus(r *planner.Resource, body map[string]any) {
 	if r.Node != nil && r.Node.Kind != nil {
 		a.mu.Lock()
 		a.status[r.Node] = convert.Status(r.Node.Kind, body)
 		a.mu.Unlock()
 	}
-	return body, nil
 }
 
 // name gives a resource whose Azure name is another resource's status value
@@ -395,24 +413,10 @@ func heartbeat(interval time.Duration, emit func(Event), ev Event, started time.
 		return func() {}
 	}
 	ev.Type = EventStill
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				ev.Elapsed = Seconds(time.Since(started))
-				emit(ev)
-			}
-		}
-	}()
-	return func() { close(done); wg.Wait() }
+	return every(interval, func() {
+		ev.Elapsed = Seconds(time.Since(started))
+		emit(ev)
+	})
 }
 
 // splitURL separates a request URL into ARM ID and api-version.

@@ -410,7 +410,18 @@ func TestApplyHeartbeat(t *testing.T) {
 	opts.Heartbeat = 150 * time.Millisecond
 	opts.Events = applier.TextProgress(&out)
 	e.apply(t, context.Background(), e.decide(t, g), opts)
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var lines, progress []string
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if strings.HasPrefix(l, "Progress: ") {
+			progress = append(progress, l)
+		} else {
+			lines = append(lines, l)
+		}
+	}
+	// With the heartbeat, the run's progress: one operation in flight.
+	if len(progress) == 0 || !strings.HasPrefix(progress[0], "Progress: 1 in flight, 0 requests waiting for ARM's rate budget, 0 throttled") {
+		t.Errorf("progress lines: %q", progress)
+	}
 	if len(lines) < 4 || lines[0] != "resources.azure.com/ResourceGroup/default/hb: Creating..." ||
 		!strings.HasPrefix(lines[1], "resources.azure.com/ResourceGroup/default/hb: Still creating... [") ||
 		!strings.HasPrefix(lines[len(lines)-1], "resources.azure.com/ResourceGroup/default/hb: Creation complete after ") {

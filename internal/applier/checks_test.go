@@ -208,8 +208,10 @@ func TestApplyRetriesWhatTheOperatorRetries(t *testing.T) {
 	}
 }
 
-// protection rewrites the backup instance's protection status in the
-// answers to its GETs, one status per read, the last one repeated.
+// protection rewrites the backup instance's protection status in every
+// answer that carries the instance (its PUT's and its GETs'), one status per
+// answer, the last one repeated: apply judges the write's own final answer
+// without reading the resource again.
 type protection struct {
 	next     policy.Transporter
 	path     string
@@ -219,7 +221,8 @@ type protection struct {
 
 func (p *protection) Do(req *http.Request) (*http.Response, error) {
 	resp, err := p.next.Do(req)
-	if err != nil || req.Method != http.MethodGet || !strings.EqualFold(req.URL.Path, p.path) || resp.StatusCode != http.StatusOK {
+	carries := req.Method == http.MethodGet || req.Method == http.MethodPut
+	if err != nil || !carries || !strings.EqualFold(req.URL.Path, p.path) || (resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated) {
 		return resp, err
 	}
 	p.mu.Lock()
@@ -406,7 +409,7 @@ spec:
 	e.applied(t, g)
 	d := &deletes{next: e.writes.next, seen: map[string]string{}}
 	e.writes.next = d
-	p, err := applier.PlanDestroy(context.Background(), g, e.client, 10)
+	p, err := applier.PlanDestroy(context.Background(), g, e.client)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,14 +69,14 @@ type DestroyPlan struct {
 // whether it still exists, which resources ARM removes with their parent, and
 // which resources outside the input (found by listing the children of every
 // resource to delete, and resource group contents) would go with them.
-func PlanDestroy(ctx context.Context, g *graph.Graph, client *arm.Client, parallelism int) (*DestroyPlan, error) {
+func PlanDestroy(ctx context.Context, g *graph.Graph, client *arm.Client) (*DestroyPlan, error) {
 	var nodes []*graph.Node
 	for _, n := range g.Nodes {
 		if n.Kind != nil && n.Kind.IsARM() && n.ID != "" {
 			nodes = append(nodes, n)
 		}
 	}
-	exists, err := existence(ctx, client, nodes, parallelism)
+	exists, err := existence(ctx, client, nodes)
 	if err != nil {
 		return nil, err
 	}
@@ -141,18 +141,17 @@ func destroyPolicy(g *graph.Graph, n *graph.Node) planner.Policy {
 	return p
 }
 
-// existence reads every resource, a few at a time.
-func existence(ctx context.Context, client *arm.Client, nodes []*graph.Node, parallelism int) (map[*graph.Node]bool, error) {
+// existence reads every resource at once: the client paces the reads by the
+// subscription's read budget and bounds them by --parallelism.
+func existence(ctx context.Context, client *arm.Client, nodes []*graph.Node) (map[*graph.Node]bool, error) {
 	out := make(map[*graph.Node]bool, len(nodes))
 	var mu sync.Mutex
 	var firstErr error
-	sem := make(chan struct{}, max(parallelism, 1))
 	var wg sync.WaitGroup
 	for _, n := range nodes {
 		wg.Add(1)
-		sem <- struct{}{}
 		go func() {
-			defer func() { <-sem; wg.Done() }()
+			defer wg.Done()
 			_, err := client.Get(ctx, n.ID, n.Kind.APIVersion)
 			mu.Lock()
 			defer mu.Unlock()
@@ -338,7 +337,7 @@ func Destroy(ctx context.Context, p *DestroyPlan, opts Options) *Report {
 	var deleting []*Deletion
 	for _, d := range p.Deletions {
 		if d.Action == DestroyDelete {
-			s := &step{index: len(steps)}
+			s := &step{index: len(steps), cost: deleteCost(d.ARMID)}
 			steps = append(steps, s)
 			deleting = append(deleting, d)
 			stepOf[d] = s
@@ -361,7 +360,10 @@ func Destroy(ctx context.Context, p *DestroyPlan, opts Options) *Report {
 			}
 		}
 	}
+	flight := trackProgress(opts, emit)
+	defer flight.stop()
 	run(ctx, opts.Drain, steps, opts.Parallelism, func(ctx context.Context, s *step) (Outcome, error) {
+		defer flight.enter()()
 		d := deleting[s.index]
 		started := time.Now()
 		emit(Event{Type: EventStart, Address: d.Address, ARMID: d.ARMID, Action: "delete", Method: "DELETE"})

@@ -49,7 +49,7 @@ func TestDestroyFlagsDefeatedDetach(t *testing.T) {
 	}
 	g := load(t, dir)
 	e.applied(t, g)
-	p, err := applier.PlanDestroy(context.Background(), g, e.client, 10)
+	p, err := applier.PlanDestroy(context.Background(), g, e.client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestDestroyQuickstartCascadesFromTheResourceGroup(t *testing.T) {
 	g := load(t, quickstart)
 	e.applied(t, g)
 	ctx := context.Background()
-	p, err := applier.PlanDestroy(ctx, g, e.client, 10)
+	p, err := applier.PlanDestroy(ctx, g, e.client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestDestroyQuickstartCascadesFromTheResourceGroup(t *testing.T) {
 	}
 
 	// Destroying again finds everything gone, which is success.
-	p, err = applier.PlanDestroy(ctx, g, e.client, 10)
+	p, err = applier.PlanDestroy(ctx, g, e.client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestDestroyFindsUnmanagedResourcesThatWouldCascade(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p, err := applier.PlanDestroy(ctx, g, e.client, 10)
+	p, err := applier.PlanDestroy(ctx, g, e.client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ spec:
 		t.Fatal(err)
 	}
 	e.applied(t, g)
-	p, err := applier.PlanDestroy(ctx, g, e.client, 10)
+	p, err := applier.PlanDestroy(ctx, g, e.client)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,7 @@ spec:
 			t.Fatal(err)
 		}
 		e.applied(t, g)
-		p, err := applier.PlanDestroy(context.Background(), g, e.client, 10)
+		p, err := applier.PlanDestroy(context.Background(), g, e.client)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -188,6 +188,12 @@ type Event struct {
 	CascadedBy string `json:"cascadedBy,omitempty"`
 	// Message says what a record event recorded, or what a wait event waits for.
 	Message string `json:"message,omitempty"`
+	// InFlight, Queued and Throttled are a progress event's counts: the
+	// operations in flight, the requests waiting for ARM's rate budget, and
+	// the answers so far that were 429.
+	InFlight  int `json:"inFlight,omitempty"`
+	Queued    int `json:"queued,omitempty"`
+	Throttled int `json:"throttled,omitempty"`
 }
 
 // Failure is an error as reported: ARM's code, message and correlation ID
@@ -256,6 +262,8 @@ func TextProgress(w io.Writer) func(Event) {
 			fmt.Fprintf(w, "%s: Still %s... [%s elapsed]\n", e.Address, strings.ToLower(verb.doing), time.Duration(e.Elapsed).Round(time.Second))
 		case EventWait:
 			fmt.Fprintf(w, "%s: Waiting: %s\n", e.Address, e.Message)
+		case EventProgress:
+			fmt.Fprintf(w, "Progress: %d in flight, %d requests waiting for ARM's rate budget, %d throttled (429) so far\n", e.InFlight, e.Queued, e.Throttled)
 		case EventRecord:
 			if e.Error != nil {
 				fmt.Fprintf(w, "%s: %s\n", e.Address, describeFailure(e.Error))

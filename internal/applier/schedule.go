@@ -3,16 +3,27 @@ package applier
 import (
 	"container/heap"
 	"context"
+	"time"
+
+	"github.com/azkcli/azk/internal/arm"
+	"github.com/azkcli/azk/internal/armid"
+	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/registry"
 )
 
 // step is one unit of scheduled work: applying or deleting a resource.
 type step struct {
 	index int     // input position, the tie-breaker that keeps runs repeatable
 	deps  []*step // must succeed before this step starts
-	// height is the longest chain of steps waiting on this one; steps with
-	// taller chains start first, so the critical path is never kept waiting
-	// behind work that has slack.
-	height     int
+	// cost is how long the step is expected to take (see costOf).
+	cost time.Duration
+	// rank is the longest chain of expected durations from this step's
+	// start to the end of everything waiting on it. Ready steps with a higher
+	// rank start first, and their requests go first when they wait for ARM's
+	// budget, so that the longest work (an AKS cluster, an API Management
+	// service) starts early and the critical path never waits behind work
+	// that has slack.
+	rank       time.Duration
 	dependents []*step
 	waiting    int // deps not yet succeeded
 
@@ -22,15 +33,47 @@ type step struct {
 	blockedBy *step
 }
 
+// roundTrip is what any step costs besides its operation: the requests that
+// start it and read it back.
+const roundTrip = time.Second
+
+// costOf is the expected duration of an operation on an ARM type (as the
+// recordings show it, see registry.Timing) plus a round trip.
+func costOf(armType string, op registry.Op) time.Duration {
+	return roundTrip + registry.Default().Duration(armType, op)
+}
+
+// applyCost is the expected duration of applying r: its write's, or
+// nothing for a resource left as it is.
+func applyCost(r *planner.Resource) time.Duration {
+	switch r.Action {
+	case planner.ActionCreate:
+		return costOf(r.ARMType, registry.OpCreate)
+	case planner.ActionUpdate:
+		return costOf(r.ARMType, registry.OpUpdate)
+	}
+	return 0
+}
+
+// deleteCost is the expected duration of deleting the resource id.
+func deleteCost(id string) time.Duration {
+	parsed, err := armid.Parse(id)
+	if err != nil {
+		return roundTrip
+	}
+	return costOf(parsed.Type(), registry.OpDelete)
+}
+
 // run executes steps in dependency order: a step starts as soon as every step
-// it depends on has succeeded, with at most parallelism running at once. When
+// it depends on has succeeded, with at most parallelism running at once (0 or
+// less: no bound, the client's rate budget paces the requests). When
 // a step fails, everything that depends on it, directly or not, is marked
 // OutcomeNotAttempted. Once drain is closed no new step starts; running steps
 // finish (ctx decides how long they may take) and the rest are marked
 // OutcomeNotAttempted. do returns the step's outcome and error.
 func run(ctx context.Context, drain <-chan struct{}, steps []*step, parallelism int, do func(context.Context, *step) (Outcome, error)) {
 	if parallelism < 1 {
-		parallelism = 1
+		parallelism = len(steps) + 1
 	}
 	for _, s := range steps {
 		s.dependents, s.waiting = nil, len(s.deps)
@@ -40,7 +83,7 @@ func run(ctx context.Context, drain <-chan struct{}, steps []*step, parallelism 
 			d.dependents = append(d.dependents, s)
 		}
 	}
-	computeHeights(steps)
+	computeRanks(steps)
 
 	ready := &readyQueue{}
 	for _, s := range steps {
@@ -60,7 +103,7 @@ func run(ctx context.Context, drain <-chan struct{}, steps []*step, parallelism 
 			s := heap.Pop(ready).(*step)
 			inFlight++
 			go func() {
-				outcome, err := do(ctx, s)
+				outcome, err := do(arm.WithPriority(ctx, s.rank.Seconds()), s)
 				done <- result{s, outcome, err}
 			}()
 		}
@@ -108,14 +151,14 @@ func markNotAttempted(failed *step) {
 	}
 }
 
-// computeHeights sets each step's height, the length of the longest chain of
-// dependents below it. Steps that are part of a cycle keep height 0 (they
-// never become ready and end not attempted).
-func computeHeights(steps []*step) {
+// computeRanks sets each step's rank: its cost plus the highest rank among
+// its dependents. Steps that are part of a cycle keep their cost (they never
+// become ready and end not attempted).
+func computeRanks(steps []*step) {
 	remaining := make(map[*step]int, len(steps))
 	var queue []*step
 	for _, s := range steps {
-		s.height = 0
+		s.rank = s.cost
 		remaining[s] = len(s.dependents)
 		if len(s.dependents) == 0 {
 			queue = append(queue, s)
@@ -125,7 +168,7 @@ func computeHeights(steps []*step) {
 		s := queue[0]
 		queue = queue[1:]
 		for _, d := range s.deps {
-			d.height = max(d.height, s.height+1)
+			d.rank = max(d.rank, d.cost+s.rank)
 			if remaining[d]--; remaining[d] == 0 {
 				queue = append(queue, d)
 			}
@@ -133,13 +176,13 @@ func computeHeights(steps []*step) {
 	}
 }
 
-// readyQueue orders runnable steps: tallest chain first, then input order.
+// readyQueue orders runnable steps: highest rank first, then input order.
 type readyQueue []*step
 
 func (q readyQueue) Len() int { return len(q) }
 func (q readyQueue) Less(i, j int) bool {
-	if q[i].height != q[j].height {
-		return q[i].height > q[j].height
+	if q[i].rank != q[j].rank {
+		return q[i].rank > q[j].rank
 	}
 	return q[i].index < q[j].index
 }

@@ -7,9 +7,9 @@
 // On top of azcore the client adds what a correct apply needs: ARM errors as
 // *ResponseError with code, message and correlation ID; bounded backoff for
 // the transient ARM conditions an apply must ride through (another operation in
-// progress, replication lag after azk created a parent, RetryableError); and
-// one concurrency limit shared by every request, with reads and writes counted
-// apart so that throttled writes do not stall reads.
+// progress, replication lag after azk created a parent, RetryableError); and a
+// rate budget mirroring ARM's token buckets (budget.go) that paces every
+// request, so that an apply runs as fast as ARM allows without being throttled.
 package arm
 
 import (
@@ -35,18 +35,12 @@ import (
 	"github.com/azkcli/azk/internal/armid"
 )
 
-// DefaultParallelism is how many requests azk keeps in flight at once, counted
-// separately for reads (GET, HEAD) and writes (PUT, PATCH, DELETE, POST).
-//
-// Ten matches Terraform's default -parallelism, which users already expect, and
-// stays inside ARM's per-subscription limits: ARM refills a subscription's
-// write bucket at about 10 requests a second and its read bucket at about 25,
-// while each write azk sends takes at least a round trip of several hundred
-// milliseconds, so ten concurrent writers rarely empty the bucket and a whole
-// apply of a few hundred resources still runs mostly in parallel. Larger
-// values mainly buy 429 responses; the flag is there for big subscriptions with
-// raised limits.
-const DefaultParallelism = 10
+// DefaultParallelism (0) sets no bound on the requests in flight. What limits
+// a subscription is ARM's token buckets, not concurrency: the rate budget
+// (Options.RateLimits) paces every request by them, and an operation in
+// flight costs only its polls. A fixed bound such as Terraform's 10 leaves
+// most of the budget unused while operations run for seconds or minutes.
+const DefaultParallelism = 0
 
 // Options configures a Client. Only Credential is required; every other zero
 // value means "the default for Azure public cloud".
@@ -66,17 +60,29 @@ type Options struct {
 	// AllowHTTP permits a plain-HTTP Endpoint. The bearer token then travels in
 	// clear text, so only tests against a local emulator set it.
 	AllowHTTP bool
-	// Parallelism bounds concurrent reads and, separately, concurrent writes
-	// (0 means DefaultParallelism).
+	// Parallelism bounds concurrent reads and, separately, concurrent writes;
+	// 0 (DefaultParallelism) sets no bound.
 	Parallelism int
-	Retry       RetryOptions
+	// RateLimits are the token buckets the client assumes ARM keeps for the
+	// subscription; the zero value means DefaultRateLimits. The answers'
+	// x-ms-ratelimit-remaining-* headers correct them as the run goes.
+	RateLimits RateLimits
+	Retry      RetryOptions
 	// PollFrequency is how often a long-running operation is polled when ARM
-	// sends no Retry-After (0 means 10s).
+	// sends no Retry-After and its type's duration is not known (0 means 10s).
 	PollFrequency time.Duration
+	// OperationDuration is how long an operation (PUT, PATCH or DELETE) on an
+	// ARM type is expected to take, 0 when unknown; it paces the polls ARM
+	// gives no Retry-After for. Nil knows no type.
+	OperationDuration func(method, armType string) time.Duration
 	// ReplicationWindow is how long after azk created a resource a "not found"
 	// for it or anything under it is taken for ARM replication lag and retried
 	// (0 means 2 minutes).
 	ReplicationWindow time.Duration
+
+	// principal names the identity requests are sent as (a credential
+	// Secret's name; "" for the client's own): ARM keeps a budget for each.
+	principal string
 }
 
 // RetryOptions bounds both azcore's HTTP retries (408, 429, 500, 502, 503, 504)
@@ -136,9 +142,42 @@ type Client struct {
 
 // sharedState is what every client of one azk run has in common.
 type sharedState struct {
-	limiter *limiter
+	limiter *limiter // nil when the requests in flight are not bounded
 	created createdLog
 	roles   roleCache
+
+	mu      sync.Mutex
+	budgets map[string]*budget // by subscription and principal
+}
+
+// budgetFor is the rate budget of a subscription and principal.
+func (s *sharedState) budgetFor(o Options) *budget {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := strings.ToLower(o.Subscription) + "\x00" + o.principal
+	b := s.budgets[key]
+	if b == nil {
+		b = newBudget(o.RateLimits, o.Retry.MaxDelay)
+		s.budgets[key] = b
+	}
+	return b
+}
+
+// Budget says what the rate budgets of this run are doing: requests in
+// flight, waiting for a token, and throttled, summed over every identity.
+func (c *Client) Budget() BudgetStats {
+	c.shared.mu.Lock()
+	defer c.shared.mu.Unlock()
+	var out BudgetStats
+	for _, b := range c.shared.budgets {
+		s := b.stats()
+		out.Reads, out.Writes, out.Deletes = addStats(out.Reads, s.Reads), addStats(out.Writes, s.Writes), addStats(out.Deletes, s.Deletes)
+	}
+	return out
+}
+
+func addStats(a, b ClassStats) ClassStats {
+	return ClassStats{InFlight: a.InFlight + b.InFlight, Queued: a.Queued + b.Queued, Throttled: a.Throttled + b.Throttled, Answered: a.Answered + b.Answered}
 }
 
 // New builds a client on azcore's ARM pipeline.
@@ -146,8 +185,8 @@ func New(o Options) (*Client, error) {
 	if o.Credential == nil {
 		return nil, errors.New("arm: no credential")
 	}
-	if o.Parallelism <= 0 {
-		o.Parallelism = DefaultParallelism
+	if o.RateLimits == (RateLimits{}) {
+		o.RateLimits = DefaultRateLimits
 	}
 	o.Retry = o.Retry.withDefaults()
 	if o.PollFrequency <= 0 {
@@ -156,7 +195,10 @@ func New(o Options) (*Client, error) {
 	if o.ReplicationWindow <= 0 {
 		o.ReplicationWindow = 2 * time.Minute
 	}
-	shared := &sharedState{limiter: newLimiter(o.Parallelism)}
+	shared := &sharedState{budgets: map[string]*budget{}}
+	if o.Parallelism > 0 {
+		shared.limiter = newLimiter(o.Parallelism)
+	}
 	return newClient(o, shared)
 }
 
@@ -188,18 +230,23 @@ func newClient(o Options, shared *sharedState) (*Client, error) {
 			Logging: policy.LogOptions{
 				// Bodies are never logged (PUT bodies and list-keys answers carry secrets),
 				// nor operation URLs, whose queries carry ARM's signatures.
-				IncludeBody:        false,
-				AllowedHeaders:     []string{headerCorrelationID, "x-ms-routing-request-id", "ETag", "x-ms-ratelimit-remaining-subscription-reads", "x-ms-ratelimit-remaining-subscription-writes"},
+				IncludeBody: false,
+				AllowedHeaders: []string{headerCorrelationID, "x-ms-routing-request-id", "ETag",
+					"x-ms-ratelimit-remaining-subscription-reads", "x-ms-ratelimit-remaining-subscription-writes", "x-ms-ratelimit-remaining-subscription-deletes",
+					"x-ms-ratelimit-remaining-subscription-global-reads", "x-ms-ratelimit-remaining-subscription-global-writes", "x-ms-ratelimit-remaining-subscription-global-deletes"},
 				AllowedQueryParams: []string{"api-version", "$filter", "$skiptoken"},
 			},
 			Telemetry: policy.TelemetryOptions{ApplicationID: "azk"},
 			// The retry policy clamps a server's Retry-After to MaxDelay instead of
 			// giving up: an apply should wait out a long throttle, not fail on it.
-			PerRetryPolicies: []policy.Policy{retryAfterCap{max: o.Retry.MaxDelay}, failFast{}},
-			PerCallPolicies:  []policy.Policy{shared.limiter},
+			// The budget paces each try and sends 429s again itself.
+			PerRetryPolicies: []policy.Policy{retryAfterCap{max: o.Retry.MaxDelay}, failFast{}, shared.budgetFor(o)},
 		},
 		// The emulator has no resource provider registration endpoint.
 		DisableRPRegistration: o.Endpoint != "",
+	}
+	if shared.limiter != nil {
+		copts.PerCallPolicies = []policy.Policy{shared.limiter}
 	}
 	copts.InsecureAllowCredentialWithHTTP = o.AllowHTTP
 	pl, err := armruntime.NewPipeline("azk", "v0.0.0", o.Credential, runtime.PipelineOptions{}, copts)
@@ -576,11 +623,11 @@ func (l *createdLog) underRecent(id string, window time.Duration, now time.Time)
 	return false
 }
 
-// limiter is a pipeline policy bounding requests in flight, with separate
-// slots for reads and writes: ARM throttles a subscription's reads and writes
-// in separate buckets, so a write storm waiting out 429s must not hold the
-// slots reads need. It sits before the retry policy, so a request keeps its
-// slot while it waits out a Retry-After, which is the backpressure wanted.
+// limiter is a pipeline policy bounding requests in flight (--parallelism),
+// with separate slots for reads and writes: ARM throttles a subscription's
+// reads and writes in separate buckets, so a write storm waiting out 429s
+// must not hold the slots reads need. It sits before the retry policy, so a
+// request keeps its slot while it waits out a Retry-After.
 type limiter struct {
 	reads, writes chan struct{}
 }

@@ -243,7 +243,7 @@ const (
 )
 
 // ForSecret returns a client acting as the identity in an ASO credential
-// Secret and in its subscription; it shares c's limits, created-resource record
+// Secret and in its subscription; it shares c's in-flight bound, created-resource record
 // and role cache. data is the Secret's decoded data, name is used in errors.
 // The identity is a client secret, else a certificate (content or path), else
 // workload identity with the Secret's or the environment's token file. Errors
@@ -260,6 +260,7 @@ func (c *Client) ForSecret(name string, data map[string]string) (*Client, error)
 		return nil, fmt.Errorf("credential secret %q: missing %s", name, strings.Join(missing, ", "))
 	}
 	o := c.opts
+	o.principal = name
 	o.Subscription = strings.TrimSpace(data[SecretSubscriptionID])
 	if armid.CheckSubscription(o.Subscription) != nil {
 		return nil, fmt.Errorf("credential secret %q: %s is not a subscription ID (a GUID)", name, SecretSubscriptionID)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+
+	"github.com/azkcli/azk/internal/armid"
 )
 
 // Operation is a write (PUT, PATCH, DELETE) that ARM accepted. It may have
@@ -137,7 +139,7 @@ func (o *Operation) follow(ctx context.Context) (json.RawMessage, error) {
 	for !o.poller.Done() {
 		d := o.delay
 		if d <= 0 && !o.hinted {
-			d = opts.PollFrequency // ARM said nothing: poll at the default pace
+			d = o.unhintedWait() // ARM said nothing: poll at the type's pace
 		}
 		if err := sleep(ctx, min(d, opts.Retry.MaxDelay)); err != nil {
 			return nil, o.interrupted(err)
@@ -162,6 +164,31 @@ func (o *Operation) follow(ctx context.Context) (json.RawMessage, error) {
 			return nil, err
 		}
 	}
+}
+
+// minPoll is the shortest wait unhintedWait chooses, so that no operation is
+// polled in a tight loop.
+const minPoll = 100 * time.Millisecond
+
+// unhintedWait is how long to wait before the next poll when ARM's answer
+// gave no Retry-After: until the operation is expected to end (its type's
+// duration, Options.OperationDuration), then an eighth of that duration
+// between polls; PollFrequency when the type's duration is not known.
+func (o *Operation) unhintedWait() time.Duration {
+	opts := o.client.opts
+	var expected time.Duration
+	if opts.OperationDuration != nil {
+		if id, err := armid.Parse(o.ID); err == nil {
+			expected = opts.OperationDuration(o.Method, id.Type())
+		}
+	}
+	if expected <= 0 {
+		return opts.PollFrequency
+	}
+	if left := expected - time.Since(o.started); left > 0 {
+		return max(left, expected/16, minPoll)
+	}
+	return max(expected/8, minPoll)
 }
 
 // failure describes a failed operation. An operation followed through its

@@ -85,3 +85,47 @@ func TestOperationFailedAtOnceReportsItsError(t *testing.T) {
 		t.Fatalf("got %v, want the operation's InvalidAddressPrefix: the prefix overlaps", err)
 	}
 }
+
+// TestPollsFollowRetryAfterAndTheTypesDuration: an operation is polled when
+// ARM's Retry-After says, and, where ARM gives none, when its type is
+// expected to end, not at a fixed frequency.
+func TestPollsFollowRetryAfterAndTheTypesDuration(t *testing.T) {
+	const compression = 200
+	emu := startEmulator(t, emulator.Options{RecordedTiming: true, TimeCompression: compression})
+	c := emu.client(t, func(o *Options) {
+		o.PollFrequency = time.Hour // never used: either ARM hints or the type's duration is known
+		o.Retry.MaxDelay = time.Minute
+		o.OperationDuration = func(method, armType string) time.Duration {
+			if method == http.MethodPut && strings.EqualFold(armType, "Microsoft.ContainerService/managedClusters") {
+				return 270 * time.Second / compression // the recordings' duration
+			}
+			return 0
+		}
+	})
+	put(t, c, rgID("paced"), rgAPI, map[string]any{"location": "westus2"})
+	for _, tc := range []struct {
+		id, apiVersion string
+		body           any
+		maxPolls       int
+	}{
+		// ARM answers 202 with Retry-After 17, then 17 again: two polls.
+		{rgID("paced") + "/providers/Microsoft.Storage/storageAccounts/sa1", "2023-01-01", map[string]any{"location": "westus2", "kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"}}, 2},
+		// No Retry-After: the first poll when the type is expected to end.
+		{rgID("paced") + "/providers/Microsoft.ContainerService/managedClusters/aks1", "2024-09-01", map[string]any{"location": "westus2"}, 2},
+	} {
+		before := emu.rec.method(http.MethodGet)
+		began := time.Now()
+		ctx := testContext(t)
+		op, err := c.Put(ctx, tc.id, tc.apiVersion, tc.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := op.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// The result of an Azure-AsyncOperation is one GET of the resource more.
+		if polls := emu.rec.method(http.MethodGet) - before; polls > tc.maxPolls+1 {
+			t.Errorf("%s: %d GETs in %s, want at most %d polls", tc.id, polls, time.Since(began), tc.maxPolls)
+		}
+	}
+}

@@ -159,13 +159,12 @@ func equalPath(a, b []string) bool {
 // resources kept in the parent's collection named segment (subnets of a
 // virtual network, securityRules of a network security group).
 func childKind(parent *registry.Kind, segment string) *registry.Kind {
-	want := parent.ARMType + "/" + segment
 	reg := registry.Default()
-	for _, gvk := range reg.All() {
+	for _, gvk := range reg.KindsOfARMType(parent.ARMType + "/" + segment) {
 		if gvk.Group != parent.Group || gvk.Version != parent.Version {
 			continue
 		}
-		if k, ok := reg.Lookup(gvk.Group, gvk.Version, gvk.Kind); ok && strings.EqualFold(k.ARMType, want) {
+		if k, ok := reg.Lookup(gvk.Group, gvk.Version, gvk.Kind); ok {
 			return k
 		}
 	}

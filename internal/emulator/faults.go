@@ -2,9 +2,7 @@ package emulator
 
 import (
 	"hash/fnv"
-	"math"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -19,12 +17,7 @@ type faultState struct {
 	seed    int64
 	faults  Faults
 	counts  map[string]uint64
-	buckets map[string]*bucket // "reads:" or "writes:" + subscription
-}
-
-type bucket struct {
-	tokens float64
-	last   time.Time
+	buckets map[string]*bucket // see bucketKey
 }
 
 func newFaultState(seed int64, f Faults) *faultState {
@@ -67,53 +60,16 @@ func (fs *faultState) hit(rate float64, kind, subject string) bool {
 	return rate > 0 && fs.chance(kind, subject) < rate
 }
 
-// take removes a token from the subscription's read or write bucket; when the
-// bucket is empty it returns how long until the next token.
-func (fs *faultState) take(limit RateLimit, name string, now time.Time) (remaining int, wait time.Duration, ok bool) {
-	if limit.Burst <= 0 {
-		return 0, 0, true
-	}
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	b := fs.buckets[name]
-	if b == nil {
-		b = &bucket{tokens: float64(limit.Burst), last: now}
-		fs.buckets[name] = b
-	}
-	b.tokens = math.Min(float64(limit.Burst), b.tokens+now.Sub(b.last).Seconds()*limit.PerSecond)
-	b.last = now
-	if b.tokens >= 1 {
-		b.tokens--
-		return int(b.tokens), 0, true
-	}
-	if limit.PerSecond <= 0 {
-		return 0, time.Hour, false
-	}
-	return 0, time.Duration((1 - b.tokens) / limit.PerSecond * float64(time.Second)), false
-}
-
 // injectRequestFaults answers the request with a throttling or transient
 // error when a fault says so, and reports whether it did.
 func (s *Server) injectRequestFaults(w http.ResponseWriter, r *http.Request, sub string) bool {
 	f := s.faults.get()
 	subject := r.Method + " " + r.URL.Path
-	write := r.Method != http.MethodGet && r.Method != http.MethodHead
-	limit, class := f.ReadLimit, "reads"
-	if write {
-		limit, class = f.WriteLimit, "writes"
+	if s.throttle(w, r, sub, f) {
+		return true
 	}
-	remaining, wait, ok := s.faults.take(limit, class+":"+sub, time.Now())
-	if limit.Burst > 0 {
-		w.Header().Set("x-ms-ratelimit-remaining-subscription-"+class, strconv.Itoa(remaining))
-	}
-	if !ok || s.faults.hit(f.ThrottleRate, "throttle", subject) {
-		secs := int(math.Ceil(wait.Seconds()))
-		if secs < 1 {
-			secs = 1
-		}
-		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		writeError(w, http.StatusTooManyRequests, "SubscriptionRequestsThrottled",
-			"Number of '%s' requests for subscription '%s' exceeded. Please try again after '%d' seconds.", strings.TrimSuffix(class, "s"), sub, secs)
+	if s.faults.hit(f.ThrottleRate, "throttle", subject) {
+		writeThrottled(w, classOf(r.Method), sub, time.Second, 1)
 		return true
 	}
 	if s.faults.hit(f.TransientRate, "transient", subject) {

@@ -22,8 +22,20 @@ type Options struct {
 	// MaxBodyBytes is the largest request body accepted (larger gets 413); 0 means 4 MiB.
 	MaxBodyBytes int64
 	// LRO makes writes and deletes of matching resource types long-running.
-	// The first matching rule wins; types matching none answer synchronously.
+	// The first matching rule wins; types matching none answer synchronously
+	// (or as recorded, with RecordedTiming).
 	LRO []LRORule
+	// RecordedTiming makes the operations of every type no LRO rule matches
+	// last as long as the recordings show (registry.ARMType's timings), with
+	// the Retry-After hints ARM gave along the way rather than the exact time
+	// left.
+	RecordedTiming bool
+	// TimeCompression runs time that many times faster: operations last and
+	// Retry-After hints ask for that fraction of their time (as
+	// retry-after-ms), for benchmarks of what takes minutes on Azure. Token
+	// buckets are refilled at the rates Faults gives (see WithARMLimits).
+	// Below 1 means 1.
+	TimeCompression float64
 	// Faults are the failures injected; they can be changed later with SetFaults.
 	Faults Faults
 	// AdminToken is the token the admin API requires; empty generates a random one.
@@ -50,11 +62,16 @@ type Faults struct {
 	Latency time.Duration `json:"latency,omitempty"`
 	// ThrottleRate answers this share of requests with 429 and Retry-After.
 	ThrottleRate float64 `json:"throttleRate,omitempty"`
-	// ReadLimit and WriteLimit are per-subscription token buckets, as ARM
-	// keeps separately for reads (GET) and writes (PUT, PATCH, DELETE, POST);
-	// a request finding its bucket empty gets 429.
-	ReadLimit  RateLimit `json:"readLimit,omitzero"`
-	WriteLimit RateLimit `json:"writeLimit,omitzero"`
+	// ReadLimit, WriteLimit and DeleteLimit are per-subscription token
+	// buckets, as ARM keeps separately for reads (GET, HEAD), writes (PUT,
+	// PATCH, POST) and deletes; a request finding its bucket empty gets 429
+	// with Retry-After. Every answer of a limited kind carries the bucket's
+	// x-ms-ratelimit-remaining-subscription-* count, and the count of ARM's
+	// global bucket (15 times as big, shared by every principal) as the
+	// -global- variant. WithARMLimits sets ARM's own.
+	ReadLimit   RateLimit `json:"readLimit,omitzero"`
+	WriteLimit  RateLimit `json:"writeLimit,omitzero"`
+	DeleteLimit RateLimit `json:"deleteLimit,omitzero"`
 	// TransientRate answers this share of requests with 500 or 503.
 	TransientRate float64 `json:"transientRate,omitempty"`
 	// ConflictTypes are globs of child resource types (e.g.
@@ -109,14 +126,4 @@ func (o Options) maxBodyBytes() int64 {
 		return o.MaxBodyBytes
 	}
 	return 4 << 20
-}
-
-// lroFor returns the write and delete durations for a resource type.
-func (o Options) lroFor(typ string) LRORule {
-	for _, r := range o.LRO {
-		if globMatch(r.Type, typ) {
-			return r
-		}
-	}
-	return LRORule{}
 }

@@ -429,11 +429,15 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 		}
 	}
 
-	rule := s.opts.lroFor(t.typ)
+	kind := opCreate
+	if existing != nil {
+		kind = opUpdate
+	}
+	timing := s.opts.timingFor(t.typ, kind)
 	failure, fails := f.failureFor(t.typ)
-	duration := rule.Write
+	duration := timing.duration
 	if fails {
-		duration = failure.After
+		duration, timing.hints = failure.After, nil
 	}
 	finalState := stateSucceeded
 	var opErr *armError
@@ -465,7 +469,7 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 	async := duration > 0 || fails || answer.Async != ""
 	var op *operation
 	if async {
-		op = &operation{ID: s.newUUID(), Resource: rec.ID, Method: http.MethodPut, APIVersion: r.URL.Query().Get("api-version"), Start: now, Until: now.Add(duration), Error: opErr}
+		op = &operation{ID: s.newUUID(), Resource: rec.ID, Method: http.MethodPut, APIVersion: r.URL.Query().Get("api-version"), Start: now, Until: now.Add(duration), Error: opErr, Hints: timing.hints}
 		state := stateCreating
 		if existing != nil {
 			state = stateUpdating
@@ -510,7 +514,7 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, t target, body []by
 		if answer.Async == "Location" || answer.Status == http.StatusAccepted {
 			h.Set("Location", operationURL(r, rec, op, true)) // a 202 always says where to look
 		}
-		h.Set("Retry-After", retryAfter(duration))
+		s.answerHint(h, op, now)
 	}
 	if answer.Status == http.StatusAccepted {
 		w.WriteHeader(http.StatusAccepted) // the resource is read once the operation ends
@@ -747,7 +751,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) error 
 	if rec.Pending != nil && rec.Pending.State == stateDeleting {
 		op := s.st.ops[rec.Pending.Op]
 		w.Header().Set("Location", operationURL(r, rec, op, true))
-		w.Header().Set("Retry-After", retryAfter(rec.Pending.Until.Sub(now)))
+		s.answerHint(w.Header(), op, now)
 		w.WriteHeader(http.StatusAccepted)
 		return nil
 	}
@@ -757,15 +761,15 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) error 
 	if err := s.subtreeInUse(k); err != nil {
 		return err
 	}
-	rule := s.opts.lroFor(rec.Type)
-	if rule.Delete <= 0 {
+	timing := s.opts.timingFor(rec.Type, opDelete)
+	if timing.duration <= 0 {
 		if err := s.removeSubtreeLocked(k, now); err != nil {
 			return err
 		}
 		w.WriteHeader(http.StatusOK)
 		return s.st.maybeCompact(now)
 	}
-	op := &operation{ID: s.newUUID(), Resource: rec.ID, APIVersion: r.URL.Query().Get("api-version"), Start: now, Until: now.Add(rule.Delete)}
+	op := &operation{ID: s.newUUID(), Resource: rec.ID, APIVersion: r.URL.Query().Get("api-version"), Start: now, Until: now.Add(timing.duration), Hints: timing.hints}
 	if err := s.st.putOp(op); err != nil {
 		return err
 	}
@@ -775,7 +779,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) error 
 	}
 	s.noteDueLocked(op.Until)
 	w.Header().Set("Location", operationURL(r, rec, op, true))
-	w.Header().Set("Retry-After", retryAfter(rule.Delete))
+	s.answerHint(w.Header(), op, now)
 	w.WriteHeader(http.StatusAccepted)
 	return s.st.maybeCompact(now)
 }
@@ -1019,10 +1023,6 @@ func operationURL(r *http.Request, rec *record, op *operation, result bool) stri
 		baseURL(r), prefix, namespaceOf(rec.Type), loc, kind, op.ID, url.QueryEscape(op.APIVersion))
 }
 
-func retryAfter(d time.Duration) string {
-	return strconv.Itoa(int(d.Round(time.Second) / time.Second))
-}
-
 func (s *Server) getOperation(w http.ResponseWriter, r *http.Request, id string, result bool) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -1039,7 +1039,7 @@ func (s *Server) getOperation(w http.ResponseWriter, r *http.Request, id string,
 		switch {
 		case running:
 			w.Header().Set("Location", baseURL(r)+r.URL.RequestURI())
-			w.Header().Set("Retry-After", retryAfter(op.Until.Sub(now)))
+			s.answerHint(w.Header(), op, now)
 			w.WriteHeader(http.StatusAccepted)
 		case op.Error != nil:
 			writeJSON(w, http.StatusBadRequest, map[string]any{"error": op.Error})
@@ -1054,7 +1054,7 @@ func (s *Server) getOperation(w http.ResponseWriter, r *http.Request, id string,
 	switch {
 	case running:
 		status["status"] = "InProgress"
-		w.Header().Set("Retry-After", retryAfter(op.Until.Sub(now)))
+		s.answerHint(w.Header(), op, now)
 	case op.Error != nil:
 		status["status"] = stateFailed
 		status["error"] = op.Error

@@ -89,11 +89,17 @@ func Start(ctx context.Context, opts Options, addr string, useTLS bool) (*Runnin
 	return run, nil
 }
 
-// Close stops serving and flushes the state. It is safe to call more than once.
+// Close stops serving and flushes the state. It is safe to call more than
+// once. Requests in flight get a moment to finish; connections a client
+// opened and never used (which net/http would wait five seconds for) are
+// closed then.
 func (r *Running) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	err := r.http.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = r.http.Close()
+	}
 	if cerr := r.Server.Close(); err == nil {
 		err = cerr
 	}

@@ -49,6 +49,8 @@ type operation struct {
 	Start      time.Time `json:"start"`
 	Until      time.Time `json:"until"`
 	Error      *armError `json:"error,omitempty"`
+	// Hints are the Retry-After its answers give (see opTiming); nil answers the time left.
+	Hints []time.Duration `json:"hints,omitempty"`
 }
 
 // journalEntry is one line of the state files: a record or operation set or

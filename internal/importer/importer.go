@@ -20,7 +20,8 @@ import (
 	"github.com/azkcli/azk/internal/registry"
 )
 
-// Reader reads Azure. *arm.Client satisfies it.
+// Reader reads Azure. *arm.Client satisfies it, and paces and bounds the
+// reads (its rate budget and Parallelism), so Import reads freely.
 type Reader interface {
 	Get(ctx context.Context, id, apiVersion string) (*arm.Response, error)
 	List(ctx context.Context, path, apiVersion string) ([]json.RawMessage, error)
@@ -37,8 +38,6 @@ type Options struct {
 	Policy string
 	// Namespace is written as metadata.namespace unless "" or "default".
 	Namespace string
-	// Parallelism bounds the reads in flight; 0 means arm.DefaultParallelism.
-	Parallelism int
 }
 
 // Resource is one imported resource.
@@ -92,10 +91,7 @@ func Import(ctx context.Context, ids []string, opts Options) (*Result, error) {
 	default:
 		return nil, fmt.Errorf("--policy %q: use manage, detach-on-delete or skip", opts.Policy)
 	}
-	if opts.Parallelism <= 0 {
-		opts.Parallelism = arm.DefaultParallelism
-	}
-	im := &importer{ctx: ctx, opts: opts, reg: registry.Default(), sem: make(chan struct{}, opts.Parallelism), seen: map[string]bool{}, result: &Result{}}
+	im := &importer{ctx: ctx, opts: opts, reg: registry.Default(), seen: map[string]bool{}, result: &Result{}}
 	for _, id := range ids {
 		parsed, err := armid.Parse(id)
 		if err != nil {
@@ -132,7 +128,6 @@ type importer struct {
 	ctx  context.Context
 	opts Options
 	reg  *registry.Registry
-	sem  chan struct{}
 	wg   sync.WaitGroup
 
 	mu     sync.Mutex
@@ -158,9 +153,7 @@ func (im *importer) newest(gk registry.GroupKind) *registry.Kind {
 
 // get reads one resource at its kind's api-version.
 func (im *importer) get(id string, k *registry.Kind) (map[string]any, error) {
-	im.sem <- struct{}{}
 	resp, err := im.opts.Reader.Get(im.ctx, id, k.APIVersion)
-	<-im.sem
 	if err != nil {
 		return nil, err
 	}
@@ -215,9 +208,7 @@ func (im *importer) below(id string, k *registry.Kind, depth int) {
 		im.wg.Add(1)
 		go func() {
 			defer im.wg.Done()
-			im.sem <- struct{}{}
 			items, err := im.opts.Reader.List(im.ctx, l.path, l.apiVersion)
-			<-im.sem
 			if err != nil {
 				if !l.extension && !arm.IsNotFound(err) {
 					im.warn(fmt.Sprintf("listing %s: %v", l.path, err))

@@ -38,7 +38,8 @@ type Options struct {
 	ReconcilePolicyIfExists string
 	// Inputs are recorded in the plan, for applying a saved plan later.
 	Inputs Inputs
-	// Parallelism bounds the reads in flight; 0 means arm.DefaultParallelism.
+	// Parallelism bounds the reads in flight; 0 sets no bound (the reader's
+	// rate budget paces them).
 	Parallelism int
 	// Progress receives a one-line progress report while reading (count and
 	// rate), rewritten in place; nil is quiet.
@@ -54,6 +55,9 @@ type Options struct {
 	// SendSecrets are addresses (see MatchAddress) of resources whose secrets
 	// are sent again, though the plan cannot see them change.
 	SendSecrets []string
+	// ReadEach reads every resource with a GET of its own, never with a list
+	// of its collection (see listreads.go); the plan is the same.
+	ReadEach bool
 }
 
 // resourceGroupsAPIVersion reads resource groups and lists their resources.
@@ -77,18 +81,19 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 		diags.Add(diag.Errorf(diag.Source{}, "", "", "--reconcile-policy-if-exists %q: use manage, detach-on-delete or skip", opts.ReconcilePolicyIfExists))
 		return nil, diags
 	}
-	if opts.Parallelism <= 0 {
-		opts.Parallelism = arm.DefaultParallelism
-	}
 	badNames := namePending(ctx, g, opts.Reader)
 	m := newMaker(ctx, g, opts)
+	m.planListReads()
+	m.readHeights()
 	unmanaged := m.listUnmanaged()
+	digest := make(chan string, 1) // while the reads wait for Azure
+	go func() { digest <- inputsDigest(g, opts.ReconcilePolicyIfExists) }()
 	m.readAll()
 	p := &Plan{
 		FormatVersion: FormatVersion,
 		Subscription:  g.Subscription,
 		Inputs:        opts.Inputs,
-		InputsDigest:  inputsDigest(g, opts.ReconcilePolicyIfExists),
+		InputsDigest:  <-digest,
 		Drift:         opts.Drift,
 	}
 	for _, n := range g.Nodes {
@@ -140,7 +145,7 @@ type maker struct {
 	ctx   context.Context
 	g     *graph.Graph
 	opts  Options
-	sem   chan struct{}
+	sem   chan struct{} // nil: reads are not bounded
 	reg   *registry.Registry
 	diags diag.List
 
@@ -151,6 +156,10 @@ type maker struct {
 	// sendSecrets are the addresses Options.SendSecrets matched.
 	sendSecrets map[string]bool
 	byID        map[string]*nodeState // lower-cased ARM ID
+	// listed are the resources read through their collection's list.
+	listed  map[*nodeState]*collection
+	probes  sync.Map            // lower-cased ARM type and api-version -> *typeProbe
+	heights map[*graph.Node]int // see readHeights
 
 	armIDs sync.Map // lower-cased ARM ID -> *armIDCheck
 	roles  sync.Map // lower-cased role name -> *roleLookup
@@ -166,13 +175,15 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 		ctx:    ctx,
 		g:      g,
 		opts:   opts,
-		sem:    make(chan struct{}, opts.Parallelism),
 		reg:    registry.Default(),
 		states: map[*graph.Node]*nodeState{},
 		byID:   map[string]*nodeState{},
 
 		pendingDecisions: map[*graph.Node]*Resource{},
 		sendSecrets:      map[string]bool{},
+	}
+	if opts.Parallelism > 0 {
+		m.sem = make(chan struct{}, opts.Parallelism)
 	}
 	for _, n := range g.Nodes {
 		for _, pattern := range opts.SendSecrets {
@@ -198,7 +209,7 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 // will be created does not exist either), and converted once everything it
 // depends on was read (exported config-map values come from their status).
 func (m *maker) readAll() {
-	m.progress = startProgress(m.opts.Progress, len(m.ordered))
+	m.progress = startProgress(m.opts.Progress, len(m.ordered), m.opts.Reader)
 	var wg sync.WaitGroup
 	for _, st := range m.ordered {
 		wg.Add(1)
@@ -214,6 +225,9 @@ func (m *maker) readAll() {
 
 // acquire takes a read slot; it returns false when ctx is done.
 func (m *maker) acquire() bool {
+	if m.sem == nil {
+		return m.ctx.Err() == nil
+	}
 	select {
 	case m.sem <- struct{}{}:
 		return true
@@ -222,14 +236,23 @@ func (m *maker) acquire() bool {
 	}
 }
 
-func (m *maker) release() { <-m.sem }
+func (m *maker) release() {
+	if m.sem != nil {
+		<-m.sem
+	}
+}
 
 // get reads one resource: its body and ETag, or nil when it does not exist.
 func (m *maker) get(id, apiVersion string) (map[string]any, string, error) {
+	return m.getAt(m.ctx, id, apiVersion)
+}
+
+// getAt is get under ctx (which may carry the read's priority).
+func (m *maker) getAt(ctx context.Context, id, apiVersion string) (map[string]any, string, error) {
 	if !m.acquire() {
 		return nil, "", m.ctx.Err()
 	}
-	resp, err := m.opts.Reader.Get(m.ctx, id, apiVersion)
+	resp, err := m.opts.Reader.Get(ctx, id, apiVersion)
 	m.release()
 	if arm.IsNotFound(err) {
 		return nil, "", nil
@@ -257,7 +280,7 @@ func (m *maker) readNode(st *nodeState) {
 		}
 	}
 	if !st.notRead {
-		body, etag, err := m.get(n.ID, n.Kind.APIVersion)
+		body, etag, err := m.read(st)
 		switch {
 		case err != nil:
 			st.readErr = err

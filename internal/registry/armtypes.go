@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"strings"
 	"sync"
+	"time"
 )
 
 // armTypeIndex is a registry's ARMType table, read on first use.
@@ -55,4 +56,54 @@ func (r *Registry) ARMType(typ string) (*ARMType, bool) {
 // KindsOfARMType returns the served kinds whose ARM type is typ (case-insensitive), sorted.
 func (r *Registry) KindsOfARMType(typ string) []GVK {
 	return append([]GVK(nil), r.armTypeIndex().kinds[strings.ToLower(typ)]...)
+}
+
+// Op is the kind of operation a Timing is about.
+type Op int
+
+const (
+	OpCreate Op = iota
+	OpUpdate
+	OpDelete
+)
+
+// Timing is how the recordings show op on the type going; nil when they
+// show no long-running operation for it.
+func (t *ARMType) Timing(op Op) *Timing {
+	switch op {
+	case OpCreate:
+		return t.CreateTiming
+	case OpUpdate:
+		return t.UpdateTiming
+	case OpDelete:
+		return t.DeleteTiming
+	}
+	return nil
+}
+
+// Duration is how long op on armType lasts as the recordings show it (see
+// Timing.Seconds); 0 when they show none.
+func (r *Registry) Duration(armType string, op Op) time.Duration {
+	t, ok := r.ARMType(armType)
+	if !ok {
+		return 0
+	}
+	if tm := t.Timing(op); tm != nil {
+		return time.Duration(tm.Seconds * float64(time.Second))
+	}
+	return 0
+}
+
+// OperationDuration is Duration for a request's method: a DELETE deletes, a
+// PATCH updates, and a PUT counts as the create it usually is (an update's
+// operation is rarely longer).
+func (r *Registry) OperationDuration(method, armType string) time.Duration {
+	op := OpCreate
+	switch method {
+	case "DELETE":
+		op = OpDelete
+	case "PATCH":
+		op = OpUpdate
+	}
+	return r.Duration(armType, op)
 }

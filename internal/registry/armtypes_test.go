@@ -3,6 +3,7 @@ package registry
 import (
 	"slices"
 	"testing"
+	"time"
 )
 
 // TestARMTypeFacts checks the generated per-type facts against what the
@@ -30,6 +31,22 @@ func TestARMTypeFacts(t *testing.T) {
 	nic, _ := r.ARMType("Microsoft.Network/networkInterfaces")
 	if nic == nil || !slices.Contains(nic.SubResourceIDs, SubResourceID{Path: "properties.ipConfigurations", Segment: "ipConfigurations"}) {
 		t.Errorf("network interface sub-resource IDs: %+v", nic)
+	}
+	// Storage accounts answer 202 and Retry-After 17, then 17 again while running.
+	if tm := sa.CreateTiming; tm == nil || tm.Seconds != 34 || !slices.Equal(tm.RetryAfter, []int{17, 17}) || tm.Operations < 10 {
+		t.Errorf("storage account create timing: %+v", tm)
+	}
+	if aks, _ := r.ARMType("Microsoft.ContainerService/managedClusters"); aks == nil || aks.CreateTiming == nil || aks.CreateTiming.Seconds < 120 || aks.CreateTiming.RetryAfter != nil {
+		t.Errorf("AKS create timing (minutes, no Retry-After in the recordings): %+v", aks)
+	}
+	if d := r.OperationDuration("PUT", "microsoft.storage/storageaccounts"); d != 34*time.Second {
+		t.Errorf("storage account PUT lasts %s, want the create's 34s", d)
+	}
+	if d := r.OperationDuration("DELETE", "Microsoft.Resources/resourceGroups"); d <= 0 {
+		t.Errorf("resource group DELETE lasts %s; the recordings show its operation", d)
+	}
+	if d := r.Duration("Microsoft.Nothing/here", OpCreate); d != 0 {
+		t.Errorf("unknown type lasts %s", d)
 	}
 	kinds := r.KindsOfARMType("Microsoft.Storage/storageAccounts")
 	if len(kinds) == 0 || kinds[0].Kind != "StorageAccount" {

@@ -286,7 +286,34 @@ type ARMType struct {
 	SubResourceIDs []SubResourceID `json:"subResourceIds,omitempty"`
 	// Actions are the POST actions the REST specs define on the type.
 	Actions []Action `json:"actions,omitempty"`
+	// CreateTiming, UpdateTiming and DeleteTiming are how long-running
+	// operations that created, updated or deleted a resource of the type went
+	// in the recordings; nil when none shows one (the operation answered at once).
+	CreateTiming *Timing `json:"createTiming,omitempty"`
+	UpdateTiming *Timing `json:"updateTiming,omitempty"`
+	DeleteTiming *Timing `json:"deleteTiming,omitempty"`
 }
+
+// Timing is how a type's long-running operation went in the recordings.
+type Timing struct {
+	// Seconds is the median, over the recorded operations, of the time from
+	// the start to the poll that saw the operation succeed, had the client
+	// waited each answer's Retry-After (UnhintedPollSeconds where an answer
+	// gave none). Recordings keep no clock, so this is the duration as a
+	// client following ARM's hints observes it.
+	Seconds float64 `json:"seconds"`
+	// RetryAfter are the Retry-After seconds of the median operation's
+	// answers in order, the answer that started it first, then each poll
+	// that found it still running; 0 where an answer carried none. Nil when
+	// no answer carried one.
+	RetryAfter []int `json:"retryAfter,omitempty"`
+	// Operations is how many recorded operations the timing is drawn from.
+	Operations int `json:"operations"`
+}
+
+// UnhintedPollSeconds is the wait assumed between two polls when ARM's answer
+// carried no Retry-After: the Azure SDKs' default poll interval.
+const UnhintedPollSeconds = 30
 
 // PutAnswer is the status code of a successful PUT and the header, if any,
 // through which the client follows it ("Azure-AsyncOperation" or "Location").

@@ -20,8 +20,9 @@ const armTypesFile = "armtypes.json.gz"
 
 // buildARMTypes derives the per-ARM-type facts the emulator answers by: the
 // api-versions each type serves (the kinds' and the REST specs' in
-// ../arm-types beside the corpus, when present), how ARM answered PUTs and
-// what it filled in (the recordings), and the POST actions the REST specs define.
+// ../arm-types beside the corpus, when present), how ARM answered PUTs,
+// what it filled in and how long its operations took (the recordings), and
+// the POST actions the REST specs define.
 func buildARMTypes(dir, armTypes string, recs []recording, kinds []*registry.Kind) ([]registry.ARMType, error) {
 	t := armTypeTable{}
 	for _, k := range kinds {
@@ -36,6 +37,7 @@ func buildARMTypes(dir, armTypes string, recs []recording, kinds []*registry.Kin
 		t.putAnswers(rec)
 		t.filled(rec)
 		t.actionAnswers(rec)
+		t.timings(rec)
 	}
 	return t.facts(), nil
 }
@@ -57,6 +59,8 @@ type armTypeFacts struct {
 	actions map[string]*registry.Shape
 	// actionVersion is the api-version each action's shape was read at.
 	actionVersion map[string]string
+	// ops are the recorded long-running operations, by verb.
+	ops [3][]recordedOp
 }
 
 func (t armTypeTable) get(typ string) *armTypeFacts {
@@ -429,7 +433,8 @@ func bicepShape(types []map[string]any, ref any, depth int) *registry.Shape {
 func (t armTypeTable) facts() []registry.ARMType {
 	out := make([]registry.ARMType, 0, len(t))
 	for _, f := range t {
-		a := registry.ARMType{Type: f.typ, Create: majority(f.create), Update: majority(f.update)}
+		a := registry.ARMType{Type: f.typ, Create: majority(f.create), Update: majority(f.update),
+			CreateTiming: timing(f.ops[verbCreate]), UpdateTiming: timing(f.ops[verbUpdate]), DeleteTiming: timing(f.ops[verbDelete])}
 		for v := range f.versions {
 			a.APIVersions = append(a.APIVersions, v)
 		}

@@ -1,0 +1,226 @@
+package arm
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/azkcli/azk/internal/emulator"
+)
+
+// getAll reads the resource group n times at once and fails on any error.
+func getAll(t *testing.T, c *Client, id string, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := c.Get(testContext(t), id, rgAPI)
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestBudgetPacesRequestsByARMsBucket: requests beyond the burst wait for
+// the refill instead of being throttled.
+func TestBudgetPacesRequestsByARMsBucket(t *testing.T) {
+	limit := emulator.RateLimit{Burst: 5, PerSecond: 50}
+	emu := startEmulator(t, emulator.Options{})
+	c := emu.client(t, func(o *Options) {
+		o.RateLimits = RateLimits{Reads: RateLimit(limit), Writes: DefaultRateLimits.Writes, Deletes: DefaultRateLimits.Deletes}
+	})
+	put(t, c, rgID("paced"), rgAPI, map[string]any{"location": "westus2"})
+	emu.run.Server.SetFaults(emulator.Faults{ReadLimit: limit})
+
+	const n = 40
+	start := time.Now()
+	getAll(t, c, rgID("paced"), n)
+	elapsed := time.Since(start)
+	if got := emu.rec.status(http.StatusTooManyRequests); got != 0 {
+		t.Errorf("%d reads were throttled; the budget should have paced them", got)
+	}
+	// The 35 reads beyond the burst need the refill: 0.7 s.
+	if floor := time.Duration(float64(n-limit.Burst) / limit.PerSecond * float64(time.Second) * 0.9); elapsed < floor {
+		t.Errorf("%d reads took %s, less than the bucket allows (%s)", n, elapsed, floor)
+	}
+	if st := c.Budget().Reads; st.Answered < n || st.Throttled != 0 || st.InFlight != 0 || st.Queued != 0 {
+		t.Errorf("read budget after the run: %+v", st)
+	}
+}
+
+// TestBudgetLearnsARMsBucketFromTheHeaders: a subscription whose bucket is
+// smaller than assumed (its tokens spent by others, or a smaller quota) is
+// followed by its x-ms-ratelimit-remaining headers, not found out by 429s.
+func TestBudgetLearnsARMsBucketFromTheHeaders(t *testing.T) {
+	emu := startEmulator(t, emulator.Options{})
+	c := emu.client(t, func(o *Options) {
+		o.RateLimits = RateLimits{Reads: RateLimit{Burst: 250, PerSecond: 100}, Writes: DefaultRateLimits.Writes, Deletes: DefaultRateLimits.Deletes}
+	})
+	put(t, c, rgID("learn"), rgAPI, map[string]any{"location": "westus2"})
+	emu.run.Server.SetFaults(emulator.Faults{ReadLimit: emulator.RateLimit{Burst: 10, PerSecond: 100}})
+	getAll(t, c, rgID("learn"), 1) // its answer says 9 are left
+
+	const n = 60
+	getAll(t, c, rgID("learn"), n)
+	if got := emu.rec.status(http.StatusTooManyRequests); got > 2 {
+		t.Errorf("%d of %d reads were throttled: the headers were not followed", got, n)
+	}
+}
+
+// TestThrottlingUsesNoRetries: a request throttled more times than it may
+// be retried still succeeds; the 429s only delay it.
+func TestThrottlingUsesNoRetries(t *testing.T) {
+	emu := startEmulator(t, emulator.Options{Seed: 3})
+	c := emu.client(t, func(o *Options) {
+		o.Retry.MaxAttempts = 1
+		o.RateLimits = RateLimits{Reads: RateLimit{Burst: 100, PerSecond: 1000}, Writes: RateLimit{Burst: 100, PerSecond: 1000}, Deletes: DefaultRateLimits.Deletes}
+	})
+	put(t, c, rgID("patient"), rgAPI, map[string]any{"location": "westus2"})
+	emu.run.Server.SetFaults(emulator.Faults{ThrottleRate: 0.6})
+	for range 10 {
+		if _, err := c.Get(testContext(t), rgID("patient"), rgAPI); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if emu.rec.status(http.StatusTooManyRequests) < 3 {
+		t.Fatal("hardly any request was throttled: the test proves nothing")
+	}
+	if st := c.Budget().Reads; st.Throttled != emu.rec.status(http.StatusTooManyRequests) {
+		t.Errorf("budget counted %d throttled reads, the emulator sent %d", st.Throttled, emu.rec.status(http.StatusTooManyRequests))
+	}
+}
+
+// TestBudgetGrantsByPriority: among waiting requests, the higher priority
+// gets the next token, then the earlier arrival.
+func TestBudgetGrantsByPriority(t *testing.T) {
+	b := newBucket("writes", RateLimit{Burst: 1, PerSecond: 50})
+	ctx := context.Background()
+	if err := b.take(ctx, 0); err != nil { // the only token, in flight until answered below
+		t.Fatal(err)
+	}
+	ok := &http.Response{StatusCode: http.StatusOK, Header: http.Header{}}
+	var mu sync.Mutex
+	var order []string
+	var wg sync.WaitGroup
+	enqueue := func(name string, prio float64) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := b.take(ctx, prio); err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			order = append(order, name)
+			mu.Unlock()
+			b.answered(ok)
+		}()
+		for deadline := time.Now().Add(time.Second); b.stats().Queued < len(name) && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	// Names grow by one letter so each waits until it is queued.
+	enqueue("a", 1)
+	enqueue("bb", 5)
+	enqueue("ccc", 5)
+	enqueue("dddd", 9)
+	b.answered(ok)
+	wg.Wait()
+	want := []string{"dddd", "bb", "ccc", "a"}
+	for i := range want {
+		if i >= len(order) || order[i] != want[i] {
+			t.Fatalf("granted in order %v, want %v", order, want)
+		}
+	}
+}
+
+// TestBudgetBacksOffOn429: a 429 empties the bucket and halves its refill,
+// which every answer that is not throttled then raises back to the assumed rate.
+func TestBudgetBacksOffOn429(t *testing.T) {
+	b := newBucket("writes", RateLimit{Burst: 200, PerSecond: 10})
+	answer := func(status int) {
+		b.mu.Lock()
+		b.counts.InFlight++ // as if it took a token, which the empty bucket would make wait
+		b.mu.Unlock()
+		b.answered(&http.Response{StatusCode: status, Header: http.Header{}})
+	}
+	answer(http.StatusTooManyRequests)
+	if got := b.lim.rate; got != 5 {
+		t.Errorf("refill after a 429: %v a second, want 5", got)
+	}
+	if got := b.lim.at(time.Now()); got > 1 {
+		t.Errorf("%.1f tokens left after a 429", got)
+	}
+	for range 5 {
+		answer(http.StatusTooManyRequests)
+	}
+	if got := b.lim.rate; got != 10.0/16 {
+		t.Errorf("refill after many 429s: %v, want the floor 10/16", got)
+	}
+	for range 40 {
+		answer(http.StatusOK)
+	}
+	if got := b.lim.rate; got != 10 {
+		t.Errorf("refill after answers that were not throttled: %v, want back to 10", got)
+	}
+	if st := b.stats(); st.Throttled != 6 || st.Answered != 46 || st.InFlight != 0 {
+		t.Errorf("counts: %+v", st)
+	}
+}
+
+// TestBudgetFollowsRemainingHeaders: ARM's count lowers the mirror's,
+// global or subscription whichever is lower, never raises it (an answer may
+// be older than the mirror), and a count above the assumed burst shows a
+// bigger bucket.
+func TestBudgetFollowsRemainingHeaders(t *testing.T) {
+	b := newBucket("deletes", RateLimit{Burst: 200, PerSecond: 10})
+	answer := func(h http.Header) {
+		if err := b.take(context.Background(), 0); err != nil {
+			t.Fatal(err)
+		}
+		b.answered(&http.Response{StatusCode: http.StatusOK, Header: h})
+	}
+	h := http.Header{}
+	h.Set("x-ms-ratelimit-remaining-subscription-deletes", "40")
+	h.Set("x-ms-ratelimit-remaining-subscription-global-deletes", "2999")
+	answer(h)
+	if got := b.lim.at(time.Now()); got < 39.5 || got > 41 {
+		t.Errorf("tokens after ARM said 40 remain: %.1f", got)
+	}
+	h = http.Header{}
+	h.Set("x-ms-ratelimit-remaining-subscription-deletes", "999")
+	h.Set("x-ms-ratelimit-remaining-subscription-writes", "0") // another kind's count
+	answer(h)
+	if b.lim.burst != 1000 {
+		t.Errorf("burst after ARM said 999 remain: %v", b.lim.burst)
+	}
+	if got := b.lim.at(time.Now()); got < 38 || got > 42 {
+		t.Errorf("tokens after an answer counting more than the mirror: %.1f, want still about 40", got)
+	}
+}
+
+func TestParseRateLimits(t *testing.T) {
+	got, err := ParseRateLimits("writes=1000:50, reads=2000:100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := RateLimits{Reads: RateLimit{2000, 100}, Writes: RateLimit{1000, 50}, Deletes: DefaultRateLimits.Deletes}
+	if got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	for _, bad := range []string{"writes", "writes=10", "writes=0:1", "writes=10:0", "writes=10:x", "puts=10:1", "writes=10:NaN"} {
+		if _, err := ParseRateLimits(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
