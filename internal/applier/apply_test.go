@@ -405,11 +405,16 @@ spec:
 func TestApplyHeartbeat(t *testing.T) {
 	e := start(t, emulator.Options{LRO: []emulator.LRORule{{Type: "*", Write: 500 * time.Millisecond}}}, 10)
 	g := load(t, writeManifests(t, "apiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: hb\nspec:\n  location: westus2\n"))
-	var out bytes.Buffer
+	var out, events bytes.Buffer
 	opts := e.options(g, &recorder{})
 	opts.Heartbeat = 150 * time.Millisecond
-	opts.Events = applier.TextProgress(&out)
+	text, jsonEvents := applier.TextProgress(&out), applier.JSONProgress(&events)
+	opts.Events = func(ev applier.Event) { text(ev); jsonEvents(ev) }
 	e.apply(t, context.Background(), e.decide(t, g), opts)
+	// -o json: a progress event carries every count, zeros included.
+	if want := `{"type":"progress","progress":{"inFlight":1,"queued":0,"throttled":0}}`; !strings.Contains(events.String(), want+"\n") {
+		t.Errorf("no %s among the JSON events:\n%s", want, events.String())
+	}
 	var lines, progress []string
 	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 		if strings.HasPrefix(l, "Progress: ") {

@@ -25,7 +25,7 @@ func trackProgress(opts Options, emit func(Event)) *inFlight {
 	}
 	f.stop = every(opts.Heartbeat, func() {
 		budget := opts.Client.Budget().Total()
-		emit(Event{Type: EventProgress, InFlight: int(f.n.Load()), Queued: budget.Queued, Throttled: budget.Throttled})
+		emit(Event{Type: EventProgress, Progress: &Progress{InFlight: int(f.n.Load()), Queued: budget.Queued, Throttled: budget.Throttled}})
 	})
 	return f
 }

@@ -188,12 +188,17 @@ type Event struct {
 	CascadedBy string `json:"cascadedBy,omitempty"`
 	// Message says what a record event recorded, or what a wait event waits for.
 	Message string `json:"message,omitempty"`
-	// InFlight, Queued and Throttled are a progress event's counts: the
-	// operations in flight, the requests waiting for ARM's rate budget, and
-	// the answers so far that were 429.
-	InFlight  int `json:"inFlight,omitempty"`
-	Queued    int `json:"queued,omitempty"`
-	Throttled int `json:"throttled,omitempty"`
+	// Progress is a progress event's counts.
+	Progress *Progress `json:"progress,omitempty"`
+}
+
+// Progress counts the operations in flight, the requests waiting for ARM's
+// rate budget, and the answers so far that were 429. Every count is always
+// written, zeros too, so a script reads each as a number.
+type Progress struct {
+	InFlight  int `json:"inFlight"`
+	Queued    int `json:"queued"`
+	Throttled int `json:"throttled"`
 }
 
 // Failure is an error as reported: ARM's code, message and correlation ID
@@ -263,7 +268,7 @@ func TextProgress(w io.Writer) func(Event) {
 		case EventWait:
 			fmt.Fprintf(w, "%s: Waiting: %s\n", e.Address, e.Message)
 		case EventProgress:
-			fmt.Fprintf(w, "Progress: %d in flight, %d requests waiting for ARM's rate budget, %d throttled (429) so far\n", e.InFlight, e.Queued, e.Throttled)
+			fmt.Fprintf(w, "Progress: %d in flight, %d requests waiting for ARM's rate budget, %d throttled (429) so far\n", e.Progress.InFlight, e.Progress.Queued, e.Progress.Throttled)
 		case EventRecord:
 			if e.Error != nil {
 				fmt.Fprintf(w, "%s: %s\n", e.Address, describeFailure(e.Error))
