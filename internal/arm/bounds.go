@@ -27,17 +27,8 @@ func (c *Client) PollFrequency() time.Duration { return c.opts.PollFrequency }
 // deleteSubscriptions and If-Match). The headers go with the DELETE only,
 // not with the polling of its operation.
 func (c *Client) DeleteWith(ctx context.Context, id, apiVersion string, query url.Values, header http.Header) (*Operation, error) {
-	r := c.For(id)
-	target, err := r.url(id, false, apiVersion, query)
-	if err != nil {
-		return nil, err
-	}
 	if len(header) > 0 {
 		ctx = runtime.WithHTTPHeader(ctx, header)
 	}
-	o := &Operation{Method: http.MethodDelete, ID: id, client: r, target: target}
-	if err := o.begin(ctx); err != nil {
-		return nil, err
-	}
-	return o, nil
+	return c.For(id).start(ctx, http.MethodDelete, id, apiVersion, query, nil)
 }

@@ -312,24 +312,24 @@ func (c *Client) Get(ctx context.Context, id, apiVersion string) (*Response, err
 // accepts, typically map[string]any or json.RawMessage) and returns the
 // operation; call Wait for its result.
 func (c *Client) Put(ctx context.Context, id, apiVersion string, body any) (*Operation, error) {
-	return c.For(id).start(ctx, http.MethodPut, id, apiVersion, body)
+	return c.For(id).start(ctx, http.MethodPut, id, apiVersion, nil, body)
 }
 
 // Patch updates a resource with a merge-patch body and returns the operation.
 func (c *Client) Patch(ctx context.Context, id, apiVersion string, body any) (*Operation, error) {
-	return c.For(id).start(ctx, http.MethodPatch, id, apiVersion, body)
+	return c.For(id).start(ctx, http.MethodPatch, id, apiVersion, nil, body)
 }
 
 // Delete deletes a resource and returns the operation. Deleting a resource
 // that does not exist succeeds, as ARM answers 204.
 func (c *Client) Delete(ctx context.Context, id, apiVersion string) (*Operation, error) {
-	return c.For(id).start(ctx, http.MethodDelete, id, apiVersion, nil)
+	return c.For(id).start(ctx, http.MethodDelete, id, apiVersion, nil, nil)
 }
 
 // Post invokes an action on a resource, such as
 // ".../locations/{l}/deletedVaults/{name}/purge", and returns the operation.
 func (c *Client) Post(ctx context.Context, path, apiVersion string, body any) (*Operation, error) {
-	return c.start(ctx, http.MethodPost, path, apiVersion, body)
+	return c.start(ctx, http.MethodPost, path, apiVersion, nil, body)
 }
 
 // List reads every item of a collection, following nextLink from page to

@@ -39,9 +39,11 @@ type Operation struct {
 	hinted        bool          // whether the last answer carried a Retry-After at all
 }
 
-func (c *Client) start(ctx context.Context, method, id, apiVersion string, body any) (*Operation, error) {
+// start sends the request that begins an operation: the api-version and
+// query on the URL, body as JSON.
+func (c *Client) start(ctx context.Context, method, id, apiVersion string, query url.Values, body any) (*Operation, error) {
 	// Only a POST names an action (".../purge") after the resource's ID.
-	target, err := c.url(id, method == http.MethodPost, apiVersion, nil)
+	target, err := c.url(id, method == http.MethodPost, apiVersion, query)
 	if err != nil {
 		return nil, err
 	}
