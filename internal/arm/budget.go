@@ -86,13 +86,15 @@ type ClassStats struct {
 }
 
 // Total adds up the three kinds.
-func (s BudgetStats) Total() ClassStats {
-	return ClassStats{
-		InFlight:  s.Reads.InFlight + s.Writes.InFlight + s.Deletes.InFlight,
-		Queued:    s.Reads.Queued + s.Writes.Queued + s.Deletes.Queued,
-		Throttled: s.Reads.Throttled + s.Writes.Throttled + s.Deletes.Throttled,
-		Answered:  s.Reads.Answered + s.Writes.Answered + s.Deletes.Answered,
-	}
+func (s BudgetStats) Total() ClassStats { return s.Reads.plus(s.Writes).plus(s.Deletes) }
+
+// plus adds up two counts, kind by kind.
+func (s BudgetStats) plus(o BudgetStats) BudgetStats {
+	return BudgetStats{Reads: s.Reads.plus(o.Reads), Writes: s.Writes.plus(o.Writes), Deletes: s.Deletes.plus(o.Deletes)}
+}
+
+func (a ClassStats) plus(b ClassStats) ClassStats {
+	return ClassStats{InFlight: a.InFlight + b.InFlight, Queued: a.Queued + b.Queued, Throttled: a.Throttled + b.Throttled, Answered: a.Answered + b.Answered}
 }
 
 type priorityKey struct{}

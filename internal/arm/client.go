@@ -170,14 +170,9 @@ func (c *Client) Budget() BudgetStats {
 	defer c.shared.mu.Unlock()
 	var out BudgetStats
 	for _, b := range c.shared.budgets {
-		s := b.stats()
-		out.Reads, out.Writes, out.Deletes = addStats(out.Reads, s.Reads), addStats(out.Writes, s.Writes), addStats(out.Deletes, s.Deletes)
+		out = out.plus(b.stats())
 	}
 	return out
-}
-
-func addStats(a, b ClassStats) ClassStats {
-	return ClassStats{InFlight: a.InFlight + b.InFlight, Queued: a.Queued + b.Queued, Throttled: a.Throttled + b.Throttled, Answered: a.Answered + b.Answered}
 }
 
 // New builds a client on azcore's ARM pipeline.
