@@ -379,15 +379,7 @@ func (a *applier) reconvert(ctx context.Context, r *planner.Resource) (*convert.
 			return id, true
 		},
 		Get: func(id, apiVersion string) (map[string]any, error) {
-			resp, err := a.opts.Client.Get(ctx, id, apiVersion)
-			if arm.IsNotFound(err) {
-				return nil, nil
-			}
-			if err != nil {
-				return nil, err
-			}
-			var m map[string]any
-			return m, json.Unmarshal(resp.Body, &m)
+			return a.current(ctx, id, apiVersion)
 		},
 		Secrets: func(from *graph.Node, name string) (map[string]string, bool, error) {
 			return a.exports.Secret(ctx, from, name)
