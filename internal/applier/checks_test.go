@@ -231,16 +231,10 @@ func (p *protection) Do(req *http.Request) (*http.Response, error) {
 		p.statuses = p.statuses[1:]
 	}
 	p.mu.Unlock()
-	var body map[string]any
-	data, _ := io.ReadAll(resp.Body)
-	_ = json.Unmarshal(data, &body)
-	props, _ := body["properties"].(map[string]any)
-	props["protectionStatus"] = map[string]any{"status": status, "errorDetails": map[string]any{"code": "UserErrorMissingPermissions", "message": "the vault cannot read the disk"}}
-	data, _ = json.Marshal(body)
-	resp.Body = io.NopCloser(bytes.NewReader(data))
-	resp.ContentLength = int64(len(data))
-	resp.Header.Del("Content-Length")
-	return resp, nil
+	return editBody(resp, func(body map[string]any) {
+		props, _ := body["properties"].(map[string]any)
+		props["protectionStatus"] = map[string]any{"status": status, "errorDetails": map[string]any{"code": "UserErrorMissingPermissions", "message": "the vault cannot read the disk"}}
+	}), nil
 }
 
 const backup = `apiVersion: resources.azure.com/v1api20200601

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -206,14 +205,9 @@ func (e *endpointNIC) Do(req *http.Request) (*http.Response, error) {
 	if err != nil || req.Method != http.MethodGet || !strings.EqualFold(req.URL.Path, e.endpoint) || resp.StatusCode != http.StatusOK {
 		return resp, err
 	}
-	var body map[string]any
-	data, _ := io.ReadAll(resp.Body)
-	_ = json.Unmarshal(data, &body)
-	body["properties"].(map[string]any)["networkInterfaces"] = []any{map[string]any{"id": e.nic}}
-	data, _ = json.Marshal(body)
-	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
-	resp.Header.Del("Content-Length")
-	return resp, nil
+	return editBody(resp, func(body map[string]any) {
+		body["properties"].(map[string]any)["networkInterfaces"] = []any{map[string]any{"id": e.nic}}
+	}), nil
 }
 
 const endpointDNS = `apiVersion: resources.azure.com/v1api20200601

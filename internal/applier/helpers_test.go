@@ -188,6 +188,19 @@ func (l *writeLog) all() map[string]bool {
 	return maps.Clone(l.seen)
 }
 
+// editBody rewrites a JSON answer's body with edit, as a provider would
+// have answered.
+func editBody(resp *http.Response, edit func(body map[string]any)) *http.Response {
+	var body map[string]any
+	data, _ := io.ReadAll(resp.Body)
+	_ = json.Unmarshal(data, &body)
+	edit(body)
+	data, _ = json.Marshal(body)
+	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
+	resp.Header.Del("Content-Length")
+	return resp
+}
+
 // recorder keeps every event, in order.
 type recorder struct {
 	mu     sync.Mutex
