@@ -44,13 +44,7 @@ func startPlanAzure(t *testing.T) *planAzure {
 
 func (a *planAzure) put(t *testing.T, id, apiVersion string, body map[string]any) {
 	t.Helper()
-	op, err := a.client.Put(context.Background(), id, apiVersion, body)
-	if err == nil {
-		_, err = op.Wait(context.Background())
-	}
-	if err != nil {
-		t.Fatalf("seeding %s: %v", id, err)
-	}
+	putAndWait(t, a.client, id, apiVersion, body)
 }
 
 func (a *planAzure) plan(t *testing.T, args ...string) (string, string, int) {
