@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/azkcli/azk/internal/applier"
+	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/planner"
 )
@@ -95,11 +96,7 @@ func measureApply(b *testing.B, in *Input, clock Clock, parallelism int) applyRu
 	if err != nil {
 		b.Fatal(err)
 	}
-	env := func(string) (string, bool) { return "", false }
-	p, diags := planner.Make(ctx, in.Graph, planner.Options{Reader: client, LookupEnv: env, Parallelism: parallelism})
-	if diags.HasErrors() {
-		b.Fatal(diags.Err())
-	}
+	p := plan(b, ctx, client, in, parallelism)
 	bound := ApplyBound(p.Resources)
 	planRequests := requests.total.Load()
 
@@ -107,7 +104,7 @@ func measureApply(b *testing.B, in *Input, clock Clock, parallelism int) applyRu
 	peak := sampleHeap()
 	b.StartTimer()
 	began := time.Now()
-	rep := applier.Apply(ctx, p.Resources, applier.Options{Client: client, Graph: in.Graph, Parallelism: parallelism, LookupEnv: env})
+	rep := applier.Apply(ctx, p.Resources, applier.Options{Client: client, Graph: in.Graph, Parallelism: parallelism, LookupEnv: noEnv})
 	elapsed := time.Since(began)
 	b.StopTimer()
 	heap := peak()
@@ -123,6 +120,20 @@ func measureApply(b *testing.B, in *Input, clock Clock, parallelism int) applyRu
 		bound.WriteCount, bound.Writes.Round(time.Second), bound.ReadCount, bound.Reads.Round(time.Second),
 		requests.total.Load(), planRequests, requests.writes.Load(), requests.reads.Load(), requests.polls.Load(), requests.throttled.Load())
 	return r
+}
+
+// noEnv is an environment without variables: the inputs read none.
+func noEnv(string) (string, bool) { return "", false }
+
+// plan makes the plan of the input against the emulator client reads, at
+// the given --parallelism.
+func plan(b *testing.B, ctx context.Context, client *arm.Client, in *Input, parallelism int) *planner.Plan {
+	b.Helper()
+	p, diags := planner.Make(ctx, in.Graph, planner.Options{Reader: client, LookupEnv: noEnv, Parallelism: parallelism})
+	if diags.HasErrors() {
+		b.Fatal(diags.Err())
+	}
+	return p
 }
 
 func (r applyRun) report(b *testing.B) {

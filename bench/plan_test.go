@@ -25,10 +25,7 @@ func seed(b *testing.B, run *emulator.Running, in *Input) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, diags := planner.Make(ctx, in.Graph, planner.Options{Reader: client, LookupEnv: func(string) (string, bool) { return "", false }})
-	if diags.HasErrors() {
-		b.Fatal(diags.Err())
-	}
+	p := plan(b, ctx, client, in, 0)
 	for depth := 1; depth <= maxDepth(in.Graph); depth++ {
 		errs := make(chan error, len(p.Resources))
 		n := 0
