@@ -158,14 +158,7 @@ Exit status: 0 success, 1 error or any resource failed.`,
 				return applyDeployment(g, &rf, &ef, p, client, saved != nil)
 			}
 			if !p.HasChanges() {
-				if events, closeEvents := eventsWriter(g); events != nil {
-					defer closeEvents()
-					return (&applier.Report{Operation: applier.OperationApply}).WriteJSONSummary(events)
-				}
-				if saved != nil {
-					fmt.Fprintln(g.stdout, planner.NoChangesLine)
-				}
-				return nil // the plan shown said so
+				return nothingToApply(g, saved != nil)
 			}
 			if saved == nil {
 				if err := rf.confirm(g, "Do you want to perform these actions?"); err != nil {
@@ -265,6 +258,20 @@ func refusals(p *planner.Plan, allowPartial, allowUnrecorded bool) error {
 	}
 	if len(unwritable) > 0 && !allowUnrecorded {
 		return fmt.Errorf("apply must record the reconcile-policy of these resources in their manifests, which are not plain files (standard input, kustomize output); nothing was applied:\n  %s\nAdd the annotations yourself, or pass --allow-unrecorded-policy (the next run will take them for resources it found)", strings.Join(unwritable, "\n  "))
+	}
+	return nil
+}
+
+// nothingToApply ends an apply whose plan holds no change: the summary event
+// under -o json and -o yaml; else the no-changes line for a saved plan, as a
+// plan made here was shown and said so already.
+func nothingToApply(g *globalOptions, saved bool) error {
+	if events, closeEvents := eventsWriter(g); events != nil {
+		defer closeEvents()
+		return (&applier.Report{Operation: applier.OperationApply}).WriteJSONSummary(events)
+	}
+	if saved {
+		fmt.Fprintln(g.stdout, planner.NoChangesLine)
 	}
 	return nil
 }

@@ -62,13 +62,7 @@ func applyDeployment(g *globalOptions, rf *runFlags, f *engineFlags, p *planner.
 		}
 	}
 	if !p.HasChanges() && len(unmanaged) == 0 {
-		if g.output == "json" {
-			return (&applier.Report{Operation: applier.OperationApply}).WriteJSONSummary(g.stdout)
-		}
-		if saved {
-			fmt.Fprintln(g.stdout, planner.NoChangesLine)
-		}
-		return nil
+		return nothingToApply(g, saved)
 	}
 	if g.output == "text" {
 		describeHandOff(g, set, f, unmanaged)

@@ -135,6 +135,19 @@ func TestDeploymentEngineAppliesExamples(t *testing.T) {
 			}
 		})
 	}
+	t.Run("nothing to apply", func(t *testing.T) {
+		run, flags := emulatorAt(t)
+		dir := copyExample(t, "quickstart")
+		applyThroughDeployments(t, run, flags, dir, "azk-quickstart")
+		// Both engines end a run with no change the same way: -o yaml and
+		// -o json still close with their summary event.
+		for _, format := range []struct{ output, summary string }{{"yaml", "---\ntype: summary\n"}, {"json", `{"type":"summary"`}} {
+			out, errOut, code := runAzk("", append([]string{"apply", "--auto-approve", "--engine", "deployment", "-o", format.output, dir}, flags...)...)
+			if code != 0 || !strings.Contains(out, format.summary) {
+				t.Errorf("apply --engine deployment -o %s with nothing to apply: exit %d\n%s%s", format.output, code, out, errOut)
+			}
+		}
+	})
 	t.Run("one change", func(t *testing.T) {
 		run, flags := emulatorAt(t)
 		dir := copyExample(t, "quickstart")
