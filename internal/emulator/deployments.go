@@ -461,13 +461,22 @@ func isoDuration(d time.Duration) string {
 	return "PT" + strconv.FormatFloat(d.Round(time.Millisecond).Seconds(), 'f', -1, 64) + "S"
 }
 
+// runLocked is the deployment id names, or ARM's DeploymentNotFound.
+func (d *deployments) runLocked(id string) (*deploymentRun, error) {
+	if run := d.runs[key(id)]; run != nil {
+		return run, nil
+	}
+	t, _ := parseTarget(id)
+	return nil, errorf(http.StatusNotFound, "DeploymentNotFound", "Deployment '%s' could not be found.", t.name)
+}
+
 func (s *Server) getDeployment(w http.ResponseWriter, r *http.Request, t target) error {
 	d := s.engine()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	run := d.runs[key(t.id)]
-	if run == nil {
-		return errorf(http.StatusNotFound, "DeploymentNotFound", "Deployment '%s' could not be found.", t.name)
+	run, err := d.runLocked(t.id)
+	if err != nil {
+		return err
 	}
 	if r.Method == http.MethodHead {
 		w.WriteHeader(http.StatusNoContent)
@@ -519,10 +528,9 @@ func (s *Server) cancelDeployment(w http.ResponseWriter, t target) error {
 	d := s.engine()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	run := d.runs[key(t.parent)]
-	if run == nil {
-		pt, _ := parseTarget(t.parent)
-		return errorf(http.StatusNotFound, "DeploymentNotFound", "Deployment '%s' could not be found.", pt.name)
+	run, err := d.runLocked(t.parent)
+	if err != nil {
+		return err
 	}
 	if terminal(run.State) {
 		return errorf(http.StatusConflict, "DeploymentCannotBeCancelled", "The deployment '%s' has ended; it cannot be cancelled.", run.Name)
@@ -572,10 +580,9 @@ func (s *Server) listOperations(w http.ResponseWriter, r *http.Request, t target
 		}
 		return errorf(http.StatusNotFound, "DeploymentOperationNotFound", "The deployment operation '%s' could not be found.", t.name)
 	}
-	run := d.runs[key(t.parent)]
-	if run == nil {
-		pt, _ := parseTarget(t.parent)
-		return errorf(http.StatusNotFound, "DeploymentNotFound", "Deployment '%s' could not be found.", pt.name)
+	run, err := d.runLocked(t.parent)
+	if err != nil {
+		return err
 	}
 	start := 0
 	if skip := r.URL.Query().Get("$skiptoken"); skip != "" {
