@@ -262,24 +262,39 @@ func (s *Server) serveDeployments(w http.ResponseWriter, r *http.Request, t targ
 	return false, nil
 }
 
-// deploymentScope checks that a deployment's scope exists and returns it.
-func (s *Server) deploymentScope(t target) (deployScope, error) {
+// deploymentScope checks that a deployment's scope exists and, outside a
+// resource group, that the request gives the deployment a location; it
+// returns the scope.
+func (s *Server) deploymentScope(t target, location string) (deployScope, error) {
 	sc := deployScope{sub: t.sub, rg: t.rg}
 	if t.rg == "" {
+		if location == "" {
+			return sc, errorf(http.StatusBadRequest, "LocationRequired", "The location property is required for this definition.")
+		}
 		return sc, nil
 	}
+	loc, ok := s.groupLocation(sc)
+	if !ok {
+		return sc, errorf(http.StatusNotFound, "ResourceGroupNotFound", "Resource group '%s' could not be found.", t.rg)
+	}
+	sc.location = loc
+	return sc, nil
+}
+
+// groupLocation is the location of the resource group sc names; ok is
+// false when the group does not exist.
+func (s *Server) groupLocation(sc deployScope) (location string, ok bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	rec := s.live(key("/subscriptions/" + t.sub + "/resourceGroups/" + t.rg))
+	rec := s.live(key(sc.id()))
 	if rec == nil {
-		return sc, errorf(http.StatusNotFound, "ResourceGroupNotFound", "Resource group '%s' could not be found.", t.rg)
+		return "", false
 	}
 	var m struct {
 		Location string `json:"location"`
 	}
 	_ = json.Unmarshal(rec.Body, &m)
-	sc.location = m.Location
-	return sc, nil
+	return m.Location, true
 }
 
 // deploymentRequest is the body of a deployment (or what-if, or stack) request.
@@ -324,12 +339,9 @@ func (s *Server) putDeployment(w http.ResponseWriter, r *http.Request, t target,
 	if err != nil {
 		return err
 	}
-	scope, err := s.deploymentScope(t)
+	scope, err := s.deploymentScope(t, req.Location)
 	if err != nil {
 		return err
-	}
-	if scope.rg == "" && req.Location == "" {
-		return errorf(http.StatusBadRequest, "LocationRequired", "The location property is required for this definition.")
 	}
 	run, err := s.startDeployment(t, scope, req, r.Header.Get("x-ms-correlation-request-id"))
 	if err != nil {

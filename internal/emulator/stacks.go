@@ -112,12 +112,9 @@ func (s *Server) putStack(w http.ResponseWriter, r *http.Request, t target, body
 	case p.DenySettings == nil || !oneOf(fmt.Sprint(p.DenySettings["mode"]), "none", "denyDelete", "denyWriteAndDelete"):
 		return errorf(http.StatusBadRequest, "InvalidRequestContent", "properties.denySettings.mode must be none, denyDelete or denyWriteAndDelete.")
 	}
-	scope, err := s.deploymentScope(t)
+	scope, err := s.deploymentScope(t, req.Location)
 	if err != nil {
 		return err
-	}
-	if scope.rg == "" && req.Location == "" {
-		return errorf(http.StatusBadRequest, "LocationRequired", "The location property is required for this definition.")
 	}
 	d := s.engine()
 	d.mu.Lock()

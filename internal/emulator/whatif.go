@@ -28,12 +28,9 @@ func (s *Server) whatIf(w http.ResponseWriter, r *http.Request, t target, body [
 	if err != nil {
 		return err
 	}
-	scope, err := s.deploymentScope(dt)
+	scope, err := s.deploymentScope(dt, req.Location)
 	if err != nil {
 		return err
-	}
-	if scope.rg == "" && req.Location == "" {
-		return errorf(http.StatusBadRequest, "LocationRequired", "The location property is required for this definition.")
 	}
 	changes, err := s.predict(r.Context(), scope, req.Properties.Template, req.Properties.Parameters, dt.id, dt.name)
 	if err != nil {
@@ -95,7 +92,7 @@ func (s *Server) predict(ctx context.Context, scope deployScope, tmpl, params ma
 			innerParams, _ := props["parameters"].(map[string]any)
 			sc := r.scope
 			if sc.rg != "" {
-				sc.location = s.groupLocation(sc)
+				sc.location, _ = s.groupLocation(sc)
 			}
 			more, err := s.predict(ctx, sc, inner, innerParams, r.id, r.name)
 			if err != nil {
@@ -146,20 +143,6 @@ func (s *Server) predict(ctx context.Context, scope deployScope, tmpl, params ma
 		}
 	}
 	return changes, nil
-}
-
-func (s *Server) groupLocation(sc deployScope) string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	rec := s.live(key(sc.id()))
-	if rec == nil {
-		return ""
-	}
-	var m struct {
-		Location string `json:"location"`
-	}
-	_ = json.Unmarshal(rec.Body, &m)
-	return m.Location
 }
 
 // evalLenient evaluates what it can; an expression that cannot be
