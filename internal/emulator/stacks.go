@@ -250,21 +250,16 @@ func (s *Server) deleteManaged(ctx context.Context, id string) *armError {
 		apiVersion = f.arm.APIVersions[len(f.arm.APIVersions)-1]
 	}
 	rec, err := s.sendWithRetry(ctx, http.MethodDelete, id, apiVersion, nil, "")
-	if err != nil {
-		if ae, ok := err.(*armError); ok {
-			return ae
-		}
-		return &armError{Code: "InternalServerError", Message: err.Error()}
+	if err == nil && rec.Code == http.StatusAccepted {
+		err = s.follow(ctx, rec.Header().Get("Location"), true)
 	}
-	if rec.Code == http.StatusAccepted {
-		if err := s.follow(ctx, rec.Header().Get("Location"), true); err != nil {
-			if ae, ok := err.(*armError); ok {
-				return ae
-			}
-			return &armError{Code: "InternalServerError", Message: err.Error()}
-		}
+	if err == nil {
+		return nil
 	}
-	return nil
+	if ae, ok := err.(*armError); ok {
+		return ae
+	}
+	return &armError{Code: "InternalServerError", Message: err.Error()}
 }
 
 // deleteStack deletes the stack; its resources are detached unless the
