@@ -439,12 +439,10 @@ func (r *deploymentRun) view() map[string]any {
 	if r.Parameters != nil {
 		props["parameters"] = r.Parameters
 	}
-	end := time.Now()
 	if !r.Ended.IsZero() {
-		end = r.Ended
 		props["timestamp"] = r.Ended.UTC().Format(time.RFC3339Nano)
 	}
-	props["duration"] = isoDuration(end.Sub(r.Started))
+	props["duration"] = isoDuration(r.Started, r.Ended)
 	if r.Outputs != nil {
 		props["outputs"] = r.Outputs
 	}
@@ -468,8 +466,13 @@ func (r *deploymentRun) view() map[string]any {
 	return v
 }
 
-// isoDuration is ARM's ISO 8601 duration, e.g. "PT1.5S".
-func isoDuration(d time.Duration) string {
+// isoDuration is how long something that started at start has run until
+// end (until now while end is zero), as ARM's ISO 8601 duration, e.g. "PT1.5S".
+func isoDuration(start, end time.Time) string {
+	if end.IsZero() {
+		end = time.Now()
+	}
+	d := end.Sub(start)
 	return "PT" + strconv.FormatFloat(d.Round(time.Millisecond).Seconds(), 'f', -1, 64) + "S"
 }
 
@@ -627,11 +630,7 @@ func (op *deployOp) view(run *deploymentRun) map[string]any {
 		"trackingId":            op.OperationID,
 		"targetResource":        map[string]any{"id": op.Target, "resourceType": op.Type, "resourceName": op.Name, "apiVersion": op.APIVersion},
 	}
-	end := time.Now()
-	if !op.Ended.IsZero() {
-		end = op.Ended
-	}
-	props["duration"] = isoDuration(end.Sub(op.Started))
+	props["duration"] = isoDuration(op.Started, op.Ended)
 	if op.StatusCode != "" {
 		props["statusCode"] = op.StatusCode
 	}

@@ -320,11 +320,7 @@ func (st *stack) view() map[string]any {
 		"detachedResources": ids(st.Detached),
 		"failedResources":   failed,
 	}
-	end := time.Now()
-	if !st.Ended.IsZero() {
-		end = st.Ended
-	}
-	props["duration"] = isoDuration(end.Sub(st.Started))
+	props["duration"] = isoDuration(st.Started, st.Ended)
 	if st.Error != nil {
 		props["error"] = st.Error
 	}
