@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/azkcli/azk/internal/armjson"
 )
 
 // whatIf predicts what a deployment would change, as ARM's what-if does:
@@ -204,7 +206,7 @@ func propertyDelta(path string, after, before any, top bool) []any {
 		if top && (k == "id" || k == "name" || k == "type" || k == "apiVersion") {
 			continue
 		}
-		p := joinKey(path, k)
+		p := armjson.Join(path, k)
 		bv, ok := b[k]
 		if !ok {
 			if a[k] != nil {
@@ -244,13 +246,6 @@ func matchingItem(item any, list []any, i int) any {
 		}
 	}
 	return list[i]
-}
-
-func joinKey(path, k string) string {
-	if path == "" {
-		return k
-	}
-	return path + "." + k
 }
 
 // sameValue compares JSON values: numbers by value, locations by canonical name.
