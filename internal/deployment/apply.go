@@ -99,6 +99,8 @@ type runner struct {
 	emit func(applier.Event)
 
 	templates []*Template
+	// deps are the plan resources each plan resource waits for.
+	deps map[*planner.Resource][]*planner.Resource
 
 	mu      sync.Mutex
 	results map[string]*applier.Result // by address
@@ -113,7 +115,7 @@ func Apply(ctx context.Context, p *planner.Plan, set *Set, opts RunOptions) (*ap
 	if opts.Poll <= 0 {
 		opts.Poll = time.Second
 	}
-	rn := &runner{opts: opts, emit: serialized(opts.Events), templates: set.Templates, results: map[string]*applier.Result{}, seen: map[string]string{}}
+	rn := &runner{opts: opts, emit: serialized(opts.Events), templates: set.Templates, deps: planDependencies(p), results: map[string]*applier.Result{}, seen: map[string]string{}}
 	inTemplate := map[string]bool{}
 	for _, t := range set.Templates {
 		for _, r := range t.Resources {
@@ -160,7 +162,7 @@ func Apply(ctx context.Context, p *planner.Plan, set *Set, opts RunOptions) (*ap
 				ok = ok && rn.wait(done[index[a]])
 			}
 			if !ok || rn.draining() || ctx.Err() != nil {
-				rn.notAttempted(t, p)
+				rn.notAttempted(t)
 				done[i] <- false
 				return
 			}
@@ -208,20 +210,19 @@ func (rn *runner) draining() bool {
 }
 
 // notAttempted marks the resources of a template that was not submitted.
-func (rn *runner) notAttempted(t *Template, p *planner.Plan) {
+func (rn *runner) notAttempted(t *Template) {
 	rn.mu.Lock()
 	defer rn.mu.Unlock()
-	deps := planDependencies(p)
 	for _, r := range t.Resources {
 		res := rn.results[r.Address]
 		res.Outcome = applier.OutcomeNotAttempted
-		res.BlockedBy = rn.failedDependencyLocked(r, deps, map[*planner.Resource]bool{})
+		res.BlockedBy = rn.failedDependencyLocked(r, map[*planner.Resource]bool{})
 	}
 }
 
 // failedDependencyLocked finds a failed resource r waits for, directly or not.
-func (rn *runner) failedDependencyLocked(r *planner.Resource, deps map[*planner.Resource][]*planner.Resource, seen map[*planner.Resource]bool) string {
-	for _, d := range deps[r] {
+func (rn *runner) failedDependencyLocked(r *planner.Resource, seen map[*planner.Resource]bool) string {
+	for _, d := range rn.deps[r] {
 		if seen[d] {
 			continue
 		}
@@ -229,7 +230,7 @@ func (rn *runner) failedDependencyLocked(r *planner.Resource, deps map[*planner.
 		if res := rn.results[d.Address]; res != nil && res.Outcome == applier.OutcomeFailed {
 			return d.Address
 		}
-		if a := rn.failedDependencyLocked(d, deps, seen); a != "" {
+		if a := rn.failedDependencyLocked(d, seen); a != "" {
 			return a
 		}
 	}
@@ -292,7 +293,7 @@ func (rn *runner) run(ctx context.Context, p *planner.Plan, sub *Submitted) bool
 		}
 		if err == nil && state.terminal() {
 			sub.Deleted, sub.Detached = state.deleted, state.detached
-			return rn.settle(t, p, state, false)
+			return rn.settle(t, state, false)
 		}
 		if err != nil {
 			if failures++; failures >= followAttempts {
@@ -311,7 +312,7 @@ func (rn *runner) run(ctx context.Context, p *planner.Plan, sub *Submitted) bool
 		break
 	}
 	sub.Running = true
-	rn.settle(t, p, nil, true)
+	rn.settle(t, nil, true)
 	return false
 }
 
@@ -569,10 +570,9 @@ func succeededOutcome(r *planner.Resource) applier.Outcome {
 // settle gives every resource of the template its end state once the
 // deployment ended (or azk stopped following it) and reports whether all
 // of them succeeded.
-func (rn *runner) settle(t *Template, p *planner.Plan, state *deploymentState, stopped bool) bool {
+func (rn *runner) settle(t *Template, state *deploymentState, stopped bool) bool {
 	rn.mu.Lock()
 	defer rn.mu.Unlock()
-	deps := planDependencies(p)
 	ok := true
 	var undescribed []*applier.Result
 	for _, r := range t.Resources {
@@ -585,7 +585,7 @@ func (rn *runner) settle(t *Template, p *planner.Plan, state *deploymentState, s
 			res.Outcome, ok = applier.OutcomeInProgress, false
 		default:
 			ok = false
-			if blocker := rn.failedDependencyLocked(r, deps, map[*planner.Resource]bool{}); blocker != "" {
+			if blocker := rn.failedDependencyLocked(r, map[*planner.Resource]bool{}); blocker != "" {
 				res.Outcome, res.BlockedBy = applier.OutcomeNotAttempted, blocker
 				continue
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/azkcli/azk/internal/armid"
+	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/expression"
 	"github.com/azkcli/azk/internal/graph"
@@ -106,7 +107,7 @@ func (w *bodyWriter) value(v any, path string) (any, error) {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, e := range t {
-			c, err := w.value(e, joinPath(path, k))
+			c, err := w.value(e, armjson.Join(path, k))
 			if err != nil {
 				return nil, err
 			}
@@ -220,13 +221,6 @@ func accessor(seg string) string {
 		return "." + seg
 	}
 	return "[" + quote(seg) + "]"
-}
-
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
 }
 
 // reservedKeys are the keys of a template resource that are not its body.

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/azkcli/azk/internal/armjson"
 )
 
 // Regression tests for what ARM does and the emulator did not (issue 16),
@@ -160,7 +162,7 @@ func TestActions(t *testing.T) {
 func TestChildrenCreatedWithParentAndFilledValues(t *testing.T) {
 	c := startWithGroup(t, Options{})
 	sa := c.mustPut(saID, map[string]any{"location": "westus2", "kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"}})
-	endpoints, _ := lookupPath(sa, []string{"properties", "primaryEndpoints", "blob"})
+	endpoints, _ := armjson.Lookup(sa, []string{"properties", "primaryEndpoints", "blob"})
 	if endpoints != "https://sa1.blob.core.windows.net/" {
 		t.Errorf("storage account primaryEndpoints.blob = %v", endpoints)
 	}
@@ -171,12 +173,12 @@ func TestChildrenCreatedWithParentAndFilledValues(t *testing.T) {
 	c.mustPut(saID+"/blobServices/default/containers/c1", map[string]any{"properties": map[string]any{}})
 
 	kv := c.mustPut(rgID+"/providers/Microsoft.KeyVault/vaults/kv1", map[string]any{"location": "westus2", "properties": map[string]any{"tenantId": Tenant}})
-	if uri, _ := lookupPath(kv, []string{"properties", "vaultUri"}); uri != "https://kv1.vault.azure.net/" {
+	if uri, _ := armjson.Lookup(kv, []string{"properties", "vaultUri"}); uri != "https://kv1.vault.azure.net/" {
 		t.Errorf("vaultUri = %v", uri)
 	}
 
 	nsg := c.mustPut(rgID+"/providers/Microsoft.Network/networkSecurityGroups/nsg1", map[string]any{"location": "westus2"})
-	rules, _ := lookupPath(nsg, []string{"properties", "defaultSecurityRules"})
+	rules, _ := armjson.Lookup(nsg, []string{"properties", "defaultSecurityRules"})
 	if list, _ := rules.([]any); len(list) != 6 || !strings.HasSuffix(list[0].(map[string]any)["id"].(string), "/nsg1/defaultSecurityRules/AllowVnetInBound") {
 		t.Errorf("NSG default rules: %v", rules)
 	}
@@ -187,31 +189,31 @@ func TestChildrenCreatedWithParentAndFilledValues(t *testing.T) {
 	nic := c.mustPut(nicID, nicBody(subnet))
 	nic2 := c.mustPut(nicID+"b", nicBody(subnet))
 	ipc := func(n map[string]any) map[string]any {
-		v, _ := lookupPath(n, []string{"properties", "ipConfigurations"})
+		v, _ := armjson.Lookup(n, []string{"properties", "ipConfigurations"})
 		return v.([]any)[0].(map[string]any)
 	}
 	if ipc(nic)["id"] != nicID+"/ipConfigurations/ipconfig1" {
 		t.Errorf("ipConfiguration ID: %v", ipc(nic)["id"])
 	}
-	ip1, _ := lookupPath(ipc(nic), []string{"properties", "privateIPAddress"})
-	ip2, _ := lookupPath(ipc(nic2), []string{"properties", "privateIPAddress"})
+	ip1, _ := armjson.Lookup(ipc(nic), []string{"properties", "privateIPAddress"})
+	ip2, _ := armjson.Lookup(ipc(nic2), []string{"properties", "privateIPAddress"})
 	if ip1 != "10.0.1.4" || ip2 != "10.0.1.5" {
 		t.Errorf("private IPs %v and %v, want 10.0.1.4 and 10.0.1.5", ip1, ip2)
 	}
 	again := c.mustPut(nicID, nicBody(subnet))
-	if ip, _ := lookupPath(ipc(again), []string{"properties", "privateIPAddress"}); ip != ip1 {
+	if ip, _ := armjson.Lookup(ipc(again), []string{"properties", "privateIPAddress"}); ip != ip1 {
 		t.Errorf("an update moved the private IP from %v to %v", ip1, ip)
 	}
 	resp, s := c.do(http.MethodGet, subnet+api, nil)
 	mustStatus(t, resp, s, http.StatusOK)
-	refs, _ := lookupPath(s, []string{"properties", "ipConfigurations"})
+	refs, _ := armjson.Lookup(s, []string{"properties", "ipConfigurations"})
 	if list, _ := refs.([]any); len(list) != 2 || list[0].(map[string]any)["id"] != nicID+"/ipConfigurations/ipconfig1" {
 		t.Errorf("subnet back-references: %v", refs)
 	}
 	resp, v := c.do(http.MethodGet, vnetID+api, nil)
 	mustStatus(t, resp, v, http.StatusOK)
-	embedded, _ := lookupPath(v, []string{"properties", "subnets"})
-	if _, ok := lookupPath(embedded.([]any)[0].(map[string]any), []string{"properties", "ipConfigurations"}); !ok {
+	embedded, _ := armjson.Lookup(v, []string{"properties", "subnets"})
+	if _, ok := armjson.Lookup(embedded.([]any)[0].(map[string]any), []string{"properties", "ipConfigurations"}); !ok {
 		t.Errorf("the network's embedded subnet lacks its IP configurations: %v", embedded)
 	}
 }
@@ -222,7 +224,7 @@ func TestIdentitiesVersionsAndRequestIDs(t *testing.T) {
 	ident := c.mustPut(id, map[string]any{"location": "westus2"})
 	resp, subscription := c.do(http.MethodGet, sub+"?api-version=2022-12-01", nil)
 	mustStatus(t, resp, subscription, http.StatusOK)
-	if tenant, _ := lookupPath(ident, []string{"properties", "tenantId"}); tenant != subscription["tenantId"] {
+	if tenant, _ := armjson.Lookup(ident, []string{"properties", "tenantId"}); tenant != subscription["tenantId"] {
 		t.Errorf("identity tenant %v, subscription tenant %v", tenant, subscription["tenantId"])
 	}
 
@@ -246,7 +248,7 @@ func TestIdentitiesVersionsAndRequestIDs(t *testing.T) {
 
 	guid := func(opts Options) any {
 		c := startWithGroup(t, opts)
-		v, _ := lookupPath(c.mustPut(vnetID, map[string]any{"location": "westus2"}), []string{"properties", "resourceGuid"})
+		v, _ := armjson.Lookup(c.mustPut(vnetID, map[string]any{"location": "westus2"}), []string{"properties", "resourceGuid"})
 		return v
 	}
 	if guid(Options{}) == guid(Options{}) {
@@ -273,10 +275,10 @@ func TestSecretsAreNeitherStoredNorReturned(t *testing.T) {
 	resp, read := c.do(http.MethodGet, id+apiFor(id), nil)
 	mustStatus(t, resp, read, http.StatusOK)
 	for _, body := range []map[string]any{got, read} {
-		if _, ok := lookupPath(body, []string{"properties", "administratorLoginPassword"}); ok {
+		if _, ok := armjson.Lookup(body, []string{"properties", "administratorLoginPassword"}); ok {
 			t.Errorf("the password is returned: %v", body)
 		}
-		if login, _ := lookupPath(body, []string{"properties", "administratorLogin"}); login != "admin" {
+		if login, _ := armjson.Lookup(body, []string{"properties", "administratorLogin"}); login != "admin" {
 			t.Errorf("a non-secret property was dropped: %v", body)
 		}
 	}
@@ -302,10 +304,10 @@ func TestWriteOnlyPropertiesAreNotReturned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := lookupPath(got, []string{"properties", "createMode"}); ok {
+	if _, ok := armjson.Lookup(got, []string{"properties", "createMode"}); ok {
 		t.Errorf("a write-only property is returned: %v", got)
 	}
-	if v, _ := lookupPath(got, []string{"properties", "disableLocalAuth"}); v != true {
+	if v, _ := armjson.Lookup(got, []string{"properties", "disableLocalAuth"}); v != true {
 		t.Errorf("a readable property was dropped: %v", got)
 	}
 }

@@ -262,24 +262,39 @@ func (s *Server) serveDeployments(w http.ResponseWriter, r *http.Request, t targ
 	return false, nil
 }
 
-// deploymentScope checks that a deployment's scope exists and returns it.
-func (s *Server) deploymentScope(t target) (deployScope, error) {
+// deploymentScope checks that a deployment's scope exists and, outside a
+// resource group, that the request gives the deployment a location; it
+// returns the scope.
+func (s *Server) deploymentScope(t target, location string) (deployScope, error) {
 	sc := deployScope{sub: t.sub, rg: t.rg}
 	if t.rg == "" {
+		if location == "" {
+			return sc, errorf(http.StatusBadRequest, "LocationRequired", "The location property is required for this definition.")
+		}
 		return sc, nil
 	}
+	loc, ok := s.groupLocation(sc)
+	if !ok {
+		return sc, errorf(http.StatusNotFound, "ResourceGroupNotFound", "Resource group '%s' could not be found.", t.rg)
+	}
+	sc.location = loc
+	return sc, nil
+}
+
+// groupLocation is the location of the resource group sc names; ok is
+// false when the group does not exist.
+func (s *Server) groupLocation(sc deployScope) (location string, ok bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	rec := s.live(key("/subscriptions/" + t.sub + "/resourceGroups/" + t.rg))
+	rec := s.live(key(sc.id()))
 	if rec == nil {
-		return sc, errorf(http.StatusNotFound, "ResourceGroupNotFound", "Resource group '%s' could not be found.", t.rg)
+		return "", false
 	}
 	var m struct {
 		Location string `json:"location"`
 	}
 	_ = json.Unmarshal(rec.Body, &m)
-	sc.location = m.Location
-	return sc, nil
+	return m.Location, true
 }
 
 // deploymentRequest is the body of a deployment (or what-if, or stack) request.
@@ -324,12 +339,9 @@ func (s *Server) putDeployment(w http.ResponseWriter, r *http.Request, t target,
 	if err != nil {
 		return err
 	}
-	scope, err := s.deploymentScope(t)
+	scope, err := s.deploymentScope(t, req.Location)
 	if err != nil {
 		return err
-	}
-	if scope.rg == "" && req.Location == "" {
-		return errorf(http.StatusBadRequest, "LocationRequired", "The location property is required for this definition.")
 	}
 	run, err := s.startDeployment(t, scope, req, r.Header.Get("x-ms-correlation-request-id"))
 	if err != nil {
@@ -427,12 +439,10 @@ func (r *deploymentRun) view() map[string]any {
 	if r.Parameters != nil {
 		props["parameters"] = r.Parameters
 	}
-	end := time.Now()
 	if !r.Ended.IsZero() {
-		end = r.Ended
 		props["timestamp"] = r.Ended.UTC().Format(time.RFC3339Nano)
 	}
-	props["duration"] = isoDuration(end.Sub(r.Started))
+	props["duration"] = isoDuration(r.Started, r.Ended)
 	if r.Outputs != nil {
 		props["outputs"] = r.Outputs
 	}
@@ -456,18 +466,32 @@ func (r *deploymentRun) view() map[string]any {
 	return v
 }
 
-// isoDuration is ARM's ISO 8601 duration, e.g. "PT1.5S".
-func isoDuration(d time.Duration) string {
+// isoDuration is how long something that started at start has run until
+// end (until now while end is zero), as ARM's ISO 8601 duration, e.g. "PT1.5S".
+func isoDuration(start, end time.Time) string {
+	if end.IsZero() {
+		end = time.Now()
+	}
+	d := end.Sub(start)
 	return "PT" + strconv.FormatFloat(d.Round(time.Millisecond).Seconds(), 'f', -1, 64) + "S"
+}
+
+// runLocked is the deployment id names, or ARM's DeploymentNotFound.
+func (d *deployments) runLocked(id string) (*deploymentRun, error) {
+	if run := d.runs[key(id)]; run != nil {
+		return run, nil
+	}
+	t, _ := parseTarget(id)
+	return nil, errorf(http.StatusNotFound, "DeploymentNotFound", "Deployment '%s' could not be found.", t.name)
 }
 
 func (s *Server) getDeployment(w http.ResponseWriter, r *http.Request, t target) error {
 	d := s.engine()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	run := d.runs[key(t.id)]
-	if run == nil {
-		return errorf(http.StatusNotFound, "DeploymentNotFound", "Deployment '%s' could not be found.", t.name)
+	run, err := d.runLocked(t.id)
+	if err != nil {
+		return err
 	}
 	if r.Method == http.MethodHead {
 		w.WriteHeader(http.StatusNoContent)
@@ -519,10 +543,9 @@ func (s *Server) cancelDeployment(w http.ResponseWriter, t target) error {
 	d := s.engine()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	run := d.runs[key(t.parent)]
-	if run == nil {
-		pt, _ := parseTarget(t.parent)
-		return errorf(http.StatusNotFound, "DeploymentNotFound", "Deployment '%s' could not be found.", pt.name)
+	run, err := d.runLocked(t.parent)
+	if err != nil {
+		return err
 	}
 	if terminal(run.State) {
 		return errorf(http.StatusConflict, "DeploymentCannotBeCancelled", "The deployment '%s' has ended; it cannot be cancelled.", run.Name)
@@ -572,10 +595,9 @@ func (s *Server) listOperations(w http.ResponseWriter, r *http.Request, t target
 		}
 		return errorf(http.StatusNotFound, "DeploymentOperationNotFound", "The deployment operation '%s' could not be found.", t.name)
 	}
-	run := d.runs[key(t.parent)]
-	if run == nil {
-		pt, _ := parseTarget(t.parent)
-		return errorf(http.StatusNotFound, "DeploymentNotFound", "Deployment '%s' could not be found.", pt.name)
+	run, err := d.runLocked(t.parent)
+	if err != nil {
+		return err
 	}
 	start := 0
 	if skip := r.URL.Query().Get("$skiptoken"); skip != "" {
@@ -608,11 +630,7 @@ func (op *deployOp) view(run *deploymentRun) map[string]any {
 		"trackingId":            op.OperationID,
 		"targetResource":        map[string]any{"id": op.Target, "resourceType": op.Type, "resourceName": op.Name, "apiVersion": op.APIVersion},
 	}
-	end := time.Now()
-	if !op.Ended.IsZero() {
-		end = op.Ended
-	}
-	props["duration"] = isoDuration(end.Sub(op.Started))
+	props["duration"] = isoDuration(op.Started, op.Ended)
 	if op.StatusCode != "" {
 		props["statusCode"] = op.StatusCode
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/azkcli/azk/internal/armjson"
 )
 
 // embeddedCollection is a child collection that ARM keeps inside its parent's
@@ -277,11 +279,11 @@ type childChanges struct {
 func (s *Server) planChildren(parentID, parentType string, req map[string]any, patch bool) (childChanges, error) {
 	var ch childChanges
 	for _, c := range collectionsOf(parentType) {
-		v, present := lookupPath(req, c.path)
+		v, present := armjson.Lookup(req, c.path)
 		if !present && patch {
 			continue
 		}
-		deletePath(req, c.path)
+		dropPath(req, c.path)
 		field := strings.Join(c.path, ".")
 		list, ok := v.([]any)
 		if v != nil && !ok {
@@ -413,27 +415,4 @@ func containsIDFold(body, quotedLower []byte) bool {
 		i += 1 + j
 	}
 	return false
-}
-
-func lookupPath(m map[string]any, path []string) (any, bool) {
-	for _, p := range path[:len(path)-1] {
-		next, ok := m[p].(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		m = next
-	}
-	v, ok := m[path[len(path)-1]]
-	return v, ok
-}
-
-func deletePath(m map[string]any, path []string) {
-	for _, p := range path[:len(path)-1] {
-		next, ok := m[p].(map[string]any)
-		if !ok {
-			return
-		}
-		m = next
-	}
-	delete(m, path[len(path)-1])
 }

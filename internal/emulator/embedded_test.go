@@ -18,7 +18,7 @@ import (
 // collectionAt returns the array at path in body, failing when it is absent.
 func collectionAt(t *testing.T, body map[string]any, path []string) []any {
 	t.Helper()
-	v, ok := lookupPath(body, path)
+	v, ok := armjson.Lookup(body, path)
 	list, isList := v.([]any)
 	if !ok || !isList {
 		t.Fatalf("%s is %v (present %v), want an array; body %v", strings.Join(path, "."), v, ok, body)
@@ -60,7 +60,7 @@ func TestEmbeddedCollectionsFollowTheChildren(t *testing.T) {
 			// Empty collections show as [] where their container exists (as
 			// in the recordings) and are not invented where it does not.
 			created := c.mustPut(parentID, parentBody())
-			v, listed := lookupPath(created, col.path)
+			v, listed := armjson.Lookup(created, col.path)
 			if container := pathExists(created, col.path[:len(col.path)-1]); listed != container || (listed && len(v.([]any)) != 0) {
 				t.Fatalf("new parent: %s is %v (present %v)", strings.Join(col.path, "."), v, listed)
 			}
@@ -133,7 +133,7 @@ func TestEmbeddedCollectionsFollowTheChildren(t *testing.T) {
 
 			// A PUT without the collection empties it.
 			emptied := c.mustPut(parentID, parentBody())
-			if v, ok := lookupPath(emptied, col.path); ok && len(v.([]any)) != 0 {
+			if v, ok := armjson.Lookup(emptied, col.path); ok && len(v.([]any)) != 0 {
 				t.Fatalf("a PUT without the collection left %v", v)
 			}
 			resp, gone = c.do(http.MethodGet, childID("a")+apiFor(childID("a")), nil)
@@ -265,7 +265,7 @@ func TestEmbeddedShapesMatchRecordings(t *testing.T) {
 				var sent, answered map[string]any
 				_ = json.Unmarshal([]byte(it.Request.Body), &sent)
 				_ = json.Unmarshal([]byte(it.Response.Body), &answered)
-				if v, _ := lookupPath(sent, col.path); v == nil {
+				if v, _ := armjson.Lookup(sent, col.path); v == nil {
 					continue
 				}
 				want := collectionAt(t, answered, col.path)

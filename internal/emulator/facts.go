@@ -177,17 +177,17 @@ func (f *typeFacts) fill(s *Server, rec *record, body, prev map[string]any, now 
 	location, _ := body["location"].(string)
 	for _, fv := range f.arm.Filled {
 		path := strings.Split(fv.Path, ".")
-		if _, ok := lookupPath(body, path); ok || isEmbeddedPath(rec.Type, path) {
+		if _, ok := armjson.Lookup(body, path); ok || isEmbeddedPath(rec.Type, path) {
 			continue // an embedded collection is rendered from the children
 		}
-		v, ok := lookupPath(prev, path)
+		v, ok := armjson.Lookup(prev, path)
 		if !ok {
 			v = s.expand(fv.Value, rec.ID, name, location, now)
 		}
 		armjson.Put(body, path, v)
 	}
 	for _, sub := range f.arm.SubResourceIDs {
-		items, _ := lookupPath(body, strings.Split(sub.Path, "."))
+		items, _ := armjson.Lookup(body, strings.Split(sub.Path, "."))
 		list, _ := items.([]any)
 		for _, item := range list {
 			m, _ := item.(map[string]any)

@@ -112,12 +112,9 @@ func (s *Server) putStack(w http.ResponseWriter, r *http.Request, t target, body
 	case p.DenySettings == nil || !oneOf(fmt.Sprint(p.DenySettings["mode"]), "none", "denyDelete", "denyWriteAndDelete"):
 		return errorf(http.StatusBadRequest, "InvalidRequestContent", "properties.denySettings.mode must be none, denyDelete or denyWriteAndDelete.")
 	}
-	scope, err := s.deploymentScope(t)
+	scope, err := s.deploymentScope(t, req.Location)
 	if err != nil {
 		return err
-	}
-	if scope.rg == "" && req.Location == "" {
-		return errorf(http.StatusBadRequest, "LocationRequired", "The location property is required for this definition.")
 	}
 	d := s.engine()
 	d.mu.Lock()
@@ -253,21 +250,16 @@ func (s *Server) deleteManaged(ctx context.Context, id string) *armError {
 		apiVersion = f.arm.APIVersions[len(f.arm.APIVersions)-1]
 	}
 	rec, err := s.sendWithRetry(ctx, http.MethodDelete, id, apiVersion, nil, "")
-	if err != nil {
-		if ae, ok := err.(*armError); ok {
-			return ae
-		}
-		return &armError{Code: "InternalServerError", Message: err.Error()}
+	if err == nil && rec.Code == http.StatusAccepted {
+		err = s.follow(ctx, rec.Header().Get("Location"), true)
 	}
-	if rec.Code == http.StatusAccepted {
-		if err := s.follow(ctx, rec.Header().Get("Location"), true); err != nil {
-			if ae, ok := err.(*armError); ok {
-				return ae
-			}
-			return &armError{Code: "InternalServerError", Message: err.Error()}
-		}
+	if err == nil {
+		return nil
 	}
-	return nil
+	if ae, ok := err.(*armError); ok {
+		return ae
+	}
+	return &armError{Code: "InternalServerError", Message: err.Error()}
 }
 
 // deleteStack deletes the stack; its resources are detached unless the
@@ -328,11 +320,7 @@ func (st *stack) view() map[string]any {
 		"detachedResources": ids(st.Detached),
 		"failedResources":   failed,
 	}
-	end := time.Now()
-	if !st.Ended.IsZero() {
-		end = st.Ended
-	}
-	props["duration"] = isoDuration(end.Sub(st.Started))
+	props["duration"] = isoDuration(st.Started, st.Ended)
 	if st.Error != nil {
 		props["error"] = st.Error
 	}

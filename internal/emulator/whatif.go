@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/azkcli/azk/internal/armjson"
 )
 
 // whatIf predicts what a deployment would change, as ARM's what-if does:
@@ -28,12 +30,9 @@ func (s *Server) whatIf(w http.ResponseWriter, r *http.Request, t target, body [
 	if err != nil {
 		return err
 	}
-	scope, err := s.deploymentScope(dt)
+	scope, err := s.deploymentScope(dt, req.Location)
 	if err != nil {
 		return err
-	}
-	if scope.rg == "" && req.Location == "" {
-		return errorf(http.StatusBadRequest, "LocationRequired", "The location property is required for this definition.")
 	}
 	changes, err := s.predict(r.Context(), scope, req.Properties.Template, req.Properties.Parameters, dt.id, dt.name)
 	if err != nil {
@@ -95,7 +94,7 @@ func (s *Server) predict(ctx context.Context, scope deployScope, tmpl, params ma
 			innerParams, _ := props["parameters"].(map[string]any)
 			sc := r.scope
 			if sc.rg != "" {
-				sc.location = s.groupLocation(sc)
+				sc.location, _ = s.groupLocation(sc)
 			}
 			more, err := s.predict(ctx, sc, inner, innerParams, r.id, r.name)
 			if err != nil {
@@ -146,20 +145,6 @@ func (s *Server) predict(ctx context.Context, scope deployScope, tmpl, params ma
 		}
 	}
 	return changes, nil
-}
-
-func (s *Server) groupLocation(sc deployScope) string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	rec := s.live(key(sc.id()))
-	if rec == nil {
-		return ""
-	}
-	var m struct {
-		Location string `json:"location"`
-	}
-	_ = json.Unmarshal(rec.Body, &m)
-	return m.Location
 }
 
 // evalLenient evaluates what it can; an expression that cannot be
@@ -221,7 +206,7 @@ func propertyDelta(path string, after, before any, top bool) []any {
 		if top && (k == "id" || k == "name" || k == "type" || k == "apiVersion") {
 			continue
 		}
-		p := joinKey(path, k)
+		p := armjson.Join(path, k)
 		bv, ok := b[k]
 		if !ok {
 			if a[k] != nil {
@@ -261,13 +246,6 @@ func matchingItem(item any, list []any, i int) any {
 		}
 	}
 	return list[i]
-}
-
-func joinKey(path, k string) string {
-	if path == "" {
-		return k
-	}
-	return path + "." + k
 }
 
 // sameValue compares JSON values: numbers by value, locations by canonical name.
