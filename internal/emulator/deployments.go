@@ -312,12 +312,22 @@ type deploymentRequest struct {
 	} `json:"properties"`
 }
 
-func decodeDeploymentRequest(body []byte) (*deploymentRequest, error) {
-	var req deploymentRequest
+// decodeTemplateRequest reads a deployment's or a stack's request with its
+// numbers exact: a template's integers must reach the resources as sent, and
+// float64 holds them exactly only up to 2^53.
+func decodeTemplateRequest(body []byte, req any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	if err := dec.Decode(&req); err != nil {
-		return nil, errorf(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: %v.", err)
+	if err := dec.Decode(req); err != nil {
+		return errorf(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: %v.", err)
+	}
+	return nil
+}
+
+func decodeDeploymentRequest(body []byte) (*deploymentRequest, error) {
+	var req deploymentRequest
+	if err := decodeTemplateRequest(body, &req); err != nil {
+		return nil, err
 	}
 	if req.Properties.TemplateLink != nil {
 		return nil, errorf(http.StatusBadRequest, "InvalidTemplate", "The emulator runs inline templates only, not templateLink.")

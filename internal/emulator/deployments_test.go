@@ -3,6 +3,7 @@ package emulator
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -382,5 +383,33 @@ func TestDeploymentCancel(t *testing.T) {
 	}
 	if resp, got := c.do(http.MethodPost, id+"/cancel"+deployAPI, nil); resp.StatusCode != http.StatusConflict {
 		t.Errorf("cancelling an ended deployment: %d %v", resp.StatusCode, got)
+	}
+}
+
+// TestTemplatesKeepNumbersExact: a deployment and a stack both deploy
+// integers beyond float64's exact range unchanged, as ARM does.
+func TestTemplatesKeepNumbersExact(t *testing.T) {
+	c := start(t, Options{}, false)
+	c.mustPut(rgID, map[string]any{"location": "westus2"})
+	const big = int64(9007199254740993) // 2^53 + 1: a float64 reads it as ...992
+	nsg := func(name string) map[string]any {
+		return map[string]any{"type": "Microsoft.Network/networkSecurityGroups", "apiVersion": "2020-11-01", "name": name, "location": "westus2",
+			"properties": map[string]any{"exact": big}}
+	}
+	c.deploy(rgID+"/providers/Microsoft.Resources/deployments/d1", deploymentBody(template(rgSchema, nil, nsg("viaDeployment")), nil))
+	stackID := rgID + "/providers/Microsoft.Resources/deploymentStacks/s1"
+	body := map[string]any{"properties": map[string]any{"template": template(rgSchema, nil, nsg("viaStack")),
+		"actionOnUnmanage": map[string]any{"resources": "detach"}, "denySettings": map[string]any{"mode": "none"}}}
+	resp, got := c.do(http.MethodPut, stackID+"?api-version=2024-03-01", body)
+	mustStatus(t, resp, got, http.StatusCreated)
+	for deadline := time.Now().Add(20 * time.Second); provisioningState(got) != "succeeded" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		_, got = c.do(http.MethodGet, stackID+"?api-version=2024-03-01", nil)
+	}
+	for _, name := range []string{"viaDeployment", "viaStack"} {
+		resp, _ := c.do(http.MethodGet, rgID+"/providers/Microsoft.Network/networkSecurityGroups/"+name+api, nil)
+		raw, _ := io.ReadAll(resp.Body)
+		if want := fmt.Sprintf(`"exact":%d`, big); !strings.Contains(string(raw), want) {
+			t.Errorf("%s: %s is not in %s", name, want, raw)
+		}
 	}
 }

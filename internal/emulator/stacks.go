@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -98,8 +97,8 @@ type stackRequest struct {
 
 func (s *Server) putStack(w http.ResponseWriter, r *http.Request, t target, body []byte) error {
 	var req stackRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		return errorf(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: %v.", err)
+	if err := decodeTemplateRequest(body, &req); err != nil {
+		return err
 	}
 	p := req.Properties
 	switch {
