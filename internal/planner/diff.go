@@ -183,12 +183,15 @@ func (d *differ) fields(path, schema string, want, have map[string]any, ok, crea
 //   - location and sku, which types without them (proxy resources) do not
 //     keep, and a SKU's tier, size, family and capacity, which ARM's common
 //     SKU contract lets a provider omit where the SKU has no such dimension.
+//
+// What ARM never returns at all (write-only, the provider's NotReturned) is
+// not compared whatever the current body holds: value skips it.
 func (d *differ) unreturned(schema string) bool {
 	switch schema {
 	case "location", "sku", "sku.tier", "sku.size", "sku.family", "sku.capacity":
 		return true
 	}
-	return d.required[schema] || d.credentials[schema] || d.provider != nil && d.provider.NotReturned(schema)
+	return d.required[schema] || d.credentials[schema]
 }
 
 // inactiveAlternatives are the lower-cased names of the sibling objects that
