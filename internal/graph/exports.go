@@ -82,18 +82,38 @@ func exportsOf(n *Node) []Export {
 		}
 		out = append(out, e)
 	}
-	expressions := mapValue(mapValue(mapValue(n.Object.Node.YNode(), "spec"), "operatorSpec"), "configMapExpressions")
-	if expressions == nil || expressions.Kind != yaml.SequenceNode {
-		return out
+	for _, x := range expressionEntries(n, "configMapExpressions") {
+		out = append(out, Export{ConfigMap: x.name, Key: x.key, Field: x.field, Program: x.program})
 	}
+	return out
+}
+
+// expressionEntry is one entry of an operatorSpec expressions list, compiled.
+type expressionEntry struct {
+	item             *yaml.Node
+	field, name, key string
+	program          *expression.Program
+}
+
+// expressionEntries lists the entries of spec.operatorSpec.<list>
+// (configMapExpressions, secretExpressions) that name their destination and
+// compile. The others are left out: validation reports them.
+func expressionEntries(n *Node, list string) []expressionEntry {
+	expressions := mapValue(mapValue(mapValue(n.Object.Node.YNode(), "spec"), "operatorSpec"), list)
+	if expressions == nil || expressions.Kind != yaml.SequenceNode {
+		return nil
+	}
+	var out []expressionEntry
 	for i, item := range expressions.Content {
-		e := Export{ConfigMap: stringAt(item, "name"), Key: stringAt(item, "key"), Field: fmt.Sprintf("spec.operatorSpec.configMapExpressions[%d]", i)}
-		p, err := expression.Compile(n.Kind, stringAt(item, "value"))
-		if e.ConfigMap == "" || err != nil {
+		name := stringAt(item, "name")
+		if name == "" {
 			continue
 		}
-		e.Program = p
-		out = append(out, e)
+		p, err := expression.Compile(n.Kind, stringAt(item, "value"))
+		if err != nil {
+			continue
+		}
+		out = append(out, expressionEntry{item: item, field: fmt.Sprintf("spec.operatorSpec.%s[%d]", list, i), name: name, key: stringAt(item, "key"), program: p})
 	}
 	return out
 }

@@ -89,19 +89,9 @@ func secretExportsOf(n *Node) []SecretExport {
 		out = append(out, SecretExport{Secret: name, Key: key, Field: r.Path, Name: r.Field.Name,
 			Annotations: stringMap(mapValue(r.Node, "annotations")), Labels: stringMap(mapValue(r.Node, "labels"))})
 	}
-	expressions := mapValue(mapValue(mapValue(n.Object.Node.YNode(), "spec"), "operatorSpec"), "secretExpressions")
-	if expressions == nil || expressions.Kind != yaml.SequenceNode {
-		return out
-	}
-	for i, item := range expressions.Content {
-		e := SecretExport{Secret: stringAt(item, "name"), Key: stringAt(item, "key"), Field: fmt.Sprintf("spec.operatorSpec.secretExpressions[%d]", i),
-			AnnotationExpressions: stringMap(mapValue(item, "annotations")), LabelExpressions: stringMap(mapValue(item, "labels"))}
-		p, err := expression.Compile(n.Kind, stringAt(item, "value"))
-		if e.Secret == "" || err != nil {
-			continue
-		}
-		e.Program = p
-		out = append(out, e)
+	for _, x := range expressionEntries(n, "secretExpressions") {
+		out = append(out, SecretExport{Secret: x.name, Key: x.key, Field: x.field, Program: x.program,
+			AnnotationExpressions: stringMap(mapValue(x.item, "annotations")), LabelExpressions: stringMap(mapValue(x.item, "labels"))})
 	}
 	return out
 }

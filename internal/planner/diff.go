@@ -124,7 +124,7 @@ func (d *differ) collectSpec(f *registry.Field, path string) {
 	case registry.TypeObject:
 		for _, c := range f.Fields {
 			if c.ARM != nil {
-				d.collectSpec(c, joinPath(path, strings.Join(c.ARM, ".")))
+				d.collectSpec(c, armjson.Join(path, strings.Join(c.ARM, ".")))
 			}
 		}
 	case registry.TypeArray:
@@ -133,16 +133,6 @@ func (d *differ) collectSpec(f *registry.Field, path string) {
 		d.maps[path] = true
 		d.collectSpec(f.Values, path+"{}")
 	}
-}
-
-func joinPath(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "." + b
 }
 
 // diff lists the changes that writing desired over current makes. With a nil
@@ -172,14 +162,14 @@ func (d *differ) fields(path, schema string, want, have map[string]any, ok, crea
 			continue
 		}
 		hv, hok := armjson.LookupFold(have, k)
-		child := joinPath(schema, k)
+		child := armjson.Join(schema, k)
 		if keyed {
 			child = schema + "{}"
 		}
 		if ok && hv == nil && !creating && (inactive[strings.ToLower(k)] || d.unreturned(child)) {
 			continue
 		}
-		d.value(joinPath(path, k), child, want[k], hv, hok, creating, out)
+		d.value(armjson.Join(path, k), child, want[k], hv, hok, creating, out)
 	}
 	if keyed && !creating {
 		d.removedKeys(path, want, have, out, skip)
@@ -193,12 +183,15 @@ func (d *differ) fields(path, schema string, want, have map[string]any, ok, crea
 //   - location and sku, which types without them (proxy resources) do not
 //     keep, and a SKU's tier, size, family and capacity, which ARM's common
 //     SKU contract lets a provider omit where the SKU has no such dimension.
+//
+// What ARM never returns at all (write-only, the provider's NotReturned) is
+// not compared whatever the current body holds: value skips it.
 func (d *differ) unreturned(schema string) bool {
 	switch schema {
 	case "location", "sku", "sku.tier", "sku.size", "sku.family", "sku.capacity":
 		return true
 	}
-	return d.required[schema] || d.credentials[schema] || d.provider != nil && d.provider.NotReturned(schema)
+	return d.required[schema] || d.credentials[schema]
 }
 
 // inactiveAlternatives are the lower-cased names of the sibling objects that

@@ -48,12 +48,10 @@ func (m *maker) planListReads() {
 	producers := map[*graph.Node]bool{}
 	for _, n := range m.g.Nodes {
 		for _, e := range n.Edges {
+			// A name from another resource's status (NameSource) is one of these edges too.
 			if e.Kind == graph.EdgeConfigMap && e.To != nil {
 				producers[e.To] = true
 			}
-		}
-		if src := n.NameSource(); src != nil && src.To != nil {
-			producers[src.To] = true
 		}
 	}
 	byKey := map[string]*collection{}

@@ -404,6 +404,7 @@ func WriteMarkdown(w io.Writer, p *Plan, opts RenderOptions) error {
 	}
 
 	var shown, unchanged []*Resource
+	placed := make(map[*Resource]bool, len(p.Resources))
 	for _, rank := range []func(*Resource) bool{
 		func(r *Resource) bool { return r.Writes() || p.Drift && len(r.Changes) > 0 },
 		func(r *Resource) bool { return r.Action == ActionBlocked },
@@ -411,7 +412,8 @@ func WriteMarkdown(w io.Writer, p *Plan, opts RenderOptions) error {
 		func(r *Resource) bool { return true },
 	} {
 		for _, r := range p.Resources {
-			if !contains(shown, r) && !contains(unchanged, r) && rank(r) {
+			if !placed[r] && rank(r) {
+				placed[r] = true
 				if quiet(r, p.Drift) {
 					unchanged = append(unchanged, r)
 				} else {
@@ -474,15 +476,6 @@ func WriteMarkdown(w io.Writer, p *Plan, opts RenderOptions) error {
 	}
 	_, err := io.WriteString(w, out.String())
 	return err
-}
-
-func contains(list []*Resource, r *Resource) bool {
-	for _, x := range list {
-		if x == r {
-			return true
-		}
-	}
-	return false
 }
 
 // markdownResource is one resource's block: its header line, and with

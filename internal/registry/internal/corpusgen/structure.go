@@ -77,9 +77,6 @@ func (t goType) leaf() goType {
 	return t
 }
 
-// isObject reports whether the node's innermost type has properties.
-func (n *goNode) isObject() bool { return n.Type.leaf().Kind == goObject }
-
 // field returns the property with exactly this Go name, or nil.
 func (n *goNode) field(name string) *goNode {
 	if n == nil {
