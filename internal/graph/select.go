@@ -1,5 +1,7 @@
 package graph
 
+import "slices"
+
 // Direction says what a selection takes along with the resources chosen.
 type Direction int
 
@@ -37,7 +39,10 @@ func (g *Graph) Select(chosen []*Node, dir Direction) *Graph {
 		keep[n] = true
 		stack = append(stack, next[n]...)
 	}
-	out := &Graph{Secrets: g.Secrets, ConfigMaps: g.ConfigMaps, Subscription: g.Subscription, Outside: g.Outside}
+	// A copy of the whole graph, so that every input-wide field (Namespaces,
+	// DefaultPolicy, …) holds for the selection too.
+	out := *g
+	out.Nodes, out.Outside = nil, slices.Clone(g.Outside)
 	for _, n := range g.Nodes {
 		if keep[n] {
 			out.Nodes = append(out.Nodes, n)
@@ -45,5 +50,5 @@ func (g *Graph) Select(chosen []*Node, dir Direction) *Graph {
 			out.Outside = append(out.Outside, n)
 		}
 	}
-	return out
+	return &out
 }
