@@ -96,7 +96,7 @@ func measureApply(b *testing.B, in *Input, clock Clock, parallelism int) applyRu
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := plan(b, ctx, client, in, parallelism)
+	p := plan(b, ctx, client, in)
 	bound := ApplyBound(p.Resources)
 	planRequests := requests.total.Load()
 
@@ -125,11 +125,11 @@ func measureApply(b *testing.B, in *Input, clock Clock, parallelism int) applyRu
 // noEnv is an environment without variables: the inputs read none.
 func noEnv(string) (string, bool) { return "", false }
 
-// plan makes the plan of the input against the emulator client reads, at
-// the given --parallelism.
-func plan(b *testing.B, ctx context.Context, client *arm.Client, in *Input, parallelism int) *planner.Plan {
+// plan makes the plan of the input with the reads of client (which carries
+// the run's --parallelism).
+func plan(b *testing.B, ctx context.Context, client *arm.Client, in *Input) *planner.Plan {
 	b.Helper()
-	p, diags := planner.Make(ctx, in.Graph, planner.Options{Reader: client, LookupEnv: noEnv, Parallelism: parallelism})
+	p, diags := planner.Make(ctx, in.Graph, planner.Options{Reader: client, LookupEnv: noEnv})
 	if diags.HasErrors() {
 		b.Fatal(diags.Err())
 	}

@@ -25,7 +25,7 @@ func seed(b *testing.B, run *emulator.Running, in *Input) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := plan(b, ctx, client, in, 0)
+	p := plan(b, ctx, client, in)
 	for depth := 1; depth <= maxDepth(in.Graph); depth++ {
 		errs := make(chan error, len(p.Resources))
 		n := 0
@@ -123,7 +123,7 @@ func BenchmarkPlanExisting(b *testing.B) {
 				}
 				b.StartTimer()
 				began := time.Now()
-				p, diags := planner.Make(ctx, in.Graph, planner.Options{Reader: client, Parallelism: mode.parallelism, ReadEach: mode.readEach})
+				p, diags := planner.Make(ctx, in.Graph, planner.Options{Reader: client, ReadEach: mode.readEach})
 				elapsed = clock.Azure(time.Since(began))
 				b.StopTimer()
 				failed = len(diags)

@@ -40,7 +40,6 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, az *azureFlag
 		Reader:                  s.client,
 		ReconcilePolicyIfExists: pf.ifExists,
 		Inputs:                  inputs,
-		Parallelism:             az.parallelism,
 		Progress:                progress,
 		Drift:                   drift,
 		Base:                    base,

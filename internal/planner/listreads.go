@@ -87,12 +87,10 @@ func (m *maker) planListReads() {
 // list reads the collection once, for all its members.
 func (m *maker) list(ctx context.Context, c *collection) {
 	c.once.Do(func() {
-		if !m.acquire() {
-			c.err = m.ctx.Err()
+		if c.err = m.ctx.Err(); c.err != nil {
 			return
 		}
 		items, err := m.opts.Reader.List(ctx, c.path, c.apiVersion)
-		m.release()
 		if err != nil {
 			c.err = err
 			return

@@ -21,7 +21,9 @@ import (
 	"github.com/azkcli/azk/internal/registry"
 )
 
-// Reader reads Azure. *arm.Client satisfies it.
+// Reader reads Azure. *arm.Client satisfies it, pacing the reads by the
+// subscription's read budget and bounding them by --parallelism, so Make
+// reads everything it can at once.
 type Reader interface {
 	Get(ctx context.Context, id, apiVersion string) (*arm.Response, error)
 	List(ctx context.Context, path, apiVersion string) ([]json.RawMessage, error)
@@ -38,9 +40,6 @@ type Options struct {
 	ReconcilePolicyIfExists string
 	// Inputs are recorded in the plan, for applying a saved plan later.
 	Inputs Inputs
-	// Parallelism bounds the reads in flight; 0 sets no bound (the reader's
-	// rate budget paces them).
-	Parallelism int
 	// Progress receives a one-line progress report while reading (count and
 	// rate), rewritten in place; nil is quiet.
 	Progress io.Writer
@@ -145,7 +144,6 @@ type maker struct {
 	ctx   context.Context
 	g     *graph.Graph
 	opts  Options
-	sem   chan struct{} // nil: reads are not bounded
 	reg   *registry.Registry
 	diags diag.List
 
@@ -181,9 +179,6 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 
 		pendingDecisions: map[*graph.Node]*Resource{},
 		sendSecrets:      map[string]bool{},
-	}
-	if opts.Parallelism > 0 {
-		m.sem = make(chan struct{}, opts.Parallelism)
 	}
 	for _, n := range g.Nodes {
 		for _, pattern := range opts.SendSecrets {
@@ -223,25 +218,6 @@ func (m *maker) readAll() {
 	m.progress.stop()
 }
 
-// acquire takes a read slot; it returns false when ctx is done.
-func (m *maker) acquire() bool {
-	if m.sem == nil {
-		return m.ctx.Err() == nil
-	}
-	select {
-	case m.sem <- struct{}{}:
-		return true
-	case <-m.ctx.Done():
-		return false
-	}
-}
-
-func (m *maker) release() {
-	if m.sem != nil {
-		<-m.sem
-	}
-}
-
 // get reads one resource: its body and ETag, or nil when it does not exist.
 func (m *maker) get(id, apiVersion string) (map[string]any, string, error) {
 	return m.getAt(m.ctx, id, apiVersion)
@@ -249,11 +225,10 @@ func (m *maker) get(id, apiVersion string) (map[string]any, string, error) {
 
 // getAt is get under ctx (which may carry the read's priority).
 func (m *maker) getAt(ctx context.Context, id, apiVersion string) (map[string]any, string, error) {
-	if !m.acquire() {
+	if m.ctx.Err() != nil {
 		return nil, "", m.ctx.Err()
 	}
 	resp, err := m.opts.Reader.Get(ctx, id, apiVersion)
-	m.release()
 	if arm.IsNotFound(err) {
 		return nil, "", nil
 	}
@@ -446,11 +421,9 @@ func (m *maker) roleID(name string) (string, error) {
 	v, _ := m.roles.LoadOrStore(strings.ToLower(name), &roleLookup{})
 	r := v.(*roleLookup)
 	r.once.Do(func() {
-		if !m.acquire() {
-			r.err = m.ctx.Err()
+		if r.err = m.ctx.Err(); r.err != nil {
 			return
 		}
-		defer m.release()
 		r.id, r.err = m.opts.Reader.RoleDefinitionID(m.ctx, name)
 	})
 	return r.id, r.err
@@ -726,11 +699,10 @@ func (m *maker) listUnmanaged() func() []string {
 					return // it will be created: nothing in it yet
 				}
 			}
-			if !m.acquire() {
+			if m.ctx.Err() != nil {
 				return
 			}
 			items, err := m.opts.Reader.List(m.ctx, rg+"/resources", resourceGroupsAPIVersion)
-			m.release()
 			if arm.IsNotFound(err) {
 				return
 			}
