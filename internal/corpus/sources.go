@@ -55,7 +55,7 @@ func BuiltInRoleID(name string) (string, bool) {
 }
 
 var builtInRoles = sync.OnceValue(func() map[string]string {
-	dir, err := Locate()
+	dir, err := locate()
 	if err != nil {
 		return nil
 	}
