@@ -109,8 +109,7 @@ func writeImported(g *globalOptions, res *importer.Result, outDir string) error 
 		return nil
 	}
 	if g.output == "json" {
-		list := map[string]any{"apiVersion": "v1", "kind": "List", "items": []any{}}
-		var items []any
+		items := []any{}
 		for _, r := range res.Resources {
 			n, err := yaml.Parse(r.Manifest)
 			if err != nil {
@@ -122,10 +121,7 @@ func writeImported(g *globalOptions, res *importer.Result, outDir string) error 
 			}
 			items = append(items, json.RawMessage(data))
 		}
-		if items != nil {
-			list["items"] = items
-		}
-		return writeJSON(g.stdout, list)
+		return writeJSON(g.stdout, map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
 	}
 	for i, r := range res.Resources {
 		if i > 0 {

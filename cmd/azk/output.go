@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -224,10 +223,7 @@ func writeExported(w, stderr io.Writer, format string, objs []exported.Object, r
 		for _, o := range objs {
 			out = append(out, jsonObject{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, From: o.From, Data: shown(o), Annotations: o.Annotations, Labels: o.Labels})
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(out)
+		return writeJSON(w, out)
 	case "yaml":
 		hidden := 0
 		for _, o := range objs {

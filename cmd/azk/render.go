@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -94,10 +93,7 @@ func writeRequests(g *globalOptions, reqs []*convert.Request, showSensitive bool
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "# %s (%s)\n%s %s\n", r.Resource, reqs[i].Node.Object.Source, r.Method, r.URL)
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(r.Body); err != nil {
+		if err := writeJSON(w, r.Body); err != nil {
 			return err
 		}
 	}

@@ -15,16 +15,16 @@ import (
 // so a fresh clone without it still passes.
 func Dir(t testing.TB) string {
 	t.Helper()
-	dir, err := Locate()
+	dir, err := locate()
 	if err != nil {
 		t.Skipf("ASO corpus not found (%v; set AZK_CORPUS to its path): skipping", err)
 	}
 	return dir
 }
 
-// Locate finds the corpus directory: $AZK_CORPUS when set, else
+// locate finds the corpus directory: $AZK_CORPUS when set, else
 // ../shared/aso beside the repository root.
-func Locate() (string, error) {
+func locate() (string, error) {
 	dir := os.Getenv("AZK_CORPUS")
 	if dir == "" {
 		root, err := repoRoot()

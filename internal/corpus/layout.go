@@ -2,11 +2,11 @@ package corpus
 
 import (
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Folder is one samples folder, found as the operator's test harness finds
@@ -52,17 +52,23 @@ func SampleFolders(dir string) ([]Folder, error) {
 	return out, err
 }
 
+// sampleFolders holds SampleFolders of each corpus directory once walked:
+// RecordingFolder is asked once for every recording.
+var sampleFolders sync.Map // dir -> []Folder
+
 // RecordingFolder finds the samples folder a recording was made from.
 func RecordingFolder(dir, recordingFile string) (Folder, bool) {
-	folders, err := SampleFolders(dir)
-	if err != nil {
-		return Folder{}, false
+	folders, ok := sampleFolders.Load(dir)
+	if !ok {
+		walked, err := SampleFolders(dir)
+		if err != nil {
+			return Folder{}, false
+		}
+		folders, _ = sampleFolders.LoadOrStore(dir, walked)
 	}
-	for _, f := range folders {
+	for _, f := range folders.([]Folder) {
 		if f.Recording == filepath.Base(recordingFile) {
-			if _, err := os.Stat(f.Path); err == nil {
-				return f, true
-			}
+			return f, true
 		}
 	}
 	return Folder{}, false

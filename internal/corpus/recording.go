@@ -37,6 +37,11 @@ func ReadRecording(path string) (*Recording, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseRecording(path, data)
+}
+
+// parseRecording parses the recording data read from path.
+func parseRecording(path string, data []byte) (*Recording, error) {
 	var r Recording
 	if err := yaml.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

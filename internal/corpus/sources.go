@@ -55,7 +55,7 @@ func BuiltInRoleID(name string) (string, bool) {
 }
 
 var builtInRoles = sync.OnceValue(func() map[string]string {
-	dir, err := Locate()
+	dir, err := locate()
 	if err != nil {
 		return nil
 	}
@@ -80,7 +80,7 @@ func BuiltInRoles(dir string) (map[string]string, error) {
 		if !bytes.Contains(data, []byte("/providers/Microsoft.Authorization/roleDefinitions?")) {
 			continue
 		}
-		rec, err := ReadRecording(file)
+		rec, err := parseRecording(file, data)
 		if err != nil {
 			return nil, err
 		}

@@ -67,20 +67,8 @@ func (l *load) kustomize(dir string) {
 }
 
 func (l *load) kustomizeNode(dir string, src diag.Source, node *yaml.RNode) {
-	n := node.YNode()
-	meta := mapValue(n, "metadata")
-	o := &Object{
-		Source:        src,
-		Kustomization: dir,
-		APIVersion:    stringField(n, "apiVersion"),
-		Kind:          stringField(n, "kind"),
-		Name:          stringField(meta, "name"),
-		Namespace:     stringField(meta, "namespace"),
-		Node:          node,
-	}
-	if o.Namespace == "" {
-		o.Namespace = l.namespace
-	}
+	o := l.identify(src, node)
+	o.Kustomization = dir
 	l.add(o)
 }
 

@@ -40,8 +40,10 @@ func structure(file string, n *yaml.Node) (problems diag.List, ok bool) {
 
 type structureWalk struct {
 	file string
-	// expanded is each visited node's size with aliases expanded, so that a
-	// node many aliases point to is counted in one pass.
+	// expanded is each visited anchored node's size with aliases expanded,
+	// so that a node many aliases point to is counted in one pass; onPath
+	// holds the anchored nodes being walked, for aliases that loop. Only
+	// anchored nodes are kept: aliases point to nothing else.
 	expanded   map[*yaml.Node]int
 	onPath     map[*yaml.Node]bool
 	literal    int // nodes written in the document
@@ -75,13 +77,16 @@ func (w *structureWalk) walk(n *yaml.Node, path string, depth int) int {
 		w.add(n, path, size)
 		return size
 	}
-	if size, seen := w.expanded[n]; seen {
-		return size
+	anchored := n.Anchor != ""
+	if anchored {
+		if size, seen := w.expanded[n]; seen {
+			return size
+		}
+		w.onPath[n] = true
+		defer delete(w.onPath, n)
 	}
 	w.literal++
 	w.add(n, path, 1)
-	w.onPath[n] = true
-	defer delete(w.onPath, n)
 	size := 1
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -105,7 +110,9 @@ func (w *structureWalk) walk(n *yaml.Node, path string, depth int) int {
 			size = saturating(size, w.walk(c, fmt.Sprintf("%s[%d]", path, i), depth+1))
 		}
 	}
-	w.expanded[n] = size
+	if anchored {
+		w.expanded[n] = size
+	}
 	return size
 }
 

@@ -232,12 +232,7 @@ func (l *load) stream(file string, data []byte, isKustomization bool) {
 // it returns false when the document cannot be used at all.
 func (l *load) checkStructure(file string, n *yaml.Node) bool {
 	problems, ok := structure(file, n)
-	o := &Object{APIVersion: stringField(n, "apiVersion"), Kind: stringField(n, "kind")}
-	meta := mapValue(n, "metadata")
-	o.Name, o.Namespace = stringField(meta, "name"), stringField(meta, "namespace")
-	if o.Namespace == "" {
-		o.Namespace = l.namespace
-	}
+	o := l.identify(diag.Source{}, yaml.NewRNode(n))
 	for _, d := range problems {
 		if o.Kind != "" && o.Name != "" {
 			d.Resource = o.Address()
@@ -255,8 +250,8 @@ func (l *load) node(file string, n *yaml.Node) {
 		l.diags.Add(diag.Errorf(src, "", "", "expected a Kubernetes object (a mapping), found a %s", nodeKindName(n)))
 		return
 	}
-	apiVersion, kind := stringField(n, "apiVersion"), stringField(n, "kind")
-	if kind == "List" && apiVersion != "" {
+	o := l.identify(src, yaml.NewRNode(n))
+	if o.Kind == "List" && o.APIVersion != "" {
 		items := mapValue(n, "items")
 		if items == nil || items.Kind != yaml.SequenceNode {
 			if items != nil && !isNull(items) {
@@ -271,14 +266,26 @@ func (l *load) node(file string, n *yaml.Node) {
 		}
 		return
 	}
-	o := &Object{Source: src, APIVersion: apiVersion, Kind: kind, Node: yaml.NewRNode(n)}
+	l.add(o)
+}
+
+// identify is the object node describes, read from src: its apiVersion,
+// kind, name and namespace (the default namespace when it sets none).
+func (l *load) identify(src diag.Source, node *yaml.RNode) *Object {
+	n := node.YNode()
 	meta := mapValue(n, "metadata")
-	o.Name = stringField(meta, "name")
-	o.Namespace = stringField(meta, "namespace")
+	o := &Object{
+		Source:     src,
+		APIVersion: stringField(n, "apiVersion"),
+		Kind:       stringField(n, "kind"),
+		Name:       stringField(meta, "name"),
+		Namespace:  stringField(meta, "namespace"),
+		Node:       node,
+	}
 	if o.Namespace == "" {
 		o.Namespace = l.namespace
 	}
-	l.add(o)
+	return o
 }
 
 // add validates the identity of o and routes it into the result.

@@ -3,22 +3,12 @@ package validate_test
 import (
 	"strings"
 	"testing"
-
-	"sigs.k8s.io/kustomize/kyaml/yaml"
-
-	"github.com/azkcli/azk/internal/diag"
-	"github.com/azkcli/azk/internal/loader"
-	"github.com/azkcli/azk/internal/registry"
-	"github.com/azkcli/azk/internal/validate"
 )
 
 // TestExpressionErrors: CEL expressions the operator's webhook refuses are
 // errors naming the file, line, resource, field and expression.
 func TestExpressionErrors(t *testing.T) {
-	k, ok := registry.Default().Lookup("managedidentity.azure.com", "v1api20230131", "UserAssignedIdentity")
-	if !ok {
-		t.Fatal("UserAssignedIdentity not in the registry")
-	}
+	k := registryKind(t, "managedidentity.azure.com", "v1api20230131", "UserAssignedIdentity")
 	manifest := `apiVersion: managedidentity.azure.com/v1api20230131
 kind: UserAssignedIdentity
 metadata:
@@ -48,13 +38,7 @@ spec:
         key: s
         value: secret.key1 +
 `
-	node, err := yaml.Parse(manifest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	obj := &loader.Object{Source: diag.Source{File: "id.yaml", Line: 1}, APIVersion: "managedidentity.azure.com/v1api20230131",
-		Kind: "UserAssignedIdentity", Namespace: "default", Name: "id1", Node: node}
-	_, diags := validate.Spec(obj, k)
+	_, diags := checkManifest(t, "id.yaml", manifest, k)
 	want := []string{
 		`id.yaml:13: managedidentity.azure.com/UserAssignedIdentity/default/id1: spec.operatorSpec.configMapExpressions[0].value: CEL expression "self.status.principalID": ERROR: <input>:1:12: undefined field 'principalID'`,
 		`id.yaml:14: managedidentity.azure.com/UserAssignedIdentity/default/id1: spec.operatorSpec.configMapExpressions[1].key: CEL expression "self.status.clientId" returns a string: the destination needs a key`,
@@ -74,21 +58,13 @@ spec:
 
 // TestRootOneOf: a Kusto database sets exactly one of its root alternatives.
 func TestRootOneOf(t *testing.T) {
-	k, ok := registry.Default().Lookup("kusto.azure.com", "v1api20240413", "DataConnection")
-	if !ok {
-		t.Fatal("DataConnection not in the registry")
-	}
+	k := registryKind(t, "kusto.azure.com", "v1api20240413", "DataConnection")
 	for spec, want := range map[string]string{
 		"  eventHubDataConnection:\n    kind: EventHub\n    consumerGroup: $Default\n    eventHubResourceReference:\n      armId: /subscriptions/s/resourceGroups/rg/providers/Microsoft.EventHub/namespaces/n/eventhubs/h\n": "",
 		"  eventHubDataConnection:\n    kind: EventHub\n  iotHubDataConnection:\n    kind: IotHub\n":                                                                                                                          "set exactly one of cosmosDbDataConnection, eventGridDataConnection, eventHubDataConnection, iotHubDataConnection",
 		"  azureName: dc\n": "set exactly one of",
 	} {
-		node, err := yaml.Parse("apiVersion: kusto.azure.com/v1api20240413\nkind: DataConnection\nmetadata:\n  name: dc\nspec:\n  owner:\n    name: db\n" + spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		obj := &loader.Object{Source: diag.Source{File: "dc.yaml", Line: 1}, APIVersion: "kusto.azure.com/v1api20240413", Kind: "DataConnection", Namespace: "default", Name: "dc", Node: node}
-		_, diags := validate.Spec(obj, k)
+		_, diags := checkManifest(t, "dc.yaml", "apiVersion: kusto.azure.com/v1api20240413\nkind: DataConnection\nmetadata:\n  name: dc\nspec:\n  owner:\n    name: db\n"+spec, k)
 		got := ""
 		if err := diags.Err(); err != nil {
 			got = err.Error()

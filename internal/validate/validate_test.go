@@ -35,12 +35,29 @@ var kind = &registry.Kind{Spec: &registry.Field{Type: registry.TypeObject, Field
 
 func check(t *testing.T, spec string) ([]validate.Ref, diag.List) {
 	t.Helper()
-	node, err := yaml.Parse("apiVersion: example.azure.com/v1\nkind: Thing\nmetadata:\n  name: t\nspec:\n" + spec)
+	return checkManifest(t, "in.yaml", "apiVersion: example.azure.com/v1\nkind: Thing\nmetadata:\n  name: t\nspec:\n"+spec, kind)
+}
+
+// checkManifest checks the spec of one manifest, written at the top of
+// file in the default namespace, against k.
+func checkManifest(t *testing.T, file, manifest string, k *registry.Kind) ([]validate.Ref, diag.List) {
+	t.Helper()
+	node, err := yaml.Parse(manifest)
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj := &loader.Object{Source: diag.Source{File: "in.yaml", Line: 1}, APIVersion: "example.azure.com/v1", Kind: "Thing", Namespace: "default", Name: "t", Node: node}
-	return validate.Spec(obj, kind)
+	obj := &loader.Object{Source: diag.Source{File: file, Line: 1}, APIVersion: node.GetApiVersion(), Kind: node.GetKind(), Namespace: "default", Name: node.GetName(), Node: node}
+	return validate.Spec(obj, k)
+}
+
+// registryKind is a kind of the registry.
+func registryKind(t *testing.T, group, version, name string) *registry.Kind {
+	t.Helper()
+	k, ok := registry.Default().Lookup(group, version, name)
+	if !ok {
+		t.Fatalf("%s not in the registry", name)
+	}
+	return k
 }
 
 func TestValidSpec(t *testing.T) {
