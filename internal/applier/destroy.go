@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/azkcli/azk/internal/arm"
+	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/planner"
@@ -217,27 +218,11 @@ func (l *childLister) walk(ctx context.Context, by, id, armType string) {
 			continue
 		}
 		typ := k.typ
-		if typ == "" {
-			typ = typeOf(k.id)
+		if id, err := armid.Parse(k.id); typ == "" && err == nil {
+			typ = id.Type() // listed without its type
 		}
 		l.walk(ctx, by, k.id, typ)
 	}
-}
-
-// typeOf derives a resource type from an ARM ID, for children listed without one.
-func typeOf(id string) string {
-	parts := strings.Split(strings.Trim(id, "/"), "/")
-	for i := len(parts) - 2; i >= 0; i-- {
-		if strings.EqualFold(parts[i], "providers") && i+1 < len(parts) {
-			rest := parts[i+1:]
-			typ := rest[0]
-			for j := 1; j < len(rest); j += 2 {
-				typ += "/" + rest[j]
-			}
-			return typ
-		}
-	}
-	return ""
 }
 
 type childType struct{ segment, apiVersion string }

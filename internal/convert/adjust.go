@@ -48,7 +48,7 @@ func nullCollections(f *registry.Field, obj map[string]any, base string, empty m
 		if len(child.ARM) == 0 || child.KeyedByRef || child.Ref != "" {
 			continue
 		}
-		path := joinARM(base, strings.Join(child.ARM, "."))
+		path := armjson.Join(base, strings.Join(child.ARM, "."))
 		v, found := armjson.Lookup(obj, child.ARM)
 		if !found {
 			parent, ok := armjson.Lookup(obj, child.ARM[:len(child.ARM)-1])
@@ -64,7 +64,7 @@ func nullCollections(f *registry.Field, obj map[string]any, base string, empty m
 			} else if child.Type == registry.TypeMap && child.Values != nil && child.Values.Type == registry.TypeObject {
 				for k, e := range t {
 					if m, ok := e.(map[string]any); ok {
-						nullCollections(child.Values, m, joinARM(path, k), empty)
+						nullCollections(child.Values, m, armjson.Join(path, k), empty)
 					}
 				}
 			}
@@ -88,13 +88,6 @@ func emptyOrNull(t registry.Type, empty bool) any {
 		return []any{}
 	}
 	return map[string]any{}
-}
-
-func joinARM(base, key string) string {
-	if base == "" {
-		return key
-	}
-	return base + "." + key
 }
 
 // childProjection returns how a child read from Azure is written back in the

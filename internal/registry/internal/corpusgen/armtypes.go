@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/registry"
 )
 
@@ -201,12 +202,12 @@ func (w *bodyWalker) walk(c *factCollector, ref typeRef, path string, depth int,
 		if n.Type == "DiscriminatedObjectType" && w.createOnly(n) {
 			// Every alternative exists only in the PUT model: so does the
 			// discriminator that picks one.
-			c.writeOnly[joinARM(path, n.Discriminator)] = true
+			c.writeOnly[armjson.Join(path, n.Discriminator)] = true
 		}
 		w.selector(c, path, props)
 		for _, name := range sortedNames(props) {
 			for _, p := range props[name] {
-				child := joinARM(path, name)
+				child := armjson.Join(path, name)
 				if p.Flags&flagWriteOnly != 0 {
 					c.writeOnly[child] = true
 				}
@@ -327,7 +328,7 @@ func (w *bodyWalker) selector(c *factCollector, path string, props map[string][]
 			}
 			if len(alternatives) >= 2 {
 				sort.Strings(alternatives)
-				c.selectors[joinARM(path, name)] = registry.Selector{Path: joinARM(path, name), Alternatives: alternatives}
+				c.selectors[armjson.Join(path, name)] = registry.Selector{Path: armjson.Join(path, name), Alternatives: alternatives}
 			}
 		}
 	}
@@ -376,12 +377,4 @@ func sortedNames[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// joinARM appends key to an ARM body path.
-func joinARM(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
 }

@@ -194,7 +194,7 @@ func (f *armTypeFacts) subResourceIDs(path string, sent, stored any, id string) 
 		for k, v := range s {
 			sv, ok := armjson.LookupFold(st, k)
 			if ok {
-				f.subResourceIDs(joinARM(path, k), v, sv, id)
+				f.subResourceIDs(armjson.Join(path, k), v, sv, id)
 			}
 		}
 	case []any:
