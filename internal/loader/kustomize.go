@@ -163,6 +163,7 @@ func readObjects(file string) []*Object {
 	objs = append(objs, l.result.Resources...)
 	objs = append(objs, l.result.Secrets...)
 	objs = append(objs, l.result.ConfigMaps...)
+	objs = append(objs, l.result.Namespaces...)
 	return objs
 }
 

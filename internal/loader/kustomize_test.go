@@ -109,3 +109,19 @@ func TestLoadKustomizeErrors(t *testing.T) {
 			filepath.Join(dir, "merge", "rg.yaml") + ":1",
 	})
 }
+
+// TestLoadKustomizeNamespaceLines: a Namespace read through kustomize keeps
+// its file and lines, as resources do, for errors about its policy.
+func TestLoadKustomizeNamespaceLines(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"kustomization.yaml": "resources:\n- ns.yaml\n- rg.yaml\n",
+		"ns.yaml":            "# the team's namespace\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: team\n  annotations:\n    serviceoperator.azure.com/reconcile-policy: skip\n",
+		"rg.yaml":            rgDoc,
+	})
+	res, diags := Load(Options{Kustomize: []string{dir}})
+	check(t, "diagnostics", render(diags), nil)
+	check(t, "namespaces", summarize(res.Namespaces), []string{"v1/Namespace/default/team @ " + filepath.Join(dir, "ns.yaml") + ":2"})
+	if got := FieldLine(res.Namespaces[0], "metadata", "annotations", "serviceoperator.azure.com/reconcile-policy"); got != 7 {
+		t.Errorf("the policy annotation's line: %d, want 7", got)
+	}
+}
