@@ -153,6 +153,44 @@ func TestIgnoredPathKeepsAzuresValue(t *testing.T) {
 	}
 }
 
+// A key holding dots (Azure Policy's platformsettings.… tags) is printed as
+// tags["…"], the form ignore-changes reads back: copying the path the plan
+// shows keeps the tag, where a dotted form would name a nested key.
+func TestIgnoreChangesTakesThePathThePlanPrints(t *testing.T) {
+	run, flags := emulatorAt(t)
+	with := func(args ...string) []string { return append(args, flags...) }
+	const tag = "platformsettings.host_environment.service.platform_optedin_for_rootcerts"
+	manifest := func(annotation, team string) string {
+		return "apiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: dotted\n" + annotation +
+			"spec:\n  location: westus2\n  tags: {team: " + team + "}\n"
+	}
+	dir := writeStack(t, manifest("", "a"))
+	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", dir)...); code != 0 {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	id := "/subscriptions/" + emulatorSubscription + "/resourceGroups/dotted"
+	if err := run.Server.Drift(id, []byte(`{"tags":{"team":"a","`+tag+`":"true"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	printed := `tags["` + tag + `"]`
+	out, _, _ := azk(t, "", with("plan", dir)...)
+	mustContain(t, "plan", out, printed+` = "true"`)
+
+	annotation := "  annotations:\n    azk.azkcli.io/ignore-changes: '" + printed + "'\n"
+	if err := os.WriteFile(filepath.Join(dir, "stack.yaml"), []byte(manifest(annotation, "b")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ = azk(t, "", with("plan", dir)...)
+	mustContain(t, "plan", out, "# "+printed+` = "true"`, "(ignored: Azure's value is kept)")
+	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", dir)...); code != 0 {
+		t.Fatalf("apply of another change: exit %d\n%s\n%s", code, out, errOut)
+	}
+	tags := getBody(t, run, id, "2020-06-01")["tags"].(map[string]any)
+	if tags[tag] != "true" || tags["team"] != "b" {
+		t.Errorf("tags after apply %v, want the policy tag kept and team b", tags)
+	}
+}
+
 // With --base, a resource new in the change under review that exists in
 // Azure already is flagged as adopted, with what destroy would then do.
 func TestPlanBaseFlagsAdoption(t *testing.T) {

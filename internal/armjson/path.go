@@ -89,21 +89,28 @@ func ParsePath(s string) (Path, error) {
 
 // String prints p as ParsePath reads it.
 func (p Path) String() string {
-	var b strings.Builder
-	for i, st := range p {
-		switch {
-		case st.Item:
-			fmt.Fprintf(&b, "[name=%s]", st.Key)
-		case strings.ContainsAny(st.Key, ".[]\" "):
-			fmt.Fprintf(&b, "[%s]", strconv.Quote(st.Key))
-		default:
-			if i > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(st.Key)
+	s := ""
+	for _, st := range p {
+		if st.Item {
+			s += "[name=" + st.Key + "]"
+		} else {
+			s = JoinKey(s, st.Key)
 		}
 	}
-	return b.String()
+	return s
+}
+
+// JoinKey appends one property or map key to a path as String writes it:
+// .key, or ["key"] for a key holding characters a path uses, so that every
+// path shown reads back with ParsePath as the same path.
+func JoinKey(path, key string) string {
+	switch {
+	case strings.ContainsAny(key, ".[]\" "):
+		return path + "[" + strconv.Quote(key) + "]"
+	case path == "":
+		return key
+	}
+	return path + "." + key
 }
 
 // Get reads the value at p in body, matching property names and item names

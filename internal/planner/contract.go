@@ -84,7 +84,7 @@ func secretChanges(body map[string]any) []Change {
 			}
 		case map[string]any:
 			for k, e := range t {
-				walk(armjson.Join(path, k), e)
+				walk(armjson.JoinKey(path, k), e)
 			}
 		case []any:
 			named := armjson.Named(t)

@@ -169,7 +169,7 @@ func (d *differ) fields(path, schema string, want, have map[string]any, ok, crea
 		if ok && hv == nil && !creating && (inactive[strings.ToLower(k)] || d.unreturned(child)) {
 			continue
 		}
-		d.value(armjson.Join(path, k), child, want[k], hv, hok, creating, out)
+		d.value(armjson.JoinKey(path, k), child, want[k], hv, hok, creating, out)
 	}
 	if keyed && !creating {
 		d.removedKeys(path, want, have, out, skip)
@@ -301,7 +301,7 @@ func (d *differ) removedKeys(path string, want map[string]any, have any, out *[]
 			continue
 		}
 		if _, kept := armjson.LookupFold(want, k); !kept {
-			*out = append(*out, Change{Path: path + "." + k, Before: h[k]})
+			*out = append(*out, Change{Path: armjson.JoinKey(path, k), Before: h[k]})
 		}
 	}
 }

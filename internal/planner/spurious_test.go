@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/corpus"
 )
 
@@ -42,8 +43,8 @@ func categorise(c Change, p recordedPut) string {
 	if props, _ := sent["properties"].(map[string]any); strings.EqualFold(fmt.Sprint(props["createMode"]), "recover") {
 		return recovered
 	}
-	if key, isTag := strings.CutPrefix(c.Path, "tags."); isTag && c.Before != nil && c.After == nil {
-		if tags, _ := response["tags"].(map[string]any); tags[key] != nil {
+	if path, err := armjson.ParsePath(c.Path); err == nil && len(path) == 2 && path[0].Key == "tags" && !path[1].Item && c.Before != nil && c.After == nil {
+		if tags, _ := response["tags"].(map[string]any); tags[path[1].Key] != nil {
 			return policyTag
 		}
 	}
