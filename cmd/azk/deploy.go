@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -57,7 +56,7 @@ func applyDeployment(g *globalOptions, rf *runFlags, f *engineFlags, p *planner.
 		if len(set.Templates) != 1 {
 			return fmt.Errorf("a deployment stack holds one template, and these manifests need %d (scopes in several subscriptions, or ARM's limits): apply without --stack, or split the manifests", len(set.Templates))
 		}
-		if unmanaged, err = stackLeavers(ctx, client, set.Templates[0], f.stack); err != nil {
+		if unmanaged, err = deployment.StackLeavers(ctx, client, set.Templates[0], f.stack); err != nil {
 			return err
 		}
 	}
@@ -134,33 +133,6 @@ func describeHandOff(g *globalOptions, set *deployment.Set, f *engineFlags, unma
 	for _, id := range unmanaged {
 		fmt.Fprintf(g.stdout, "  the stack will %s %s, which it manages and the manifests no longer hold\n", action["resources"], id)
 	}
-}
-
-// stackLeavers are the resources the stack manages today that its new
-// template no longer names: it deletes or detaches them.
-func stackLeavers(ctx context.Context, client *arm.Client, t *deployment.Template, name string) ([]string, error) {
-	resp, err := client.Get(ctx, t.Scope.StackID(name), deployment.StacksAPIVersion)
-	if arm.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	managed, err := deployment.StackResources(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	named := map[string]bool{}
-	for _, r := range t.Resources {
-		named[strings.ToLower(r.ARMID)] = true
-	}
-	var out []string
-	for _, id := range managed {
-		if !named[strings.ToLower(id)] && !strings.Contains(strings.ToLower(id), "/providers/microsoft.resources/deployments/") {
-			out = append(out, id)
-		}
-	}
-	return out, nil
 }
 
 // crossCheck asks ARM's what-if about the plan and writes where it differs.

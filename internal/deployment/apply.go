@@ -688,9 +688,36 @@ func parseDuration(s string) time.Duration {
 	return total
 }
 
-// StackResources lists the resources a deployment stack (its body as ARM
+// StackLeavers are the resources the stack manages today that its new
+// template no longer names: it deletes or detaches them.
+func StackLeavers(ctx context.Context, client *arm.Client, t *Template, name string) ([]string, error) {
+	resp, err := client.Get(ctx, t.Scope.StackID(name), StacksAPIVersion)
+	if arm.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	managed, err := stackResources(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	named := map[string]bool{}
+	for _, r := range t.Resources {
+		named[strings.ToLower(r.ARMID)] = true
+	}
+	var out []string
+	for _, id := range managed {
+		if !named[strings.ToLower(id)] && !strings.Contains(strings.ToLower(id), "/providers/microsoft.resources/deployments/") {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// stackResources lists the resources a deployment stack (its body as ARM
 // returns it) manages.
-func StackResources(body []byte) ([]string, error) {
+func stackResources(body []byte) ([]string, error) {
 	var st struct {
 		Properties struct {
 			Resources []struct {
