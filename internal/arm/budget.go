@@ -118,8 +118,9 @@ func priorityOf(ctx context.Context) float64 {
 // mirror in step with ARM's count, for subscriptions with smaller buckets
 // and for other clients sharing them. Answers arrive out of order, and an
 // older count is higher than the current one, so a count only ever lowers
-// the mirror's tokens (and shows a bigger bucket when it exceeds the assumed
-// one; a faster refill is --rate-limit's to say). A 429 empties the bucket
+// the mirror's tokens. The bucket's size is the largest count ARM has shown
+// (the assumed burst until the first answer); a faster refill is
+// --rate-limit's to say. A 429 empties the bucket
 // and halves the refill rate, which then grows back to the assumed rate with
 // every answer that is not throttled (additive increase, multiplicative
 // decrease).
@@ -188,6 +189,7 @@ type bucket struct {
 
 	mu       sync.Mutex
 	lim      tokens
+	sized    bool // lim.burst is what ARM has shown, no longer the assumed burst
 	waiting  waiters
 	arrivals uint64
 	timer    *time.Timer
@@ -352,9 +354,15 @@ func (b *bucket) answered(resp *http.Response) {
 	b.counts.Answered++
 	assumed := b.assumed.PerSecond
 	if remaining, ok := b.remaining(resp.Header); ok {
-		if float64(remaining+1) > b.lim.burst {
+		// ARM had remaining+1 tokens when it counted this request (a 429
+		// was not counted, and shows nothing): its bucket holds at least
+		// that many. Until an answer shows more, the mirror holds no more,
+		// so a pause on this side (a slow machine, a stalled process) does
+		// not save up tokens ARM's bucket never had.
+		if shown := float64(remaining + 1); resp.StatusCode != http.StatusTooManyRequests && (!b.sized || shown > b.lim.burst) {
 			b.lim.advance(now)
-			b.lim.burst = float64(remaining + 1) // ARM's bucket is bigger than assumed
+			b.lim.burst, b.sized = shown, true
+			b.lim.n = math.Min(b.lim.n, shown)
 		}
 		// The requests still in flight may not be in ARM's count yet: they
 		// come off it too, so the mirror errs on the side of fewer tokens.
