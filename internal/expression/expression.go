@@ -142,9 +142,31 @@ func resourceIDMap(id *arm.ResourceID) map[string]any {
 	return out
 }
 
-// Compile parses and type-checks source for objects of kind k. The error
-// says what is wrong, as the operator's webhook would refuse it.
+type compileKey struct {
+	kind   *registry.Kind
+	source string
+}
+
+var programs sync.Map // compileKey -> *compiled
+
+type compiled struct {
+	once    sync.Once
+	program *Program
+	err     error
+}
+
+// Compile parses and type-checks source for objects of kind k, once per
+// kind and source: validation and the graph both ask for every expression.
+// The error says what is wrong, as the operator's webhook would refuse it.
+// The Program is shared: callers read it and never change it.
 func Compile(k *registry.Kind, source string) (*Program, error) {
+	v, _ := programs.LoadOrStore(compileKey{k, source}, &compiled{})
+	c := v.(*compiled)
+	c.once.Do(func() { c.program, c.err = compile(k, source) })
+	return c.program, c.err
+}
+
+func compile(k *registry.Kind, source string) (*Program, error) {
 	e, err := env(k)
 	if err != nil {
 		return nil, fmt.Errorf("CEL environment for %s: %v", k.Kind, err)
