@@ -5,15 +5,15 @@ import (
 	"strconv"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // FromYAML converts a YAML value without a schema to the shapes of a decoded
 // JSON body: mappings, sequences and typed scalars (int64, float64, bool,
 // nil, string).
 func FromYAML(n *yaml.Node) any {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
+	n = yamlnode.Deref(n)
 	if n == nil {
 		return nil
 	}

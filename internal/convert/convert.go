@@ -6,17 +6,18 @@ package convert
 
 import (
 	"fmt"
-	"github.com/azkcli/azk/internal/armjson"
 	"os"
 	"regexp"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/registry"
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // Sources supplies the values a spec refers to but does not hold. The zero
@@ -157,8 +158,8 @@ func (c *converter) errorf(line int, field, format string, args ...any) {
 
 // value converts the YAML value n, described by f, to its ARM form.
 func (c *converter) value(f *registry.Field, n *yaml.Node, path string) any {
-	n = deref(n)
-	if n == nil || (n.Kind == yaml.ScalarNode && n.Tag == yaml.NodeTagNull) {
+	n = yamlnode.Deref(n)
+	if yamlnode.IsNull(n) {
 		return nil
 	}
 	switch f.Ref {
@@ -244,7 +245,7 @@ func (c *converter) object(f *registry.Field, n *yaml.Node, path string) any {
 
 // reference resolves a resource reference to an ARM ID.
 func (c *converter) reference(f *registry.Field, n *yaml.Node, path string) any {
-	if name := scalar(n, "wellKnownName"); name != "" && f.Ref == registry.RefWellKnown {
+	if name := yamlnode.String(n, "wellKnownName"); name != "" && f.Ref == registry.RefWellKnown {
 		// Sent as the name itself; a kind that resolves it (a role
 		// assignment's built-in role) does so in its body modifier.
 		return name
@@ -275,11 +276,11 @@ func (c *converter) keyedByRef(f *registry.Field, n *yaml.Node, path string) any
 			if ref.Ref != registry.RefResource {
 				continue
 			}
-			refNode := mapValue(item, ref.Name)
+			refNode := yamlnode.Value(item, ref.Name)
 			if refNode == nil {
 				continue
 			}
-			if id, ok := c.reference(ref, deref(refNode), fmt.Sprintf("%s[%d].%s", path, i, ref.Name)).(string); ok {
+			if id, ok := c.reference(ref, yamlnode.Deref(refNode), fmt.Sprintf("%s[%d].%s", path, i, ref.Name)).(string); ok {
 				out[id] = map[string]any{}
 			}
 		}
@@ -303,7 +304,7 @@ func (c *converter) lookupEnv(name string) (string, bool) {
 }
 
 func (c *converter) secret(n *yaml.Node, path string) any {
-	name, key := scalar(n, "name"), scalar(n, "key")
+	name, key := yamlnode.String(n, "name"), yamlnode.String(n, "key")
 	if e := c.edges[path]; e != nil && e.To != nil {
 		return c.exportedSecret(n, path, e.To, name, key)
 	}
@@ -325,7 +326,7 @@ func (c *converter) secret(n *yaml.Node, path string) any {
 }
 
 func (c *converter) secretMap(n *yaml.Node, path string) any {
-	name := scalar(n, "name")
+	name := yamlnode.String(n, "name")
 	if e := c.edges[path]; e != nil && e.To != nil {
 		return c.exportedSecret(n, path, e.To, name, "")
 	}
@@ -377,7 +378,7 @@ func (c *converter) exportedSecret(n *yaml.Node, path string, from *graph.Node, 
 }
 
 func (c *converter) configMap(n *yaml.Node, path string) any {
-	name, key := scalar(n, "name"), scalar(n, "key")
+	name, key := yamlnode.String(n, "name"), yamlnode.String(n, "key")
 	e := c.edges[path]
 	switch {
 	case e != nil && e.Object != nil:
@@ -422,31 +423,4 @@ func (c *converter) exported(from *graph.Node, name, key string) any {
 		return unknown
 	}
 	return v
-}
-
-func deref(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
-}
-
-func mapValue(n *yaml.Node, key string) *yaml.Node {
-	n = deref(n)
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
-}
-
-func scalar(n *yaml.Node, key string) string {
-	if v := mapValue(n, key); v != nil && v.Kind == yaml.ScalarNode {
-		return v.Value
-	}
-	return ""
 }

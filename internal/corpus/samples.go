@@ -13,6 +13,7 @@ import (
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/registry"
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // Subscription is the subscription ID the recordings were redacted to.
@@ -111,12 +112,12 @@ func HarnessFixups(res *loader.Result, reg *registry.Registry) []string {
 			continue
 		}
 		fixups = append(fixups, fixCase(o, k.Spec, spec.Value.YNode(), "spec")...)
-		owner := mapValue(spec.Value.YNode(), "owner")
-		name := mapValue(owner, "name")
-		if name == nil || mapValue(owner, "armId") != nil {
+		owner := yamlnode.Value(spec.Value.YNode(), "owner")
+		name := yamlnode.Value(owner, "name")
+		if name == nil || yamlnode.Value(owner, "armId") != nil {
 			continue
 		}
-		group, kind := scalar(owner, "group"), scalar(owner, "kind")
+		group, kind := yamlnode.String(owner, "group"), yamlnode.String(owner, "kind")
 		if kind == "" && len(k.Owners) == 1 {
 			group, kind = k.Owners[0].Group, k.Owners[0].Kind
 		}
@@ -178,23 +179,4 @@ func fixCase(o *loader.Object, f *registry.Field, n *yaml.Node, path string) []s
 		}
 	}
 	return fixups
-}
-
-func mapValue(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
-}
-
-func scalar(n *yaml.Node, key string) string {
-	if v := mapValue(n, key); v != nil {
-		return v.Value
-	}
-	return ""
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/azkcli/azk/internal/registry"
 	"github.com/azkcli/azk/internal/suggest"
 	"github.com/azkcli/azk/internal/validate"
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // Options configure Build. The zero Options use the embedded registry and no subscription.
@@ -173,21 +174,10 @@ func azureName(o *loader.Object, k *registry.Kind) string {
 	if k.FixedName != "" {
 		return k.FixedName
 	}
-	if v := stringAt(o.Node.YNode(), "spec", "azureName"); v != "" {
+	if v := yamlnode.String(o.Node.YNode(), "spec", "azureName"); v != "" {
 		return v
 	}
 	return o.Name
-}
-
-// stringAt returns the scalar at path inside a mapping node, or "".
-func stringAt(n *yaml.Node, path ...string) string {
-	for _, key := range path {
-		n = mapValue(n, key)
-	}
-	if n == nil || n.Kind != yaml.ScalarNode || n.Tag == yaml.NodeTagNull {
-		return ""
-	}
-	return n.Value
 }
 
 // keyLine is the line of key in a mapping node, else line.
@@ -201,18 +191,6 @@ func keyLine(n *yaml.Node, key string, line int) int {
 		}
 	}
 	return line
-}
-
-func mapValue(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
 }
 
 // exports indexes the config maps that resources publish, so references to
@@ -279,7 +257,7 @@ func ownerKinds(k *registry.Kind) string {
 
 func (b *builder) owner(n *Node, r validate.Ref) {
 	o := n.Object
-	if armID := stringAt(r.Node, "armId"); armID != "" {
+	if armID := yamlnode.String(r.Node, "armId"); armID != "" {
 		if err := checkARMID(armID); err != nil {
 			b.errorf(o, keyLine(r.Node, "armId", r.Line), r.Path+".armId", "%v", err)
 			return
@@ -288,12 +266,12 @@ func (b *builder) owner(n *Node, r validate.Ref) {
 		n.Edges = append(n.Edges, &Edge{Kind: EdgeOwner, Field: r.Path, ARMID: armID, Ref: r})
 		return
 	}
-	name := stringAt(r.Node, "name")
+	name := yamlnode.String(r.Node, "name")
 	if name == "" {
 		b.errorf(o, r.Line, r.Path, "owner needs a name or an armId")
 		return
 	}
-	group, kind := stringAt(r.Node, "group"), stringAt(r.Node, "kind")
+	group, kind := yamlnode.String(r.Node, "group"), yamlnode.String(r.Node, "kind")
 	candidates := n.Kind.Owners
 	if kind != "" {
 		if len(candidates) > 0 && !containsGroupKind(candidates, group, kind) {
@@ -352,21 +330,21 @@ func (b *builder) reference(n *Node, r validate.Ref) {
 	if r.Node.Kind != yaml.MappingNode {
 		return // the schema check reports the type
 	}
-	if armID := stringAt(r.Node, "armId"); armID != "" {
+	if armID := yamlnode.String(r.Node, "armId"); armID != "" {
 		if err := checkARMID(armID); err != nil {
 			b.errorf(o, keyLine(r.Node, "armId", r.Line), r.Path+".armId", "%v", err)
 			return
 		}
-		if stringAt(r.Node, "name") != "" {
+		if yamlnode.String(r.Node, "name") != "" {
 			b.errorf(o, r.Line, r.Path, "set either armId or group/kind/name, not both")
 		}
 		n.Edges = append(n.Edges, &Edge{Kind: EdgeReference, Field: r.Path, ARMID: armID, Ref: r})
 		return
 	}
-	if r.Field.Ref == registry.RefWellKnown && stringAt(r.Node, "wellKnownName") != "" {
+	if r.Field.Ref == registry.RefWellKnown && yamlnode.String(r.Node, "wellKnownName") != "" {
 		return // a built-in role name, resolved against Azure when planning
 	}
-	group, kind, name := stringAt(r.Node, "group"), stringAt(r.Node, "kind"), stringAt(r.Node, "name")
+	group, kind, name := yamlnode.String(r.Node, "group"), yamlnode.String(r.Node, "kind"), yamlnode.String(r.Node, "name")
 	if group == "" || kind == "" || name == "" {
 		b.errorf(o, r.Line, r.Path, "a reference needs armId, or group, kind and name")
 		return
@@ -381,11 +359,11 @@ func (b *builder) reference(n *Node, r validate.Ref) {
 }
 
 func (b *builder) secret(n *Node, r validate.Ref) {
-	name := stringAt(r.Node, "name")
+	name := yamlnode.String(r.Node, "name")
 	if name == "" {
 		return
 	}
-	key := stringAt(r.Node, "key")
+	key := yamlnode.String(r.Node, "key")
 	if r.Field.Ref == registry.RefSecretMap {
 		key = ""
 	}
@@ -411,7 +389,7 @@ func (b *builder) secret(n *Node, r validate.Ref) {
 }
 
 func (b *builder) configMap(n *Node, r validate.Ref) {
-	name, key := stringAt(r.Node, "name"), stringAt(r.Node, "key")
+	name, key := yamlnode.String(r.Node, "name"), yamlnode.String(r.Node, "key")
 	if name == "" || key == "" {
 		return
 	}

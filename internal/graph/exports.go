@@ -8,6 +8,7 @@ import (
 	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/expression"
 	"github.com/azkcli/azk/internal/registry"
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // Export is a config map value a resource publishes: a
@@ -70,7 +71,7 @@ func exportsOf(n *Node) []Export {
 		if r.Field.Ref != registry.RefConfigMapExport {
 			continue
 		}
-		name, key := stringAt(r.Node, "name"), stringAt(r.Node, "key")
+		name, key := yamlnode.String(r.Node, "name"), yamlnode.String(r.Node, "key")
 		if name == "" || key == "" {
 			continue
 		}
@@ -99,21 +100,21 @@ type expressionEntry struct {
 // (configMapExpressions, secretExpressions) that name their destination and
 // compile. The others are left out: validation reports them.
 func expressionEntries(n *Node, list string) []expressionEntry {
-	expressions := mapValue(mapValue(mapValue(n.Object.Node.YNode(), "spec"), "operatorSpec"), list)
+	expressions := yamlnode.Value(yamlnode.Value(yamlnode.Value(n.Object.Node.YNode(), "spec"), "operatorSpec"), list)
 	if expressions == nil || expressions.Kind != yaml.SequenceNode {
 		return nil
 	}
 	var out []expressionEntry
 	for i, item := range expressions.Content {
-		name := stringAt(item, "name")
+		name := yamlnode.String(item, "name")
 		if name == "" {
 			continue
 		}
-		p, err := expression.Compile(n.Kind, stringAt(item, "value"))
+		p, err := expression.Compile(n.Kind, yamlnode.String(item, "value"))
 		if err != nil {
 			continue
 		}
-		out = append(out, expressionEntry{item: item, field: fmt.Sprintf("spec.operatorSpec.%s[%d]", list, i), name: name, key: stringAt(item, "key"), program: p})
+		out = append(out, expressionEntry{item: item, field: fmt.Sprintf("spec.operatorSpec.%s[%d]", list, i), name: name, key: yamlnode.String(item, "key"), program: p})
 	}
 	return out
 }
@@ -137,7 +138,7 @@ func (n *Node) Self(status map[string]any) map[string]any {
 // set to the name the operator gives the resource when the manifest leaves it
 // out (metadata.name, or the stable UUID of a role assignment).
 func (n *Node) Spec() map[string]any {
-	spec, _ := armjson.FromYAML(mapValue(n.Object.Node.YNode(), "spec")).(map[string]any)
+	spec, _ := armjson.FromYAML(yamlnode.Value(n.Object.Node.YNode(), "spec")).(map[string]any)
 	if spec == nil {
 		spec = map[string]any{}
 	}

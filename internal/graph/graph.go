@@ -11,6 +11,7 @@ import (
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/registry"
 	"github.com/azkcli/azk/internal/validate"
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // SubscriptionPlaceholder stands in ARM IDs when no subscription is known.
@@ -116,8 +117,8 @@ func (g *Graph) NameFromStatus(n *Node, status map[string]any) (bool, error) {
 	if src == nil || src.To == nil {
 		return false, fmt.Errorf("%s does not take its Azure name from another resource", n.Address())
 	}
-	key := stringAt(src.Ref.Node, "key")
-	e, ok := src.To.Export(stringAt(src.Ref.Node, "name"), key)
+	key := yamlnode.String(src.Ref.Node, "key")
+	e, ok := src.To.Export(yamlnode.String(src.Ref.Node, "name"), key)
 	if !ok {
 		return false, fmt.Errorf("%s exports no value for the Azure name of %s", src.To.Address(), n.Address())
 	}

@@ -92,6 +92,46 @@ spec:
 	}
 }
 
+// TestAliasesStandForTheirNodes: a YAML alias reads as the node it names, as
+// kubectl sends it; an owner named through one resolves like a literal name.
+func TestAliasesStandForTheirNodes(t *testing.T) {
+	aliased := `apiVersion: network.azure.com/v1api20201101
+kind: VirtualNetwork
+metadata:
+  name: vnet1
+spec:
+  location: westus2
+  owner: &owner
+    name: &group rg1
+  addressSpace:
+    addressPrefixes: [10.0.0.0/16]
+---
+apiVersion: network.azure.com/v1api20201101
+kind: VirtualNetworksSubnet
+metadata:
+  name: subnet1
+spec:
+  owner:
+    name: vnet1
+  addressPrefix: 10.0.0.0/24
+  azureName: *group
+`
+	g, diags, _ := build(t, rg, aliased)
+	if diags.HasErrors() {
+		t.Fatalf("unexpected errors: %v", diags.Err())
+	}
+	const vnetID = "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg1/providers/Microsoft.Network/virtualNetworks/vnet1"
+	for _, n := range g.Nodes {
+		want := map[string]string{"rg1": "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg1", "vnet1": vnetID, "subnet1": vnetID + "/subnets/rg1"}[n.Object.Name]
+		if n.ID != want {
+			t.Errorf("%s: ID %s, want %s", n.Object.Name, n.ID, want)
+		}
+	}
+	if len(g.Nodes) != 3 {
+		t.Errorf("got %d nodes, want 3", len(g.Nodes))
+	}
+}
+
 func TestBuildErrors(t *testing.T) {
 	cases := []struct {
 		name string

@@ -8,6 +8,7 @@ import (
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/registry"
 	"github.com/azkcli/azk/internal/validate"
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 const resourceGroupType = "Microsoft.Resources/resourceGroups"
@@ -118,7 +119,7 @@ func checkARMID(id string) error {
 func (b *builder) checkName(n *Node) bool {
 	name := n.AzureName
 	field, line := "metadata.name", loader.FieldLine(n.Object, "metadata", "name")
-	if stringAt(n.Object.Node.YNode(), "spec", "azureName") != "" {
+	if yamlnode.String(n.Object.Node.YNode(), "spec", "azureName") != "" {
 		field, line = "spec.azureName", loader.FieldLine(n.Object, "spec", "azureName")
 	}
 	for _, e := range n.Edges {
@@ -175,5 +176,5 @@ func IDFor(k *registry.Kind, ownerID, subscription, name string) (string, error)
 
 // ConfigMapKey is the config map name and key a config-map reference names.
 func (e *Edge) ConfigMapKey() (name, key string) {
-	return stringAt(e.Ref.Node, "name"), stringAt(e.Ref.Node, "key")
+	return yamlnode.String(e.Ref.Node, "name"), yamlnode.String(e.Ref.Node, "key")
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // stableNameSpace is the UUIDv5 namespace the operator uses for role
@@ -27,10 +28,10 @@ func hasStableUUIDName(n *Node) bool {
 // name is unknown until the operator creates it, so azk refuses to guess.
 func (b *builder) stableName(n *Node) bool {
 	root := n.Object.Node.YNode()
-	if stringAt(root, "spec", "azureName") != "" {
+	if yamlnode.String(root, "spec", "azureName") != "" {
 		return true
 	}
-	if stringAt(root, "spec", "operatorSpec", "namingConvention") == "random" {
+	if yamlnode.String(root, "spec", "operatorSpec", "namingConvention") == "random" {
 		b.errorf(n.Object, loader.FieldLine(n.Object, "spec", "operatorSpec", "namingConvention"), "spec.operatorSpec.namingConvention",
 			"namingConvention random gives a name that is unknown until the operator creates the resource; azk cannot plan it (set spec.azureName or use stable)")
 		return false
@@ -59,7 +60,7 @@ func (b *builder) nameFromConfig(n *Node) bool {
 		if e.Kind != EdgeConfigMap || e.Field != "spec.azureNameFromConfig" {
 			continue
 		}
-		key := stringAt(e.Ref.Node, "key")
+		key := yamlnode.String(e.Ref.Node, "key")
 		switch {
 		case e.Object != nil:
 			if v, ok := e.Object.Value(key); ok && v != "" {
@@ -67,7 +68,7 @@ func (b *builder) nameFromConfig(n *Node) bool {
 				return true
 			}
 		case e.To != nil:
-			if x, ok := e.To.Export(stringAt(e.Ref.Node, "name"), key); ok && x.FromManifest() {
+			if x, ok := e.To.Export(yamlnode.String(e.Ref.Node, "name"), key); ok && x.FromManifest() {
 				if v, ok, _ := x.Value(e.To, key, nil); ok && v != "" {
 					n.AzureName = v
 					return true

@@ -12,6 +12,7 @@ import (
 	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/registry"
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // SecretExport is a value a resource publishes into a Kubernetes Secret: a
@@ -82,16 +83,16 @@ func secretExportsOf(n *Node) []SecretExport {
 		if r.Field.Ref != registry.RefSecretExport {
 			continue
 		}
-		name, key := stringAt(r.Node, "name"), stringAt(r.Node, "key")
+		name, key := yamlnode.String(r.Node, "name"), yamlnode.String(r.Node, "key")
 		if name == "" || key == "" {
 			continue
 		}
 		out = append(out, SecretExport{Secret: name, Key: key, Field: r.Path, Name: r.Field.Name,
-			Annotations: stringMap(mapValue(r.Node, "annotations")), Labels: stringMap(mapValue(r.Node, "labels"))})
+			Annotations: stringMap(yamlnode.Value(r.Node, "annotations")), Labels: stringMap(yamlnode.Value(r.Node, "labels"))})
 	}
 	for _, x := range expressionEntries(n, "secretExpressions") {
 		out = append(out, SecretExport{Secret: x.name, Key: x.key, Field: x.field, Program: x.program,
-			AnnotationExpressions: stringMap(mapValue(x.item, "annotations")), LabelExpressions: stringMap(mapValue(x.item, "labels"))})
+			AnnotationExpressions: stringMap(yamlnode.Value(x.item, "annotations")), LabelExpressions: stringMap(yamlnode.Value(x.item, "labels"))})
 	}
 	return out
 }

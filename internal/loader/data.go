@@ -6,6 +6,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/azkcli/azk/internal/diag"
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // Value reads one key of a v1 Secret or ConfigMap: stringData and data as
@@ -13,16 +14,16 @@ import (
 // key is absent or its base64 is malformed.
 func (o *Object) Value(key string) (value string, ok bool) {
 	root := o.Node.YNode()
-	if v := resolveAlias(mapValue(mapValue(root, "stringData"), key)); v != nil {
+	if v := yamlnode.Deref(yamlnode.Value(yamlnode.Value(root, "stringData"), key)); v != nil {
 		return v.Value, true
 	}
-	if v := resolveAlias(mapValue(mapValue(root, "data"), key)); v != nil {
+	if v := yamlnode.Deref(yamlnode.Value(yamlnode.Value(root, "data"), key)); v != nil {
 		if !o.IsSecret() {
 			return v.Value, true
 		}
 		return decode(v.Value)
 	}
-	if v := resolveAlias(mapValue(mapValue(root, "binaryData"), key)); v != nil {
+	if v := yamlnode.Deref(yamlnode.Value(yamlnode.Value(root, "binaryData"), key)); v != nil {
 		return decode(v.Value)
 	}
 	return "", false
@@ -33,7 +34,7 @@ func (o *Object) Keys() []string {
 	var keys []string
 	seen := map[string]bool{}
 	for _, section := range []string{"stringData", "data", "binaryData"} {
-		m := mapValue(o.Node.YNode(), section)
+		m := yamlnode.Value(o.Node.YNode(), section)
 		if m == nil {
 			continue
 		}
@@ -56,7 +57,7 @@ func decode(s string) (string, bool) {
 // or binaryData, else the object's line.
 func KeyLine(o *Object, key string) int {
 	for _, section := range []string{"stringData", "data", "binaryData"} {
-		if k, _ := mapEntry(mapValue(o.Node.YNode(), section), key); k != nil {
+		if k, _ := yamlnode.Entry(yamlnode.Value(o.Node.YNode(), section), key); k != nil {
 			return k.Line
 		}
 	}
@@ -74,8 +75,8 @@ func checkData(o *Object) diag.List {
 	}
 	root := o.Node.YNode()
 	for _, section := range []string{"stringData", "data", "binaryData"} {
-		k, m := mapEntry(root, section)
-		if m == nil || isNull(m) {
+		k, m := yamlnode.Entry(root, section)
+		if m == nil || yamlnode.IsNull(m) {
 			continue
 		}
 		if m.Kind != yaml.MappingNode {
@@ -84,10 +85,10 @@ func checkData(o *Object) diag.List {
 		}
 		base64Values := section == "binaryData" || section == "data" && o.IsSecret()
 		for i := 0; i+1 < len(m.Content); i += 2 {
-			key, v := m.Content[i], resolveAlias(m.Content[i+1])
+			key, v := m.Content[i], yamlnode.Deref(m.Content[i+1])
 			field := section + "." + key.Value
 			switch {
-			case isNull(v):
+			case yamlnode.IsNull(v):
 			case v.Kind == yaml.MappingNode:
 				fail(key.Line, field, "must be a string, got a map")
 			case v.Kind != yaml.ScalarNode:
@@ -102,13 +103,4 @@ func checkData(o *Object) diag.List {
 		}
 	}
 	return problems
-}
-
-// resolveAlias follows a YAML alias to the node it stands for (the loader
-// refused documents whose aliases loop).
-func resolveAlias(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
 }

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/azkcli/azk/internal/diag"
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // document locates one YAML document in a stream: stream[start:end].
@@ -169,14 +170,10 @@ func decodeDocuments(data []byte) ([]*yaml.Node, error) {
 		if err != nil {
 			return nodes, err
 		}
-		if len(n.Content) > 0 && !isNull(n.Content[0]) { // else empty or comments only
+		if len(n.Content) > 0 && !yamlnode.IsNull(n.Content[0]) { // else empty or comments only
 			nodes = append(nodes, n.Content[0])
 		}
 	}
-}
-
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
 }
 
 func shiftLines(n *yaml.Node, by int) {
@@ -220,32 +217,4 @@ func syntaxError(file string, docLine int, err error) *diag.Diagnostic {
 		return diag.Errorf(diag.Source{File: file, Line: docLine + line - 1}, "", "", "malformed YAML: %s", m[2])
 	}
 	return diag.Errorf(diag.Source{File: file, Line: docLine}, "", "", "malformed YAML: %s", strings.TrimPrefix(msg, "yaml: "))
-}
-
-// mapEntry returns the key and value nodes of key in mapping node n, or nils.
-func mapEntry(n *yaml.Node, key string) (k, v *yaml.Node) {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil, nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i], n.Content[i+1]
-		}
-	}
-	return nil, nil
-}
-
-// mapValue returns the value of key in mapping node n, or nil.
-func mapValue(n *yaml.Node, key string) *yaml.Node {
-	_, v := mapEntry(n, key)
-	return v
-}
-
-// stringField returns the scalar string at key, "" when absent or not a string.
-func stringField(n *yaml.Node, key string) string {
-	v := mapValue(n, key)
-	if v == nil || v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
-		return ""
-	}
-	return v.Value
 }

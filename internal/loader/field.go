@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // FieldLine returns the line of a field inside o.Node, or o.Source.Line when
@@ -26,7 +28,7 @@ func FieldLine(o *Object, path ...string) int {
 			return o.Source.Line
 		}
 		if key != "" {
-			k, v := mapEntry(n, key)
+			k, v := yamlnode.Entry(n, key)
 			if v == nil {
 				return o.Source.Line
 			}

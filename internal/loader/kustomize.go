@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/azkcli/azk/internal/diag"
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // originAnnotation is where kustomize records the file each resource came from.
@@ -185,7 +186,7 @@ func copyLines(out, orig *yaml.Node) bool {
 	switch out.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(out.Content); i += 2 {
-			if k, v := mapEntry(orig, out.Content[i].Value); v != nil && copyLines(out.Content[i+1], v) {
+			if k, v := yamlnode.Entry(orig, out.Content[i].Value); v != nil && copyLines(out.Content[i+1], v) {
 				out.Content[i].Line = k.Line
 			}
 		}

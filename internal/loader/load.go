@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/azkcli/azk/internal/diag"
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // Options says what to load. The zero Options loads nothing.
@@ -220,7 +221,7 @@ func (l *load) stream(file string, data []byte, isKustomization bool) {
 		if !l.checkStructure(file, n) {
 			return
 		}
-		if isKustomization && mapValue(n, "apiVersion") == nil && mapValue(n, "kind") == nil {
+		if isKustomization && yamlnode.Value(n, "apiVersion") == nil && yamlnode.Value(n, "kind") == nil {
 			l.ignore("kustomize.config.k8s.io/v1beta1 Kustomization", diag.Source{File: file, Line: n.Line})
 			return
 		}
@@ -252,15 +253,15 @@ func (l *load) node(file string, n *yaml.Node) {
 	}
 	o := l.identify(src, yaml.NewRNode(n))
 	if o.Kind == "List" && o.APIVersion != "" {
-		items := mapValue(n, "items")
+		items := yamlnode.Value(n, "items")
 		if items == nil || items.Kind != yaml.SequenceNode {
-			if items != nil && !isNull(items) {
+			if items != nil && !yamlnode.IsNull(items) {
 				l.diags.Add(diag.Errorf(src, "", "items", "List items must be a sequence"))
 			}
 			return
 		}
 		for _, item := range items.Content {
-			if !isNull(item) {
+			if !yamlnode.IsNull(item) {
 				l.node(file, item)
 			}
 		}
@@ -273,13 +274,13 @@ func (l *load) node(file string, n *yaml.Node) {
 // kind, name and namespace (the default namespace when it sets none).
 func (l *load) identify(src diag.Source, node *yaml.RNode) *Object {
 	n := node.YNode()
-	meta := mapValue(n, "metadata")
+	meta := yamlnode.Value(n, "metadata")
 	o := &Object{
 		Source:     src,
-		APIVersion: stringField(n, "apiVersion"),
-		Kind:       stringField(n, "kind"),
-		Name:       stringField(meta, "name"),
-		Namespace:  stringField(meta, "namespace"),
+		APIVersion: yamlnode.String(n, "apiVersion"),
+		Kind:       yamlnode.String(n, "kind"),
+		Name:       yamlnode.String(meta, "name"),
+		Namespace:  yamlnode.String(meta, "namespace"),
 		Node:       node,
 	}
 	if o.Namespace == "" {

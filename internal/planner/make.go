@@ -11,14 +11,13 @@ import (
 	"strings"
 	"sync"
 
-	"sigs.k8s.io/kustomize/kyaml/yaml"
-
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/registry"
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // Reader reads Azure. *arm.Client satisfies it, pacing the reads by the
@@ -283,7 +282,7 @@ func (m *maker) readNode(st *nodeState) {
 		if r.Field.Ref != registry.RefWellKnown {
 			continue
 		}
-		name := scalarAt(r.Node, "wellKnownName")
+		name := yamlnode.String(r.Node, "wellKnownName")
 		if name == "" {
 			continue
 		}
@@ -371,19 +370,6 @@ func lineOf(n *graph.Node, line int) diag.Source {
 		src.Line = line
 	}
 	return src
-}
-
-// scalarAt reads a scalar field of a YAML mapping, or "".
-func scalarAt(n *yaml.Node, key string) string {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return ""
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key && n.Content[i+1].Kind == yaml.ScalarNode {
-			return n.Content[i+1].Value
-		}
-	}
-	return ""
 }
 
 // apiVersionOf finds an api-version the registry uses for an ARM type.

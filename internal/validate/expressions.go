@@ -8,6 +8,7 @@ import (
 
 	"github.com/azkcli/azk/internal/expression"
 	"github.com/azkcli/azk/internal/registry"
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // expressions checks spec.operatorSpec.configMapExpressions and
@@ -15,16 +16,16 @@ import (
 // type-checks as CEL over the resource, a string result names a destination
 // key and a map result names none, and no two entries write the same key.
 func (w *walker) expressions(kind *registry.Kind, spec *yaml.Node) {
-	operatorSpec := mapValue(spec, "operatorSpec")
+	operatorSpec := yamlnode.Value(spec, "operatorSpec")
 	for _, list := range []string{"configMapExpressions", "secretExpressions"} {
-		items := mapValue(operatorSpec, list)
+		items := yamlnode.Value(operatorSpec, list)
 		if items == nil || items.Kind != yaml.SequenceNode {
 			continue
 		}
 		seen := map[string]int{}
 		for i, item := range items.Content {
 			path := fmt.Sprintf("spec.operatorSpec.%s[%d]", list, i)
-			value := mapValue(item, "value")
+			value := yamlnode.Value(item, "value")
 			if value == nil || value.Kind != yaml.ScalarNode {
 				continue // the schema check reports it
 			}
@@ -33,7 +34,7 @@ func (w *walker) expressions(kind *registry.Kind, spec *yaml.Node) {
 				w.errorf(value.Line, path+".value", "CEL expression %q: %v", value.Value, err)
 				continue
 			}
-			name, key := scalarValue(item, "name"), scalarValue(item, "key")
+			name, key := yamlnode.String(item, "name"), yamlnode.String(item, "key")
 			switch {
 			case p.Output == expression.String && key == "":
 				w.errorf(item.Line, path+".key", "CEL expression %q returns a string: the destination needs a key", value.Value)
@@ -52,32 +53,12 @@ func (w *walker) expressions(kind *registry.Kind, spec *yaml.Node) {
 	}
 }
 
-func mapValue(n *yaml.Node, key string) *yaml.Node {
-	n = deref(n)
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return deref(n.Content[i+1])
-		}
-	}
-	return nil
-}
-
-func scalarValue(n *yaml.Node, key string) string {
-	if v := mapValue(n, key); v != nil && v.Kind == yaml.ScalarNode {
-		return v.Value
-	}
-	return ""
-}
-
 // rootOneOf checks the alternatives of a one-of at the root of the spec
 // (Kusto databases and data connections): exactly one is set.
 func (w *walker) rootOneOf(alternatives []string, spec *yaml.Node, line int) {
 	set := 0
 	for _, a := range alternatives {
-		if v := mapValue(spec, a); v != nil && !isNull(v) {
+		if v := yamlnode.Value(spec, a); v != nil && !yamlnode.IsNull(v) {
 			set++
 		}
 	}

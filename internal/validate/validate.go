@@ -15,6 +15,7 @@ import (
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/registry"
 	"github.com/azkcli/azk/internal/suggest"
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // Ref is a reference field found in a spec: a resource, owner, secret or
@@ -76,8 +77,8 @@ func (w *walker) errorf(line int, path, format string, args ...any) {
 // value checks n against f; line is where the field starts (its key's line,
 // or the item's own line in a list).
 func (w *walker) value(f *registry.Field, n *yaml.Node, path string, line int) {
-	n = deref(n)
-	if isNull(n) {
+	n = yamlnode.Deref(n)
+	if yamlnode.IsNull(n) {
 		return // explicit null is "unset", as Kubernetes treats it
 	}
 	if f.Ref != "" {
@@ -106,7 +107,7 @@ func (w *walker) value(f *registry.Field, n *yaml.Node, path string, line int) {
 		w.bounds(line, path, "items", len(n.Content), f.MinItems, f.MaxItems)
 		for i, item := range n.Content {
 			if f.Items != nil {
-				w.value(f.Items, item, fmt.Sprintf("%s[%d]", path, i), deref(item).Line)
+				w.value(f.Items, item, fmt.Sprintf("%s[%d]", path, i), yamlnode.Deref(item).Line)
 			}
 		}
 	default:
@@ -137,7 +138,7 @@ func (w *walker) object(f *registry.Field, n *yaml.Node, path string, line int) 
 			continue
 		}
 		seen[key.Value] = key.Line
-		if f.OneOf && !isNull(deref(val)) {
+		if f.OneOf && !yamlnode.IsNull(yamlnode.Deref(val)) {
 			alternatives++
 		}
 		w.value(child, val, childPath, key.Line)
@@ -214,18 +215,6 @@ func (w *walker) bounds(line int, path, unit string, n int, lo, hi *int) {
 }
 
 const timestampTag = "!!timestamp"
-
-// deref follows YAML aliases to the node they stand for.
-func deref(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
-}
-
-func isNull(n *yaml.Node) bool {
-	return n == nil || (n.Kind == yaml.ScalarNode && n.Tag == yaml.NodeTagNull)
-}
 
 func describe(n *yaml.Node) string {
 	switch n.Kind {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // The operator's code-generator configuration (operator/config/<group>.yaml)
@@ -98,7 +100,7 @@ func readGroupConfig(file string) (*groupConfig, error) {
 	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
 		root = root.Content[0]
 	}
-	model := mapEntry(root, "groupModelConfiguration")
+	model := yamlnode.Value(root, "groupModelConfiguration")
 	for _, kv := range mapPairs(model) {
 		key, val := kv[0].Value, kv[1]
 		if key == "$payloadType" {
@@ -207,15 +209,6 @@ func typeNamed(types map[string]*typeConfig, goName string) *typeConfig {
 	for _, tc := range types {
 		if tc.renameTo != "" && normalize(tc.renameTo) == normalize(goName) {
 			return tc
-		}
-	}
-	return nil
-}
-
-func mapEntry(n *yaml.Node, key string) *yaml.Node {
-	for _, kv := range mapPairs(n) {
-		if kv[0].Value == key {
-			return kv[1]
 		}
 	}
 	return nil
