@@ -150,26 +150,13 @@ func (s *Server) predict(ctx context.Context, scope deployScope, tmpl, params ma
 // evalLenient evaluates what it can; an expression that cannot be
 // evaluated yet (a reference() to a resource not deployed) stays as written.
 func (env *exprEnv) evalLenient(v any) any {
-	switch t := v.(type) {
-	case string:
-		if out, err := env.evalValue(t); err == nil {
-			return out
+	out, _ := mapStrings(v, func(s string) (any, error) {
+		if out, err := env.evalString(s); err == nil {
+			return out, nil
 		}
-		return t
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = env.evalLenient(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = env.evalLenient(e)
-		}
-		return out
-	}
-	return v
+		return s, nil
+	})
+	return out
 }
 
 // propertyDelta lists what the template's values change in Azure's: a
