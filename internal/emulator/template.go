@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/azkcli/azk/internal/deployment/armtemplate"
 )
 
 // This file evaluates ARM template expressions: the subset deployment
@@ -36,23 +38,15 @@ func exprErrorf(format string, args ...any) error {
 	return &exprError{msg: fmt.Sprintf(format, args...)}
 }
 
-// isExpression reports whether a template string is an expression.
-func isExpression(s string) bool {
-	return strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") && !strings.HasPrefix(s, "[[")
-}
-
 // evalValue evaluates every expression inside a template value.
 func (env *exprEnv) evalValue(v any) (any, error) { return mapStrings(v, env.evalString) }
 
 // evalString evaluates a template string: an expression, or a literal.
 func (env *exprEnv) evalString(s string) (any, error) {
-	if isExpression(s) {
+	if armtemplate.IsExpression(s) {
 		return env.eval(s[1 : len(s)-1])
 	}
-	if strings.HasPrefix(s, "[[") && strings.HasSuffix(s, "]") {
-		return s[1:], nil
-	}
-	return s, nil
+	return armtemplate.Unescape(s), nil
 }
 
 // mapStrings copies a JSON value with f applied to every string in it.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/azkcli/azk/internal/armjson"
+	"github.com/azkcli/azk/internal/deployment/armtemplate"
 )
 
 // whatIf predicts what a deployment would change, as ARM's what-if does:
@@ -106,7 +107,7 @@ func (s *Server) predict(ctx context.Context, scope deployScope, tmpl, params ma
 		named[key(r.id)] = true
 		after := map[string]any{"id": r.id, "name": r.name[strings.LastIndexByte(r.name, '/')+1:], "type": r.typ, "apiVersion": r.apiVersion}
 		for k, v := range r.raw {
-			if !templateOnly[strings.ToLower(k)] {
+			if !armtemplate.TemplateKey(k) {
 				after[k] = p.env.evalLenient(v)
 			}
 		}
