@@ -360,7 +360,7 @@ func (s *Server) putDeployment(w http.ResponseWriter, r *http.Request, t target,
 	case <-time.After(100 * time.Millisecond):
 	}
 	h := w.Header()
-	h.Set("Azure-AsyncOperation", fmt.Sprintf("%s%s/operationStatuses/%s?api-version=%s", baseURL(r), run.ID, run.StatusID, url.QueryEscape(r.URL.Query().Get("api-version"))))
+	h.Set("Azure-AsyncOperation", followURL(r, run.ID, "operationStatuses", run.StatusID))
 	h.Set("Retry-After", retry)
 	d := s.engine()
 	d.mu.Lock()
@@ -368,6 +368,13 @@ func (s *Server) putDeployment(w http.ResponseWriter, r *http.Request, t target,
 	d.mu.Unlock()
 	writeJSON(w, http.StatusCreated, view)
 	return nil
+}
+
+// followURL is where an answer about the deployment or stack id sends the
+// client to follow it: id's kind/name (operationStatuses, whatIfResults), at
+// the request's api-version.
+func followURL(r *http.Request, id, kind, name string) string {
+	return fmt.Sprintf("%s%s/%s/%s?api-version=%s", baseURL(r), id, kind, name, url.QueryEscape(r.URL.Query().Get("api-version")))
 }
 
 // startDeployment validates the template and starts running it.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"reflect"
 	"sort"
 	"strings"
@@ -53,7 +52,7 @@ func (s *Server) whatIf(w http.ResponseWriter, r *http.Request, t target, body [
 		d.order = d.order[1:]
 	}
 	d.mu.Unlock()
-	w.Header().Set("Location", fmt.Sprintf("%s%s/whatIfResults/%s?api-version=%s", baseURL(r), dt.id, id, url.QueryEscape(r.URL.Query().Get("api-version"))))
+	w.Header().Set("Location", followURL(r, dt.id, "whatIfResults", id))
 	w.Header().Set("Retry-After", "0")
 	w.WriteHeader(http.StatusAccepted)
 	return nil
