@@ -318,7 +318,13 @@ func (rn *runner) run(ctx context.Context, p *planner.Plan, sub *Submitted) bool
 
 // deploymentRequest is the body of a deployment or what-if request.
 func deploymentRequest(t *Template) map[string]any {
-	body := map[string]any{"properties": map[string]any{"mode": "Incremental", "template": t.Document(), "parameters": t.Parameters()}}
+	return requestBody(t, map[string]any{"mode": "Incremental", "template": t.Document(), "parameters": t.Parameters()})
+}
+
+// requestBody is the body of a request deploying t with these properties:
+// outside a resource group, with the location ARM keeps its metadata in.
+func requestBody(t *Template, properties map[string]any) map[string]any {
+	body := map[string]any{"properties": properties}
 	if t.Scope.ResourceGroup == "" {
 		body["location"] = t.Location
 	}
@@ -331,15 +337,12 @@ func (rn *runner) submit(ctx context.Context, client *arm.Client, t *Template, i
 }
 
 func (rn *runner) submitStack(ctx context.Context, client *arm.Client, t *Template) error {
-	body := map[string]any{"properties": map[string]any{
+	body := requestBody(t, map[string]any{
 		"template":         t.Document(),
 		"parameters":       t.Parameters(),
 		"actionOnUnmanage": ActionOnUnmanage(t.Resources),
 		"denySettings":     map[string]any{"mode": "none"},
-	}}
-	if t.Scope.ResourceGroup == "" {
-		body["location"] = t.Location
-	}
+	})
 	_, err := client.Put(ctx, t.Scope.StackID(rn.opts.Stack), StacksAPIVersion, body)
 	return err
 }

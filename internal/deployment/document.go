@@ -11,6 +11,7 @@ import (
 	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/convert"
+	"github.com/azkcli/azk/internal/deployment/armtemplate"
 	"github.com/azkcli/azk/internal/expression"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/registry"
@@ -98,12 +99,7 @@ func (w *bodyWriter) value(v any, path string) (any, error) {
 	case convert.Unknown:
 		return w.reference(t, path)
 	case string:
-		// A literal that starts with [ and ends with ] would be read as an
-		// expression; ARM reads "[[" at the start as a literal "[".
-		if strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") {
-			return "[" + t, nil
-		}
-		return t, nil
+		return armtemplate.Escape(t), nil
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, e := range t {
@@ -223,12 +219,6 @@ func accessor(seg string) string {
 	return "[" + quote(seg) + "]"
 }
 
-// reservedKeys are the keys of a template resource that are not its body.
-var reservedKeys = map[string]bool{
-	"type": true, "apiversion": true, "name": true, "dependson": true, "condition": true, "copy": true,
-	"comments": true, "scope": true, "resourcegroup": true, "subscriptionid": true, "id": true,
-}
-
 // resourceEntry is one template resource: type, apiVersion, name (parent
 // names first for child types), scope for extension resources, the body's
 // keys, and dependsOn.
@@ -261,7 +251,7 @@ func resourceEntry(it *item, s Scope, body map[string]any, dependsOn []string) (
 		if k == "name" {
 			continue // the template's name carries it, with the parents'
 		}
-		if reservedKeys[strings.ToLower(k)] {
+		if armtemplate.TemplateKey(k) || strings.EqualFold(k, "id") {
 			return nil, fmt.Errorf("%s: the body's top-level %q is a template keyword, so a template cannot carry this body: apply with the default engine", it.r.Address, k)
 		}
 		keys = append(keys, k)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/azkcli/azk/internal/armid"
+	"github.com/azkcli/azk/internal/deployment/armtemplate"
 )
 
 // Scope is where a deployment runs: a resource group, a subscription, or the
@@ -29,15 +30,7 @@ func scopeOf(id armid.ID) (Scope, error) {
 
 // ID is the scope's ARM path: "/subscriptions/{s}/resourceGroups/{rg}",
 // "/subscriptions/{s}" or "" for the tenant.
-func (s Scope) ID() string {
-	switch {
-	case s.ResourceGroup != "":
-		return "/subscriptions/" + s.Subscription + "/resourceGroups/" + s.ResourceGroup
-	case s.Subscription != "":
-		return "/subscriptions/" + s.Subscription
-	}
-	return ""
-}
+func (s Scope) ID() string { return armtemplate.ScopeID(s.Subscription, s.ResourceGroup) }
 
 func (s Scope) String() string {
 	switch {

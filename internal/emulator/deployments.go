@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/azkcli/azk/internal/deployment/armtemplate"
 )
 
 // This file runs ARM deployments: a template's resources PUT in dependency
@@ -53,15 +55,7 @@ type deployScope struct {
 	location string // the resource group's, for resourceGroup().location
 }
 
-func (d deployScope) id() string {
-	switch {
-	case d.rg != "":
-		return "/subscriptions/" + d.sub + "/resourceGroups/" + d.rg
-	case d.sub != "":
-		return "/subscriptions/" + d.sub
-	}
-	return ""
-}
+func (d deployScope) id() string { return armtemplate.ScopeID(d.sub, d.rg) }
 
 // deploymentRun is one deployment, running or finished. Its fields are
 // guarded by deployments.mu.
@@ -366,7 +360,7 @@ func (s *Server) putDeployment(w http.ResponseWriter, r *http.Request, t target,
 	case <-time.After(100 * time.Millisecond):
 	}
 	h := w.Header()
-	h.Set("Azure-AsyncOperation", fmt.Sprintf("%s%s/operationStatuses/%s?api-version=%s", baseURL(r), run.ID, run.StatusID, url.QueryEscape(r.URL.Query().Get("api-version"))))
+	h.Set("Azure-AsyncOperation", followURL(r, run.ID, "operationStatuses", run.StatusID))
 	h.Set("Retry-After", retry)
 	d := s.engine()
 	d.mu.Lock()
@@ -374,6 +368,13 @@ func (s *Server) putDeployment(w http.ResponseWriter, r *http.Request, t target,
 	d.mu.Unlock()
 	writeJSON(w, http.StatusCreated, view)
 	return nil
+}
+
+// followURL is where an answer about the deployment or stack id sends the
+// client to follow it: id's kind/name (operationStatuses, whatIfResults), at
+// the request's api-version.
+func followURL(r *http.Request, id, kind, name string) string {
+	return fmt.Sprintf("%s%s/%s/%s?api-version=%s", baseURL(r), id, kind, name, url.QueryEscape(r.URL.Query().Get("api-version")))
 }
 
 // startDeployment validates the template and starts running it.
@@ -671,12 +672,6 @@ type templateResource struct {
 	scope      deployScope // a nested deployment's target scope
 }
 
-// templateOnly are a template resource's keys that are not part of the body it PUTs.
-var templateOnly = map[string]bool{
-	"type": true, "apiversion": true, "name": true, "dependson": true, "condition": true, "copy": true,
-	"comments": true, "scope": true, "resourcegroup": true, "subscriptionid": true,
-}
-
 func invalidTemplate(format string, args ...any) *armError {
 	return errorf(http.StatusBadRequest, "InvalidTemplate", "Deployment template validation failed: '%s'.", fmt.Sprintf(format, args...))
 }
@@ -832,7 +827,7 @@ func (env *exprEnv) templateResource(m map[string]any, scope deployScope) (*temp
 	if tr.typ == "" || tr.apiVersion == "" || rawName == "" {
 		return nil, invalidTemplate("every resource needs a type, an apiVersion and a name")
 	}
-	if isExpression(tr.typ) || isExpression(tr.apiVersion) {
+	if armtemplate.IsExpression(tr.typ) || armtemplate.IsExpression(tr.apiVersion) {
 		return nil, invalidTemplate("the type and apiVersion of '%s' must be literals", rawName)
 	}
 	nv, err := env.evalValue(rawName)
@@ -1134,7 +1129,7 @@ func (s *Server) deployResource(ctx context.Context, run *deploymentRun, p *prep
 func (s *Server) writeResource(ctx context.Context, run *deploymentRun, p *prepared, r *templateResource) (string, error) {
 	body := map[string]any{}
 	for k, v := range r.raw {
-		if templateOnly[strings.ToLower(k)] {
+		if armtemplate.TemplateKey(k) {
 			continue
 		}
 		if r.nested && k == "properties" {

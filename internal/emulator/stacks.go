@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -149,7 +148,7 @@ func (s *Server) putStack(w http.ResponseWriter, r *http.Request, t target, body
 		defer d.wg.Done()
 		s.settleStack(d.ctx, st, run)
 	}()
-	w.Header().Set("Azure-AsyncOperation", fmt.Sprintf("%s%s/operationStatuses/%s?api-version=%s", baseURL(r), t.id, st.StatusID, url.QueryEscape(r.URL.Query().Get("api-version"))))
+	w.Header().Set("Azure-AsyncOperation", followURL(r, t.id, "operationStatuses", st.StatusID))
 	w.Header().Set("Retry-After", "1")
 	writeJSON(w, http.StatusCreated, view)
 	return nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/azkcli/azk/internal/deployment/armtemplate"
 )
 
 // This file evaluates ARM template expressions: the subset deployment
@@ -36,26 +38,26 @@ func exprErrorf(format string, args ...any) error {
 	return &exprError{msg: fmt.Sprintf(format, args...)}
 }
 
-// isExpression reports whether a template string is an expression.
-func isExpression(s string) bool {
-	return strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") && !strings.HasPrefix(s, "[[")
+// evalValue evaluates every expression inside a template value.
+func (env *exprEnv) evalValue(v any) (any, error) { return mapStrings(v, env.evalString) }
+
+// evalString evaluates a template string: an expression, or a literal.
+func (env *exprEnv) evalString(s string) (any, error) {
+	if armtemplate.IsExpression(s) {
+		return env.eval(s[1 : len(s)-1])
+	}
+	return armtemplate.Unescape(s), nil
 }
 
-// evalValue evaluates every expression inside a template value.
-func (env *exprEnv) evalValue(v any) (any, error) {
+// mapStrings copies a JSON value with f applied to every string in it.
+func mapStrings(v any, f func(string) (any, error)) (any, error) {
 	switch t := v.(type) {
 	case string:
-		if isExpression(t) {
-			return env.eval(t[1 : len(t)-1])
-		}
-		if strings.HasPrefix(t, "[[") && strings.HasSuffix(t, "]") {
-			return t[1:], nil
-		}
-		return t, nil
+		return f(t)
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, e := range t {
-			c, err := env.evalValue(e)
+			c, err := mapStrings(e, f)
 			if err != nil {
 				return nil, err
 			}
@@ -65,7 +67,7 @@ func (env *exprEnv) evalValue(v any) (any, error) {
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
-			c, err := env.evalValue(e)
+			c, err := mapStrings(e, f)
 			if err != nil {
 				return nil, err
 			}

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"reflect"
 	"sort"
 	"strings"
 
 	"github.com/azkcli/azk/internal/armjson"
+	"github.com/azkcli/azk/internal/deployment/armtemplate"
 )
 
 // whatIf predicts what a deployment would change, as ARM's what-if does:
@@ -52,7 +52,7 @@ func (s *Server) whatIf(w http.ResponseWriter, r *http.Request, t target, body [
 		d.order = d.order[1:]
 	}
 	d.mu.Unlock()
-	w.Header().Set("Location", fmt.Sprintf("%s%s/whatIfResults/%s?api-version=%s", baseURL(r), dt.id, id, url.QueryEscape(r.URL.Query().Get("api-version"))))
+	w.Header().Set("Location", followURL(r, dt.id, "whatIfResults", id))
 	w.Header().Set("Retry-After", "0")
 	w.WriteHeader(http.StatusAccepted)
 	return nil
@@ -106,7 +106,7 @@ func (s *Server) predict(ctx context.Context, scope deployScope, tmpl, params ma
 		named[key(r.id)] = true
 		after := map[string]any{"id": r.id, "name": r.name[strings.LastIndexByte(r.name, '/')+1:], "type": r.typ, "apiVersion": r.apiVersion}
 		for k, v := range r.raw {
-			if !templateOnly[strings.ToLower(k)] {
+			if !armtemplate.TemplateKey(k) {
 				after[k] = p.env.evalLenient(v)
 			}
 		}
@@ -150,26 +150,13 @@ func (s *Server) predict(ctx context.Context, scope deployScope, tmpl, params ma
 // evalLenient evaluates what it can; an expression that cannot be
 // evaluated yet (a reference() to a resource not deployed) stays as written.
 func (env *exprEnv) evalLenient(v any) any {
-	switch t := v.(type) {
-	case string:
-		if out, err := env.evalValue(t); err == nil {
-			return out
+	out, _ := mapStrings(v, func(s string) (any, error) {
+		if out, err := env.evalString(s); err == nil {
+			return out, nil
 		}
-		return t
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = env.evalLenient(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = env.evalLenient(e)
-		}
-		return out
-	}
-	return v
+		return s, nil
+	})
+	return out
 }
 
 // propertyDelta lists what the template's values change in Azure's: a
