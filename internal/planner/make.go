@@ -138,6 +138,21 @@ type nodeState struct {
 	diags   diag.List
 	// decision is set by decide, in dependency order.
 	decision *Resource
+
+	// status is current's status, converted once for all the resources
+	// that read it (see convertedStatus).
+	statusOnce sync.Once
+	status     map[string]any
+}
+
+// convertedStatus is the resource's status as read (convert.Status), nil
+// when it does not exist. Call it only once st.read is closed.
+func (st *nodeState) convertedStatus() map[string]any {
+	if !st.exists {
+		return nil
+	}
+	st.statusOnce.Do(func() { st.status = convert.Status(st.node.Kind, st.current) })
+	return st.status
 }
 
 type maker struct {
@@ -311,11 +326,10 @@ func (m *maker) sources(st *nodeState, n *graph.Node) convert.Sources {
 	return convert.Sources{
 		LookupEnv: m.opts.LookupEnv,
 		Status: func(from *graph.Node) map[string]any {
-			fs := m.states[from]
-			if fs == nil || !fs.exists {
-				return nil
+			if fs := m.states[from]; fs != nil {
+				return fs.convertedStatus()
 			}
-			return convert.Status(from.Kind, fs.current)
+			return nil
 		},
 		RoleDefinitionID: func(name string) (string, bool) {
 			id, err := m.roleID(name)
