@@ -750,15 +750,21 @@ func noteSameTypeUnmanaged(p *Plan) {
 	if len(p.Unmanaged) == 0 {
 		return
 	}
+	// Each unmanaged ID is parsed once, not once for every create.
+	type unmanaged struct{ armType, group, name string }
+	others := make([]unmanaged, len(p.Unmanaged))
+	for i, id := range p.Unmanaged {
+		others[i] = unmanaged{armTypeOf(id), resourceGroupOf(id), id[strings.LastIndexByte(id, '/')+1:]}
+	}
 	for _, r := range p.Resources {
 		if r.Action != ActionCreate {
 			continue
 		}
 		rg := resourceGroupOf(r.ARMID)
 		var names []string
-		for _, id := range p.Unmanaged {
-			if strings.EqualFold(armTypeOf(id), r.ARMType) && strings.EqualFold(resourceGroupOf(id), rg) {
-				names = append(names, id[strings.LastIndexByte(id, '/')+1:])
+		for _, o := range others {
+			if strings.EqualFold(o.armType, r.ARMType) && strings.EqualFold(o.group, rg) {
+				names = append(names, o.name)
 			}
 		}
 		if len(names) > 0 {
