@@ -118,9 +118,8 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 // nodeState is what Make learns about one node.
 type nodeState struct {
 	node *graph.Node
-	// read is closed once the resource was read (or the read was skipped),
-	// converted is closed once its request is built.
-	read, converted chan struct{}
+	// read is closed once the resource was read (or the read was skipped).
+	read chan struct{}
 
 	exists  bool
 	current map[string]any
@@ -206,7 +205,7 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 		if !n.Kind.IsARM() || n.ID == "" {
 			continue
 		}
-		st := &nodeState{node: n, read: make(chan struct{}), converted: make(chan struct{})}
+		st := &nodeState{node: n, read: make(chan struct{})}
 		m.states[n] = st
 		m.ordered = append(m.ordered, st)
 		m.byID[strings.ToLower(n.ID)] = st
@@ -310,7 +309,6 @@ func (m *maker) readNode(st *nodeState) {
 
 // convertNode builds the node's request once every dependency was read.
 func (m *maker) convertNode(st *nodeState) {
-	defer close(st.converted)
 	n := st.node
 	for _, d := range n.DependsOn() {
 		if ds := m.states[d]; ds != nil {
