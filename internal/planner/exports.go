@@ -4,7 +4,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/graph"
 )
@@ -102,7 +101,7 @@ func (m *maker) manualConfig(from *graph.Node, name string) (string, bool, error
 	if fs == nil || !fs.exists || c == nil {
 		return "", false, nil
 	}
-	values, err := c.ExportConfig(convert.Status(from.Kind, fs.current), from.Kind.APIVersion, func(id, apiVersion string) (map[string]any, error) {
+	values, err := c.ExportConfig(fs.convertedStatus(), from.Kind.APIVersion, func(id, apiVersion string) (map[string]any, error) {
 		body, _, err := m.get(id, apiVersion)
 		return body, err
 	})

@@ -117,9 +117,8 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 // nodeState is what Make learns about one node.
 type nodeState struct {
 	node *graph.Node
-	// read is closed once the resource was read (or the read was skipped),
-	// converted is closed once its request is built.
-	read, converted chan struct{}
+	// read is closed once the resource was read (or the read was skipped).
+	read chan struct{}
 
 	exists  bool
 	current map[string]any
@@ -137,6 +136,21 @@ type nodeState struct {
 	diags   diag.List
 	// decision is set by decide, in dependency order.
 	decision *Resource
+
+	// status is current's status, converted once for all the resources
+	// that read it (see convertedStatus).
+	statusOnce sync.Once
+	status     map[string]any
+}
+
+// convertedStatus is the resource's status as read (convert.Status), nil
+// when it does not exist. Call it only once st.read is closed.
+func (st *nodeState) convertedStatus() map[string]any {
+	if !st.exists {
+		return nil
+	}
+	st.statusOnce.Do(func() { st.status = convert.Status(st.node.Kind, st.current) })
+	return st.status
 }
 
 type maker struct {
@@ -190,7 +204,7 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 		if !n.Kind.IsARM() || n.ID == "" {
 			continue
 		}
-		st := &nodeState{node: n, read: make(chan struct{}), converted: make(chan struct{})}
+		st := &nodeState{node: n, read: make(chan struct{})}
 		m.states[n] = st
 		m.ordered = append(m.ordered, st)
 		m.byID[strings.ToLower(n.ID)] = st
@@ -294,7 +308,6 @@ func (m *maker) readNode(st *nodeState) {
 
 // convertNode builds the node's request once every dependency was read.
 func (m *maker) convertNode(st *nodeState) {
-	defer close(st.converted)
 	n := st.node
 	for _, d := range n.DependsOn() {
 		if ds := m.states[d]; ds != nil {
@@ -310,11 +323,10 @@ func (m *maker) sources(st *nodeState, n *graph.Node) convert.Sources {
 	return convert.Sources{
 		LookupEnv: m.opts.LookupEnv,
 		Status: func(from *graph.Node) map[string]any {
-			fs := m.states[from]
-			if fs == nil || !fs.exists {
-				return nil
+			if fs := m.states[from]; fs != nil {
+				return fs.convertedStatus()
 			}
-			return convert.Status(from.Kind, fs.current)
+			return nil
 		},
 		RoleDefinitionID: func(name string) (string, bool) {
 			id, err := m.roleID(name)
@@ -722,15 +734,21 @@ func noteSameTypeUnmanaged(p *Plan) {
 	if len(p.Unmanaged) == 0 {
 		return
 	}
+	// Each unmanaged ID is parsed once, not once for every create.
+	type unmanaged struct{ armType, group, name string }
+	others := make([]unmanaged, len(p.Unmanaged))
+	for i, id := range p.Unmanaged {
+		others[i] = unmanaged{armTypeOf(id), resourceGroupOf(id), id[strings.LastIndexByte(id, '/')+1:]}
+	}
 	for _, r := range p.Resources {
 		if r.Action != ActionCreate {
 			continue
 		}
 		rg := resourceGroupOf(r.ARMID)
 		var names []string
-		for _, id := range p.Unmanaged {
-			if strings.EqualFold(armTypeOf(id), r.ARMType) && strings.EqualFold(resourceGroupOf(id), rg) {
-				names = append(names, id[strings.LastIndexByte(id, '/')+1:])
+		for _, o := range others {
+			if strings.EqualFold(o.armType, r.ARMType) && strings.EqualFold(o.group, rg) {
+				names = append(names, o.name)
 			}
 		}
 		if len(names) > 0 {
