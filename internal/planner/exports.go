@@ -94,17 +94,20 @@ func consumesSecrets(g *graph.Graph, n *graph.Node) bool {
 
 // manualConfig is a config-map value from's kind fills by hand
 // (extensions.ConfigExporter), from what was read of it for this plan and
-// what it refers to; false while from does not exist.
+// what it refers to (read once, however many resources ask); false while
+// from does not exist.
 func (m *maker) manualConfig(from *graph.Node, name string) (string, bool, error) {
 	fs := m.states[from]
 	c := extensions.ConfigExporterFor(from.Kind.ARMType)
 	if fs == nil || !fs.exists || c == nil {
 		return "", false, nil
 	}
-	values, err := c.ExportConfig(fs.convertedStatus(), from.Kind.APIVersion, func(id, apiVersion string) (map[string]any, error) {
-		body, _, err := m.get(id, apiVersion)
-		return body, err
+	fs.configOnce.Do(func() {
+		fs.config, fs.configErr = c.ExportConfig(fs.convertedStatus(), from.Kind.APIVersion, func(id, apiVersion string) (map[string]any, error) {
+			body, _, err := m.get(id, apiVersion)
+			return body, err
+		})
 	})
-	v, ok := values[name]
-	return v, ok, err
+	v, ok := fs.config[name]
+	return v, ok, fs.configErr
 }

@@ -141,6 +141,12 @@ type nodeState struct {
 	// that read it (see convertedStatus).
 	statusOnce sync.Once
 	status     map[string]any
+
+	// config is what its kind fills into config maps by hand, fetched
+	// once for all the resources that read it (see maker.manualConfig).
+	configOnce sync.Once
+	config     map[string]string
+	configErr  error
 }
 
 // convertedStatus is the resource's status as read (convert.Status), nil
