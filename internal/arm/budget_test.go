@@ -76,6 +76,10 @@ func TestBudgetLearnsARMsBucketFromTheHeaders(t *testing.T) {
 
 	const n = 60
 	getAll(t, c, rgID("learn"), n)
+	// ARM's count comes in whole tokens, so the mirror can run up to a
+	// token ahead of it: a read or two may meet an empty bucket before an
+	// answer corrects the mirror (measured: none in 40 runs on a loaded
+	// machine; without the learned size, 23 to 34).
 	if got := emu.rec.status(http.StatusTooManyRequests); got > 2 {
 		t.Errorf("%d of %d reads were throttled: the headers were not followed", got, n)
 	}
