@@ -103,7 +103,7 @@ resources of the same type in its resource group).`,
 				return err
 			}
 			defer session.release()
-			p, more := session.plan(ctx, g, &az, &pf, planInputs(g, &in, args, &sel), baseSet, drift)
+			p, more := session.plan(ctx, g, &pf, planInputs(g, &in, args, &sel), baseSet, drift)
 			diags = append(diags, more...)
 			printDiagnostics(g.stderr, diags)
 			if p == nil {
