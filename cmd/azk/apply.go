@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -117,30 +118,17 @@ Exit status: 0 success, 1 error or any resource failed.`,
 				return err
 			}
 			if saved != nil {
-				args, in.kustomize, g.namespace = saved.Inputs.Paths, saved.Inputs.Kustomize, saved.Inputs.Namespace
-				pf.ifExists = savedIfExists(saved)
-				in.defaultPolicy = savedDefaultPolicy(saved)
-				pf.sendSecrets = savedSendSecrets(saved)
-				sel.targets, sel.selector = saved.Inputs.Targets, saved.Inputs.Selector
-				for _, p := range args {
-					if p == "-" {
-						return errors.New("the saved plan was made from standard input, which cannot be read again: plan and apply in one step with azk apply -")
-					}
+				if args, err = restoreSavedFlags(saved, g, &in, &pf, &sel); err != nil {
+					return err
 				}
 			}
 			ctx := cmd.Context()
-			session, diags, err := openSession(ctx, g, &az, &in, args, &sel, graph.WithDependencies)
+			session, p, err := openPlan(ctx, g, &az, &in, &pf, &sel, args)
 			if err != nil {
 				return err
 			}
 			defer session.release()
 			client, gr := session.client, session.graph
-			p, more := session.plan(ctx, g, &az, &pf, planInputs(g, &in, args, &sel), nil, false)
-			diags = append(diags, more...)
-			printDiagnostics(g.stderr, diags)
-			if p == nil || diags.HasErrors() {
-				return failed()
-			}
 			if saved != nil {
 				if moved := planner.Stale(ctx, saved, p); len(moved) > 0 {
 					return fmt.Errorf("the saved plan is stale; nothing was applied. What moved:\n  %s\nMake a new plan with azk plan --out", strings.Join(moved, "\n  "))
@@ -209,16 +197,28 @@ func savedPlan(args, kustomize []string) (*planner.Plan, error) {
 	return planner.Load(args[0])
 }
 
-// savedIfExists recovers --reconcile-policy-if-exists from the decisions it drove.
-func savedIfExists(p *planner.Plan) string {
-	return savedPolicyFlag(p, planner.PolicySourceIfExistsFlag)
+// restoreSavedFlags sets the inputs and the plan-shaping flags a saved plan
+// was made with, and returns its paths: the inputs it records, and
+// --reconcile-policy-if-exists, --default-reconcile-policy and
+// --send-secrets recovered from the decisions they drove.
+func restoreSavedFlags(saved *planner.Plan, g *globalOptions, in *inputFlags, pf *planFlags, sel *selectFlags) ([]string, error) {
+	if slices.Contains(saved.Inputs.Paths, "-") {
+		return nil, errors.New("the saved plan was made from standard input, which cannot be read again: plan and apply in one step with azk apply -")
+	}
+	in.kustomize, g.namespace = saved.Inputs.Kustomize, saved.Inputs.Namespace
+	sel.targets, sel.selector = saved.Inputs.Targets, saved.Inputs.Selector
+	pf.ifExists = savedPolicyFlag(saved, planner.PolicySourceIfExistsFlag)
+	in.defaultPolicy = savedPolicyFlag(saved, planner.PolicySourceDefaultFlag)
+	pf.sendSecrets = nil
+	for _, r := range saved.Resources {
+		if r.Reason == planner.ReasonSecretsRequested {
+			pf.sendSecrets = append(pf.sendSecrets, r.Address)
+		}
+	}
+	return saved.Inputs.Paths, nil
 }
 
-// savedDefaultPolicy recovers --default-reconcile-policy from the decisions it drove.
-func savedDefaultPolicy(p *planner.Plan) string {
-	return savedPolicyFlag(p, planner.PolicySourceDefaultFlag)
-}
-
+// savedPolicyFlag is the policy the decisions from source carry, "" when none does.
 func savedPolicyFlag(p *planner.Plan, source string) string {
 	for _, r := range p.Resources {
 		if r.Policy.Source == source {
@@ -228,15 +228,22 @@ func savedPolicyFlag(p *planner.Plan, source string) string {
 	return ""
 }
 
-// savedSendSecrets recovers --send-secrets from the decisions it drove.
-func savedSendSecrets(p *planner.Plan) []string {
-	var out []string
-	for _, r := range p.Resources {
-		if r.Reason == planner.ReasonSecretsRequested {
-			out = append(out, r.Address)
-		}
+// openPlan opens a session on the inputs and plans them, as apply
+// and export do before acting on the plan: every diagnostic is printed, and
+// any error among them (or no plan) is failed(). The caller releases the session.
+func openPlan(ctx context.Context, g *globalOptions, az *azureFlags, in *inputFlags, pf *planFlags, sel *selectFlags, args []string) (*azureSession, *planner.Plan, error) {
+	session, diags, err := openSession(ctx, g, az, in, args, sel, graph.WithDependencies)
+	if err != nil {
+		return nil, nil, err
 	}
-	return out
+	p, more := session.plan(ctx, g, pf, planInputs(g, in, args, sel), nil, false)
+	diags = append(diags, more...)
+	printDiagnostics(g.stderr, diags)
+	if p == nil || diags.HasErrors() {
+		session.release()
+		return nil, nil, failed()
+	}
+	return session, p, nil
 }
 
 // refusals are the reasons apply does not start: a replacement Azure cannot

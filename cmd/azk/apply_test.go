@@ -19,18 +19,32 @@ import (
 	"github.com/azkcli/azk/internal/planner"
 )
 
+// startEmulator starts an emulator with opts over plain HTTP for one test
+// and returns it with the flags that point azk at it.
+func startEmulator(t *testing.T, opts emulator.Options) (*emulator.Running, []string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	run, err := emulator.Start(ctx, opts, "127.0.0.1:0", false)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); _ = run.Close() })
+	return run, endpointFlags(run.URL)
+}
+
+// endpointFlags point azk at the plain-HTTP emulator at endpoint.
+func endpointFlags(endpoint string) []string {
+	return []string{"--endpoint", endpoint, "--insecure-http", "--subscription", emulatorSubscription}
+}
+
 // emulatorAt starts an emulator over plain HTTP for one test and returns the
 // flags that point azk at it, through a proxy that logs the writes it is
 // sent (see azk: every apply is checked against its plan).
 func emulatorAt(t *testing.T) (*emulator.Running, []string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	run, err := emulator.Start(ctx, emulator.Options{}, "127.0.0.1:0", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = run.Close() })
-	return run, []string{"--endpoint", watchWrites(t, run.URL), "--insecure-http", "--subscription", emulatorSubscription}
+	run, _ := startEmulator(t, emulator.Options{})
+	return run, endpointFlags(watchWrites(t, run.URL))
 }
 
 // azk runs the command line and returns stdout, stderr and the exit code.
@@ -357,17 +371,11 @@ func (l *lockedBuffer) String() string {
 }
 
 func TestApplyFirstInterruptDrains(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	run, err := emulator.Start(ctx, emulator.Options{LRO: []emulator.LRORule{{Type: "Microsoft.Storage/storageAccounts", Write: time.Second}}}, "127.0.0.1:0", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer run.Close()
+	_, flags := startEmulator(t, emulator.Options{LRO: []emulator.LRORule{{Type: "Microsoft.Storage/storageAccounts", Write: time.Second}}})
 	dir := copyExample(t, "quickstart")
 	var out, errOut lockedBuffer
 	cmd := newRootCommand(strings.NewReader(""), &out, &errOut)
-	cmd.SetArgs([]string{"apply", "--auto-approve", dir, "--endpoint", run.URL, "--insecure-http", "--subscription", emulatorSubscription})
+	cmd.SetArgs(append([]string{"apply", "--auto-approve", dir}, flags...))
 	go func() {
 		for !strings.Contains(out.String(), "storage.azure.com/StorageAccount/default/azkquickstartsa: Creating...") {
 			time.Sleep(5 * time.Millisecond)

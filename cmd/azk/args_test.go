@@ -104,12 +104,7 @@ func TestNoTerminalConfirmationAndHeartbeat(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer devNull.Close()
-	run, err := emulator.Start(t.Context(), emulator.Options{LRO: []emulator.LRORule{{Type: "Microsoft.Resources/resourceGroups", Write: 1500 * time.Millisecond}}}, "127.0.0.1:0", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer run.Close()
-	flags := []string{"--endpoint", run.URL, "--insecure-http", "--subscription", emulatorSubscription}
+	_, flags := startEmulator(t, emulator.Options{LRO: []emulator.LRORule{{Type: "Microsoft.Resources/resourceGroups", Write: 1500 * time.Millisecond}}})
 	var out, errOut bytes.Buffer
 	cmd := newRootCommand(devNull, &out, &errOut)
 	cmd.SetArgs(append([]string{"apply", quickstart}, flags...))

@@ -247,14 +247,7 @@ func TestExportNeverWritesSecrets(t *testing.T) {
 		"apiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: sec\nspec:\n  location: westus2\n---\n"+
 		"apiVersion: dbformysql.azure.com/v1api20231230\nkind: FlexibleServer\nmetadata:\n  name: db1\nspec:\n  location: westus2\n  owner: {name: sec}\n  administratorLogin: admin\n  administratorLoginPassword: {name: db, key: password}\n")
 	state := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	run, err := emulator.Start(ctx, emulator.Options{StateDir: state}, "127.0.0.1:0", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer run.Close()
-	flags := []string{"--endpoint", run.URL, "--insecure-http", "--subscription", emulatorSubscription}
+	run, flags := startEmulator(t, emulator.Options{StateDir: state})
 	out := t.TempDir()
 	if o, errOut, code := runAzk("", append([]string{"export", "--out-dir", out, stack}, flags...)...); code != 0 {
 		t.Fatalf("export: exit %d\n%s\n%s", code, o, errOut)
@@ -348,17 +341,11 @@ func TestWhatIfCrossCheck(t *testing.T) {
 // whose storage account takes seconds: azk exits at once, says how to follow
 // the deployment, and the deployment finishes in the emulator without azk.
 func TestDeploymentInterruptLeavesItRunning(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	run, err := emulator.Start(ctx, emulator.Options{LRO: []emulator.LRORule{{Type: "Microsoft.Storage/storageAccounts", Write: 3 * time.Second}}}, "127.0.0.1:0", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer run.Close()
+	run, flags := startEmulator(t, emulator.Options{LRO: []emulator.LRORule{{Type: "Microsoft.Storage/storageAccounts", Write: 3 * time.Second}}})
 	dir := copyExample(t, "quickstart")
 	var out, errOut lockedBuffer
 	cmd := newRootCommand(strings.NewReader(""), &out, &errOut)
-	cmd.SetArgs([]string{"apply", "--auto-approve", "--engine", "deployment", dir, "--endpoint", run.URL, "--insecure-http", "--subscription", emulatorSubscription})
+	cmd.SetArgs(append([]string{"apply", "--auto-approve", "--engine", "deployment", dir}, flags...))
 	interrupted := make(chan time.Time, 1)
 	go func() {
 		for !strings.Contains(out.String(), "storage.azure.com/StorageAccount/default/azkquickstartsa: Creating...") {
@@ -394,16 +381,10 @@ func TestDeploymentInterruptLeavesItRunning(t *testing.T) {
 // failed resource with ARM's code and message and what waited for it as
 // not attempted, and the rest applies.
 func TestDeploymentFailureReport(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	run, err := emulator.Start(ctx, emulator.Options{Faults: emulator.Faults{Failures: []emulator.FailureRule{{
-		Type: "Microsoft.Storage/storageAccounts", After: 10 * time.Millisecond, Code: "StorageAccountQuotaExceeded", Message: "too many accounts"}}}}, "127.0.0.1:0", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer run.Close()
+	_, flags := startEmulator(t, emulator.Options{Faults: emulator.Faults{Failures: []emulator.FailureRule{{
+		Type: "Microsoft.Storage/storageAccounts", After: 10 * time.Millisecond, Code: "StorageAccountQuotaExceeded", Message: "too many accounts"}}}})
 	dir := copyExample(t, "quickstart")
-	out, errOut, code := runAzk("", "apply", "--auto-approve", "--engine", "deployment", dir, "--endpoint", run.URL, "--insecure-http", "--subscription", emulatorSubscription)
+	out, errOut, code := runAzk("", append([]string{"apply", "--auto-approve", "--engine", "deployment", dir}, flags...)...)
 	if code != 1 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/azkcli/azk/internal/deployment"
-	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/planner"
 )
 
@@ -59,17 +58,11 @@ azk apply --engine deployment submits the same templates itself.`,
 				return errors.New("--out-dir is required")
 			}
 			ctx := cmd.Context()
-			session, diags, err := openSession(ctx, g, &az, &in, args, &sel, graph.WithDependencies)
+			session, p, err := openPlan(ctx, g, &az, &in, &pf, &sel, args)
 			if err != nil {
 				return err
 			}
 			defer session.release()
-			p, more := session.plan(ctx, g, &az, &pf, planner.Inputs{Paths: args, Kustomize: in.kustomize, Namespace: g.namespace}, nil, false)
-			diags = append(diags, more...)
-			printDiagnostics(g.stderr, diags)
-			if p == nil || diags.HasErrors() {
-				return failed()
-			}
 			if err := refusals(p, allowPartial, true); err != nil {
 				return err
 			}

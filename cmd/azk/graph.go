@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/azkcli/azk/internal/graph"
@@ -34,11 +36,7 @@ Set --subscription (or AZURE_SUBSCRIPTION_ID) to see real ARM IDs.`,
 				"mermaid": func(gr *graph.Graph) error { return graph.WriteMermaid(g.stdout, gr) },
 				"json":    func(gr *graph.Graph) error { return graph.WriteJSON(g.stdout, gr) },
 				"yaml": func(gr *graph.Graph) error {
-					y := newYAMLWriter(g.stdout)
-					if err := graph.WriteJSON(y, gr); err != nil {
-						return err
-					}
-					return y.Close()
+					return asYAML(g.stdout, func(w io.Writer) error { return graph.WriteJSON(w, gr) })
 				},
 				"name": func(gr *graph.Graph) error { return writeNames(g.stdout, nodeAddresses(gr)) },
 			}[g.output]

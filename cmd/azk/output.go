@@ -15,7 +15,6 @@ import (
 	"github.com/azkcli/azk/internal/exported"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/planner"
-	"github.com/azkcli/azk/internal/redact"
 )
 
 func init() { subcommands = append(subcommands, newOutputCommand) }
@@ -68,11 +67,7 @@ Secrets show their keys, their values as (sensitive).
 			if err != nil {
 				return err
 			}
-			w := g.stdout
-			if r, ok := w.(*redact.Writer); ok && showSensitive {
-				w = r.Unwrap() // the secrets were asked for
-			}
-			return writeExported(w, g.stderr, g.output, objs, showSensitive)
+			return writeExported(g.stdoutRevealing(showSensitive), g.stderr, g.output, objs, showSensitive)
 		},
 	}
 	in.register(cmd)

@@ -139,6 +139,16 @@ func jsonToYAML(data []byte) ([]byte, error) {
 	return []byte(s), err
 }
 
+// asYAML runs write, which writes JSON, with its output turned into YAML
+// documents on w.
+func asYAML(w io.Writer, write func(io.Writer) error) error {
+	y := newYAMLWriter(w)
+	if err := write(y); err != nil {
+		return err
+	}
+	return y.Close()
+}
+
 // writeJSON writes v as indented JSON.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -103,7 +104,7 @@ resources of the same type in its resource group).`,
 				return err
 			}
 			defer session.release()
-			p, more := session.plan(ctx, g, &az, &pf, planInputs(g, &in, args, &sel), baseSet, drift)
+			p, more := session.plan(ctx, g, &pf, planInputs(g, &in, args, &sel), baseSet, drift)
 			diags = append(diags, more...)
 			printDiagnostics(g.stderr, diags)
 			if p == nil {
@@ -156,11 +157,7 @@ func planWriter(g *globalOptions, opts planner.RenderOptions) (func(*planner.Pla
 		return func(p *planner.Plan) error { return planner.WriteJSON(g.stdout, p) }, nil
 	case "yaml":
 		return func(p *planner.Plan) error {
-			y := newYAMLWriter(g.stdout)
-			if err := planner.WriteJSON(y, p); err != nil {
-				return err
-			}
-			return y.Close()
+			return asYAML(g.stdout, func(w io.Writer) error { return planner.WriteJSON(w, p) })
 		}, nil
 	case "markdown":
 		return func(p *planner.Plan) error { return planner.WriteMarkdown(g.stdout, p, opts) }, nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -28,18 +27,13 @@ type planAzure struct {
 
 func startPlanAzure(t *testing.T) *planAzure {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	run, err := emulator.Start(ctx, emulator.Options{}, "127.0.0.1:0", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = run.Close() })
+	run, flags := startEmulator(t, emulator.Options{})
 	client, err := arm.New(arm.Options{Credential: arm.EmulatorCredential, Subscription: emulatorSubscription,
 		Endpoint: run.URL, AllowHTTP: true, PollFrequency: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &planAzure{flags: []string{"--endpoint", run.URL, "--insecure-http", "--subscription", emulatorSubscription}, client: client}
+	return &planAzure{flags: flags, client: client}
 }
 
 func (a *planAzure) put(t *testing.T, id, apiVersion string, body map[string]any) {

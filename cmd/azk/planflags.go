@@ -31,7 +31,7 @@ func (f *planFlags) render(g *globalOptions) planner.RenderOptions {
 }
 
 // plan reads every resource from Azure and decides what applying would do.
-func (s *azureSession) plan(ctx context.Context, g *globalOptions, az *azureFlags, pf *planFlags, inputs planner.Inputs, base map[string]bool, drift bool) (*planner.Plan, diag.List) {
+func (s *azureSession) plan(ctx context.Context, g *globalOptions, pf *planFlags, inputs planner.Inputs, base map[string]bool, drift bool) (*planner.Plan, diag.List) {
 	var progress io.Writer
 	if isTerminal(g.stderr) {
 		progress = g.stderr

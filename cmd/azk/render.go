@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/azkcli/azk/internal/convert"
-	"github.com/azkcli/azk/internal/redact"
 )
 
 func init() { subcommands = append(subcommands, newRenderCommand) }
@@ -64,10 +63,7 @@ type renderedRequest struct {
 }
 
 func writeRequests(g *globalOptions, reqs []*convert.Request, showSensitive bool) error {
-	w := g.stdout
-	if r, ok := w.(*redact.Writer); ok && showSensitive {
-		w = r.Unwrap() // the secrets were asked for
-	}
+	w := g.stdoutRevealing(showSensitive)
 	out := make([]renderedRequest, len(reqs))
 	for i, r := range reqs {
 		var body any = r.Body

@@ -46,6 +46,15 @@ func (g *globalOptions) subscriptionID() string {
 	return os.Getenv("AZURE_SUBSCRIPTION_ID")
 }
 
+// stdoutRevealing is stdout, not redacted when the user asked to see the
+// secrets (--show-sensitive).
+func (g *globalOptions) stdoutRevealing(reveal bool) io.Writer {
+	if r, ok := g.stdout.(*redact.Writer); ok && reveal {
+		return r.Unwrap()
+	}
+	return g.stdout
+}
+
 // isTerminal reports whether w (stdin, stdout or stderr) is a terminal.
 func isTerminal(w any) bool {
 	if r, ok := w.(*redact.Writer); ok {

@@ -38,15 +38,14 @@ Exit status: 0 when valid, 1 when there are errors.`,
 			gr, diags := in.resolve(g, args)
 			switch g.output {
 			case "json", "yaml":
-				out := g.stdout
-				y := newYAMLWriter(g.stdout)
+				write := func(w io.Writer) error { return writeValidateJSON(w, len(gr.Nodes), diags) }
+				var err error
 				if g.output == "yaml" {
-					out = y
+					err = asYAML(g.stdout, write)
+				} else {
+					err = write(g.stdout)
 				}
-				if err := writeValidateJSON(out, len(gr.Nodes), diags); err != nil {
-					return err
-				}
-				if err := y.Close(); err != nil {
+				if err != nil {
 					return err
 				}
 				if diags.HasErrors() {

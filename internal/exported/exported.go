@@ -55,19 +55,38 @@ type Fetcher struct {
 	opts Options
 
 	mu       sync.Mutex
-	secrets  map[*graph.Node]*secretFetch
+	fetches  map[*graph.Node]*nodeFetch
 	statuses map[*graph.Node]map[string]any
 }
 
-type secretFetch struct {
-	once    sync.Once
-	objects []Object
-	err     error
+// nodeFetch is what a Fetcher reads of one resource beyond its status, once.
+type nodeFetch struct {
+	secretsOnce sync.Once
+	secrets     []Object
+	secretsErr  error
+
+	// config is what the resource's kind fills into config maps by hand,
+	// fetched once the resource exists.
+	configOnce sync.Once
+	config     map[string]string
+	configErr  error
 }
 
 // New returns a Fetcher.
 func New(opts Options) *Fetcher {
-	return &Fetcher{opts: opts, secrets: map[*graph.Node]*secretFetch{}, statuses: map[*graph.Node]map[string]any{}}
+	return &Fetcher{opts: opts, fetches: map[*graph.Node]*nodeFetch{}, statuses: map[*graph.Node]map[string]any{}}
+}
+
+// fetch is n's nodeFetch.
+func (f *Fetcher) fetch(n *graph.Node) *nodeFetch {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	nf := f.fetches[n]
+	if nf == nil {
+		nf = &nodeFetch{}
+		f.fetches[n] = nf
+	}
+	return nf
 }
 
 // status is n's status: as already read, else from a GET; nil, and no
@@ -153,15 +172,9 @@ func (f *Fetcher) Secrets(ctx context.Context, n *graph.Node) ([]Object, error) 
 	if len(n.SecretExports) == 0 {
 		return nil, nil
 	}
-	f.mu.Lock()
-	sf := f.secrets[n]
-	if sf == nil {
-		sf = &secretFetch{}
-		f.secrets[n] = sf
-	}
-	f.mu.Unlock()
-	sf.once.Do(func() { sf.objects, sf.err = f.fetchSecrets(ctx, n) })
-	return sf.objects, sf.err
+	nf := f.fetch(n)
+	nf.secretsOnce.Do(func() { nf.secrets, nf.secretsErr = f.fetchSecrets(ctx, n) })
+	return nf.secrets, nf.secretsErr
 }
 
 // Secret is the keys and values n exports into Secret name, for
@@ -326,8 +339,8 @@ func (c *collector) objects() ([]Object, error) {
 func joinPath(p []string) string { return strings.Join(p, ".") }
 
 // ManualConfig is the config-map value named name that n's kind fills by
-// hand (extensions.ConfigExporter), read from Azure now; false while n
-// does not exist or Azure does not hold it yet.
+// hand (extensions.ConfigExporter), read from Azure once however many
+// resources ask; false while n does not exist or Azure does not hold it yet.
 func (f *Fetcher) ManualConfig(ctx context.Context, n *graph.Node, name string) (string, bool, error) {
 	values, err := f.manualConfigs(ctx, n)
 	v, ok := values[name]
@@ -343,9 +356,15 @@ func (f *Fetcher) manualConfigs(ctx context.Context, n *graph.Node) (map[string]
 	if err != nil || status == nil {
 		return nil, err
 	}
-	return c.ExportConfig(status, n.Kind.APIVersion, func(id, apiVersion string) (map[string]any, error) {
-		return ReadBody(ctx, f.opts.Client, id, apiVersion)
+	// Read once for every export and every consumer: reading it may GET
+	// other resources (a private endpoint's network interface).
+	nf := f.fetch(n)
+	nf.configOnce.Do(func() {
+		nf.config, nf.configErr = c.ExportConfig(status, n.Kind.APIVersion, func(id, apiVersion string) (map[string]any, error) {
+			return ReadBody(ctx, f.opts.Client, id, apiVersion)
+		})
 	})
+	return nf.config, nf.configErr
 }
 
 // ReadBody reads a resource's ARM body; nil, and no error, when it does not exist.
