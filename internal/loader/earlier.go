@@ -1,0 +1,149 @@
+package loader
+
+import (
+	"archive/tar"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// LoadEarlier reads the inputs of opts as they were before the change under
+// review (azk plan --base). base is a directory holding that version of the
+// working tree, or a git revision of the repository holding the inputs.
+// Each input path is looked up at the same place relative to the tree's
+// root; a path that did not exist then holds nothing, and an empty Result
+// says none did.
+func LoadEarlier(base string, opts Options) (*Result, error) {
+	for _, p := range opts.Paths {
+		if p == "-" {
+			return nil, errors.New("--base: standard input has no earlier version to compare with")
+		}
+	}
+	root, tree, cleanup, err := earlierTree(base, append(append([]string(nil), opts.Paths...), opts.Kustomize...))
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	rebase := func(in []string) ([]string, error) {
+		var out []string
+		for _, p := range in {
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				return nil, err
+			}
+			rel, err := filepath.Rel(root, abs)
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return nil, fmt.Errorf("--base: %s is outside %s, the tree the base is compared in", p, root)
+			}
+			if _, err := os.Stat(filepath.Join(tree, rel)); err == nil {
+				out = append(out, filepath.Join(tree, rel))
+			}
+		}
+		return out, nil
+	}
+	if opts.Paths, err = rebase(opts.Paths); err != nil {
+		return nil, err
+	}
+	if opts.Kustomize, err = rebase(opts.Kustomize); err != nil {
+		return nil, err
+	}
+	if len(opts.Paths)+len(opts.Kustomize) == 0 {
+		return &Result{}, nil
+	}
+	res, diags := Load(opts)
+	if err := diags.Err(); err != nil {
+		return nil, fmt.Errorf("--base %s: reading the earlier manifests: %w", base, err)
+	}
+	return res, nil
+}
+
+// earlierTree finds the tree the base is read from: for a directory, the
+// current directory's counterpart is the directory itself; for a git
+// revision, the revision of the repository holding the inputs, extracted to
+// a temporary directory.
+func earlierTree(base string, inputs []string) (root, tree string, cleanup func(), err error) {
+	if info, err := os.Stat(base); err == nil && info.IsDir() {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", "", nil, err
+		}
+		return wd, base, func() {}, nil
+	}
+	dir := "."
+	if len(inputs) > 0 {
+		dir = inputs[0]
+		if info, err := os.Stat(dir); err == nil && !info.IsDir() {
+			dir = filepath.Dir(dir)
+		}
+	}
+	top, err := git(dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", "", nil, fmt.Errorf("--base %s: not a directory, and no git repository holds the inputs: %w", base, err)
+	}
+	root = strings.TrimSpace(string(top))
+	archive, err := git(root, "archive", "--format=tar", base)
+	if err != nil {
+		return "", "", nil, fmt.Errorf("--base %s: not a directory nor a git revision of %s: %w", base, root, err)
+	}
+	tree, err = os.MkdirTemp("", "azk-base-")
+	if err != nil {
+		return "", "", nil, err
+	}
+	cleanup = func() { _ = os.RemoveAll(tree) }
+	if err := untar(archive, tree); err != nil {
+		cleanup()
+		return "", "", nil, fmt.Errorf("--base %s: %w", base, err)
+	}
+	return root, tree, cleanup, nil
+}
+
+func git(dir string, args ...string) ([]byte, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// untar writes the regular files and directories of a git archive under dir.
+func untar(archive []byte, dir string) error {
+	r := tar.NewReader(bytes.NewReader(archive))
+	for {
+		h, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dir, filepath.FromSlash(h.Name))
+		if !strings.HasPrefix(target, filepath.Clean(dir)+string(filepath.Separator)) {
+			continue // never write outside dir
+		}
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return err
+			}
+			data, err := io.ReadAll(r)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(target, data, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package loader
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestLoadEarlierReadsAGitRevision: --base names a commit; the inputs are
+// read as that commit held them, a file added since holds nothing, and a
+// path outside the repository is refused.
+func TestLoadEarlierReadsAGitRevision(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	repo := writeFiles(t, map[string]string{"manifests/rg.yaml": rgDoc})
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=azk", "-c", "user.email=azk@example.com"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	run("init", "-q")
+	run("add", ".")
+	run("commit", "-q", "-m", "base")
+	second := rgDoc + "---\napiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: added\n"
+	if err := os.WriteFile(filepath.Join(repo, "manifests", "rg.yaml"), []byte(second), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "manifests", "new.yaml"), []byte(rgDoc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(repo)
+
+	res, err := LoadEarlier("HEAD", Options{Paths: []string{"manifests"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range res.Resources {
+		names = append(names, o.Name)
+	}
+	if !slices.Equal(names, []string{"rg"}) {
+		t.Errorf("HEAD held %v, want [rg]", names)
+	}
+	if res, err := LoadEarlier("HEAD", Options{Paths: []string{"manifests/new.yaml"}}); err != nil || len(res.Resources) != 0 {
+		t.Errorf("a file added since: %v resources, %v; want none and no error", res, err)
+	}
+	if _, err := LoadEarlier("HEAD", Options{Paths: []string{t.TempDir()}}); err == nil {
+		t.Error("a path outside the repository was read")
+	}
+	if _, err := LoadEarlier("no-such-revision", Options{Paths: []string{"manifests"}}); err == nil {
+		t.Error("an unknown revision was read")
+	}
+}
