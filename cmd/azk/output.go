@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/azkcli/azk/internal/exported"
 	"github.com/azkcli/azk/internal/graph"
-	"github.com/azkcli/azk/internal/planner"
 )
 
 func init() { subcommands = append(subcommands, newOutputCommand) }
@@ -63,7 +61,10 @@ Secrets show their keys, their values as (sensitive).
 			}
 			defer session.release()
 			printDiagnostics(g.stderr, diags)
-			objs, err := exportedObjects(ctx, g, session, addresses, showSensitive)
+			f := exported.New(exported.Options{Client: session.client, Redact: g.secrets.Add})
+			objs, err := f.Select(ctx, session.graph, addresses, showSensitive, func(n *graph.Node) {
+				fmt.Fprintf(g.stderr, "%s does not exist in Azure: it exports nothing yet\n", n.Address())
+			})
 			if err != nil {
 				return err
 			}
@@ -87,91 +88,6 @@ func splitAddresses(args []string) (paths, addresses []string) {
 		}
 	}
 	return paths, addresses
-}
-
-// exportedObjects reads what the resources export (those the addresses name,
-// or all), in input order; Secrets hold their values only when revealed.
-func exportedObjects(ctx context.Context, g *globalOptions, s *azureSession, addresses []string, reveal bool) ([]exported.Object, error) {
-	f := exported.New(exported.Options{Client: s.client, Redact: g.secrets.Add})
-	matched := make([]bool, len(addresses))
-	matches := func(address string) bool {
-		if len(addresses) == 0 {
-			return true
-		}
-		hit := false
-		for i, a := range addresses {
-			if planner.MatchAddress(address, a) {
-				matched[i], hit = true, true
-			}
-		}
-		return hit
-	}
-	var out []exported.Object
-	for _, n := range s.graph.Nodes {
-		if n.ID == "" || (len(n.Exports) == 0 && len(n.SecretExports) == 0) {
-			continue
-		}
-		whole := matches(n.Address())
-		if exists, err := f.Exists(ctx, n); err != nil {
-			return nil, fmt.Errorf("%s: %w", n.Address(), err)
-		} else if !exists {
-			fmt.Fprintf(g.stderr, "%s does not exist in Azure: it exports nothing yet\n", n.Address())
-			continue
-		}
-		var objs []exported.Object
-		cms, err := f.ConfigMaps(ctx, n)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", n.Address(), err)
-		}
-		objs = append(objs, cms...)
-		if reveal {
-			secrets, err := f.Secrets(ctx, n)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", n.Address(), err)
-			}
-			objs = append(objs, secrets...)
-		} else {
-			objs = append(objs, declaredSecrets(n)...)
-		}
-		for _, o := range objs {
-			if whole || matches("v1/"+o.Kind+"/"+o.Namespace+"/"+o.Name) {
-				out = append(out, o)
-			}
-		}
-	}
-	for i, a := range addresses {
-		if !matched[i] {
-			return nil, fmt.Errorf("%s: no resource of the inputs, nor a config map or Secret they export, has that address (group/Kind/namespace/name, Kind/namespace/name, Kind/name, ConfigMap/NAME or Secret/NAME)", a)
-		}
-	}
-	return out, nil
-}
-
-// declaredSecrets are the Secrets n exports as the manifests declare them:
-// keys without values (an expression yielding a map has its keys only
-// once evaluated).
-func declaredSecrets(n *graph.Node) []exported.Object {
-	byName := map[string]*exported.Object{}
-	var names []string
-	for _, e := range n.SecretExports {
-		o := byName[e.Secret]
-		if o == nil {
-			o = &exported.Object{Kind: "Secret", Namespace: n.Object.Namespace, Name: e.Secret, Data: map[string]string{}, From: n.Address()}
-			byName[e.Secret] = o
-			names = append(names, e.Secret)
-		}
-		key := e.Key
-		if key == "" {
-			key = "(keys of " + e.Field + ")"
-		}
-		o.Data[key] = ""
-	}
-	sort.Strings(names)
-	out := make([]exported.Object, len(names))
-	for i, name := range names {
-		out[i] = *byName[name]
-	}
-	return out
 }
 
 // manifest is a v1 ConfigMap or Secret as kubectl reads it.

@@ -10,7 +10,6 @@ import (
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/loader"
-	"github.com/azkcli/azk/internal/planner"
 	"github.com/azkcli/azk/internal/suggest"
 )
 
@@ -49,7 +48,7 @@ func (f *selectFlags) apply(gr *graph.Graph, dir graph.Direction) (*graph.Graph,
 	for _, pattern := range f.targets {
 		found := false
 		for _, n := range gr.Nodes {
-			if planner.MatchAddress(n.Address(), pattern) {
+			if graph.MatchAddress(n.Address(), pattern) {
 				chosen[n], found = true, true
 			}
 		}

@@ -50,7 +50,7 @@ type Options struct {
 	// --base); a resource not among them that exists in Azure is flagged as
 	// adopted. Nil means no base.
 	Base map[string]bool
-	// SendSecrets are addresses (see MatchAddress) of resources whose secrets
+	// SendSecrets are addresses (see graph.MatchAddress) of resources whose secrets
 	// are sent again, though the plan cannot see them change.
 	SendSecrets []string
 	// ReadEach reads every resource with a GET of its own, never with a list
@@ -201,7 +201,7 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 	}
 	for _, n := range g.Nodes {
 		for _, pattern := range opts.SendSecrets {
-			if MatchAddress(n.Address(), pattern) {
+			if graph.MatchAddress(n.Address(), pattern) {
 				m.sendSecrets[n.Address()] = true
 			}
 		}
