@@ -186,15 +186,7 @@ func savedPlan(args, kustomize []string) (*planner.Plan, error) {
 	if err != nil || info.IsDir() {
 		return nil, nil
 	}
-	data, err := os.ReadFile(args[0])
-	if err != nil {
-		return nil, nil
-	}
-	var probe map[string]json.RawMessage
-	if json.Unmarshal(data, &probe) != nil || probe["formatVersion"] == nil || probe["resources"] == nil {
-		return nil, nil // manifests, not a plan
-	}
-	return planner.Load(args[0])
+	return planner.LoadIfSaved(args[0])
 }
 
 // restoreSavedFlags sets the inputs and the plan-shaping flags a saved plan

@@ -177,6 +177,25 @@ func Load(path string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decodeSaved(path, data)
+}
+
+// LoadIfSaved is Load for a file that may hold manifests instead: nil, and
+// no error, when it is not a plan Save wrote (or cannot be read).
+func LoadIfSaved(path string) (*Plan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil
+	}
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(data, &probe) != nil || probe["formatVersion"] == nil || probe["resources"] == nil {
+		return nil, nil
+	}
+	return decodeSaved(path, data)
+}
+
+// decodeSaved is Load of data read from path.
+func decodeSaved(path string, data []byte) (*Plan, error) {
 	tree, err := decodeTree(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a saved plan: %w", path, err)
