@@ -26,9 +26,9 @@ type Target struct {
 	RoleDefinitionID func(name string) (string, bool)
 	// Unknown stands for a value known only when applying, with the reason.
 	Unknown func(reason string) any
-	// Project writes a child read from Azure back as it stands in the
-	// parent's body at path (see PreservedChildren).
-	Project func(path []string, child map[string]any) map[string]any
+	// Project returns how a child read from Azure is written back in the
+	// collection at path of the parent's body (see PreservedChildren).
+	Project func(path []string) func(child map[string]any) map[string]any
 }
 
 // Outcome is what a body modifier asks for besides the body.
