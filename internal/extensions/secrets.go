@@ -207,39 +207,6 @@ func (k *keyExporter) gives(name string) bool {
 	return false
 }
 
-// SecretNames are the operatorSpec.secrets names an exporter writes, for
-// tests against the registry.
-func SecretNames(armType string) []string {
-	e, ok := byARMType[strings.ToLower(armType)].(keyed)
-	if !ok {
-		return nil
-	}
-	k := e.keys()
-	var out []string
-	for _, r := range k.reads {
-		for name := range r.values {
-			out = append(out, name)
-		}
-	}
-	for name := range k.status {
-		out = append(out, name)
-	}
-	if k.subscription != "" {
-		out = append(out, k.subscription)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// SecretStatusPaths are the status paths an exporter reads, by secret name,
-// for tests against the registry.
-func SecretStatusPaths(armType string) map[string][]string {
-	if e, ok := byARMType[strings.ToLower(armType)].(keyed); ok {
-		return e.keys().status
-	}
-	return nil
-}
-
 // pick reads a string in an answer at a dotted path whose steps are keys,
 // list indexes ("[0]"), list items chosen by a field ("[keyName=key1]") or
 // the item without a field ("[!name]").
