@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/azkcli/azk/internal/armjson"
 )
 
 // SecretExporter is a kind whose resources publish secrets through
@@ -248,11 +250,7 @@ func pick(v any, path string) string {
 // statusString reads a status value as the operator writes it: strings as
 // they are, numbers in decimal.
 func statusString(status map[string]any, path []string) string {
-	var v any = status
-	for _, key := range path {
-		m, _ := v.(map[string]any)
-		v = m[key]
-	}
+	v, _ := armjson.Lookup(status, path)
 	switch t := v.(type) {
 	case string:
 		return t
