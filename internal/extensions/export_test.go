@@ -1,14 +1,11 @@
 package extensions
 
-import (
-	"slices"
-	"strings"
-)
+import "slices"
 
 // SecretNames are the operatorSpec.secrets names an exporter writes, for
 // tests against the registry.
 func SecretNames(armType string) []string {
-	e, ok := byARMType[strings.ToLower(armType)].(keyed)
+	e, ok := extensionOf[keyed](armType)
 	if !ok {
 		return nil
 	}
@@ -32,7 +29,7 @@ func SecretNames(armType string) []string {
 // SecretStatusPaths are the status paths an exporter reads, by secret name,
 // for tests against the registry.
 func SecretStatusPaths(armType string) map[string][]string {
-	if e, ok := byARMType[strings.ToLower(armType)].(keyed); ok {
+	if e, ok := extensionOf[keyed](armType); ok {
 		return e.keys().status
 	}
 	return nil

@@ -48,7 +48,7 @@ type SecretInputs struct {
 
 // SecretExporterFor returns the secret exporter of an ARM type, or nil.
 func SecretExporterFor(armType string) SecretExporter {
-	e, _ := byARMType[strings.ToLower(armType)].(SecretExporter)
+	e, _ := extensionOf[SecretExporter](armType)
 	return e
 }
 
@@ -56,7 +56,7 @@ func SecretExporterFor(armType string) SecretExporter {
 // is one the secret exporter of armType calls to fetch secrets: a POST
 // that reads, and changes nothing in Azure.
 func IsSecretRead(armType, action string) bool {
-	e, ok := byARMType[strings.ToLower(armType)].(keyed)
+	e, ok := extensionOf[keyed](armType)
 	if !ok {
 		return false
 	}
@@ -266,7 +266,7 @@ func statusString(status map[string]any, path []string) string {
 // for plans: "POST listKeys", "status.primaryEndpoints.blob", "the
 // subscription of its ARM ID"; "" when it writes no such secret.
 func SecretSource(armType, name string) string {
-	e, ok := byARMType[strings.ToLower(armType)].(keyed)
+	e, ok := extensionOf[keyed](armType)
 	if !ok {
 		return ""
 	}
