@@ -28,7 +28,7 @@ func (c *converter) adjust(body map[string]any, r *Request) {
 		ARMType: c.n.Kind.ARMType, APIVersion: c.n.Kind.APIVersion, ID: c.n.ID, AzureName: c.n.AzureName,
 		Get: c.src.Get, RoleDefinitionID: c.src.RoleDefinitionID,
 		Unknown: func(reason string) any { return Unknown{Reason: reason} },
-		Project: func(path []string, child map[string]any) map[string]any { return c.childProjection(path)(child) },
+		Project: c.childProjection,
 	}
 	var out extensions.Outcome
 	if err := m.ModifyBody(t, body, &out); err != nil {

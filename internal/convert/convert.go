@@ -103,22 +103,17 @@ func Convert(g *graph.Graph, n *graph.Node, src Sources) (*Request, diag.List) {
 			body = m
 		}
 	}
-	if n.Pending != "" {
-		// Named once another resource of the apply exists: nothing of it
-		// exists in Azure yet, so there is nothing to adjust to either.
-		body["name"] = n.AzureName
-		if n.NameSource() != nil {
-			body["name"] = Unknown{Reason: n.Pending}
-		}
-		r := &Request{Node: n, Method: "PUT", Body: body}
-		if c.diags.HasErrors() {
-			return nil, c.diags
-		}
-		return r, c.diags
-	}
 	body["name"] = n.AzureName
-	r := &Request{Node: n, Method: "PUT", URL: n.ID + "?api-version=" + n.Kind.APIVersion, Body: body}
-	c.adjust(body, r)
+	r := &Request{Node: n, Method: "PUT", Body: body}
+	// A Pending node is named once another resource of the apply exists: it
+	// has no URL yet, and nothing of it exists in Azure to adjust to.
+	switch {
+	case n.Pending == "":
+		r.URL = n.ID + "?api-version=" + n.Kind.APIVersion
+		c.adjust(body, r)
+	case n.NameSource() != nil:
+		body["name"] = Unknown{Reason: n.Pending}
+	}
 	if c.diags.HasErrors() {
 		return nil, c.diags
 	}

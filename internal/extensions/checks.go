@@ -59,26 +59,26 @@ type PreWrite struct {
 
 // WriteBlockerFor returns the write blocker of an ARM type, or nil.
 func WriteBlockerFor(armType string) WriteBlocker {
-	c, _ := byARMType[strings.ToLower(armType)].(WriteBlocker)
+	c, _ := extensionOf[WriteBlocker](armType)
 	return c
 }
 
 // OwnerWriteBlockerFor returns the owner check of an ARM type, or nil.
 func OwnerWriteBlockerFor(armType string) OwnerWriteBlocker {
-	c, _ := byARMType[strings.ToLower(armType)].(OwnerWriteBlocker)
+	c, _ := extensionOf[OwnerWriteBlocker](armType)
 	return c
 }
 
 // PostWriteCheckerFor returns the post-write check of an ARM type, or nil.
 func PostWriteCheckerFor(armType string) PostWriteChecker {
-	c, _ := byARMType[strings.ToLower(armType)].(PostWriteChecker)
+	c, _ := extensionOf[PostWriteChecker](armType)
 	return c
 }
 
 // Retryable reports whether an ARM error (code and message) that writing or
 // deleting a resource of armType got is one its kind's classifier retries.
 func Retryable(armType, code, message string) bool {
-	c, ok := byARMType[strings.ToLower(armType)].(ErrorClassifier)
+	c, ok := extensionOf[ErrorClassifier](armType)
 	return ok && c.Retryable(code, message)
 }
 
@@ -96,12 +96,7 @@ type stateBlocks struct {
 }
 
 func (s stateBlocks) reason(body map[string]any) string {
-	var v any = body
-	for _, k := range s.path {
-		m, _ := v.(map[string]any)
-		v = m[k]
-	}
-	state, _ := v.(string)
+	state := stringAt(body, s.path...)
 	if state == "" {
 		return ""
 	}
@@ -166,7 +161,7 @@ type ConfigExporter interface {
 
 // ConfigExporterFor returns the config exporter of an ARM type, or nil.
 func ConfigExporterFor(armType string) ConfigExporter {
-	c, _ := byARMType[strings.ToLower(armType)].(ConfigExporter)
+	c, _ := extensionOf[ConfigExporter](armType)
 	return c
 }
 
@@ -179,6 +174,6 @@ type Deleter interface {
 
 // DeleterFor returns the deleter of an ARM type, or nil.
 func DeleterFor(armType string) Deleter {
-	d, _ := byARMType[strings.ToLower(armType)].(Deleter)
+	d, _ := extensionOf[Deleter](armType)
 	return d
 }

@@ -42,13 +42,14 @@ func (p PreservedChildren) ModifyBody(t Target, body map[string]any, _ *Outcome)
 		}
 	}
 	merged := append([]any(nil), desired...)
+	project := t.Project(p.Path)
 	for _, item := range existing {
 		m, ok := item.(map[string]any)
 		if !ok {
 			continue
 		}
 		if name, _ := m["name"].(string); !named[strings.ToLower(name)] {
-			merged = append(merged, t.Project(p.Path, m))
+			merged = append(merged, project(m))
 		}
 	}
 	armjson.Put(body, p.Path, merged)

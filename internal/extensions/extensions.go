@@ -26,9 +26,9 @@ type Target struct {
 	RoleDefinitionID func(name string) (string, bool)
 	// Unknown stands for a value known only when applying, with the reason.
 	Unknown func(reason string) any
-	// Project writes a child read from Azure back as it stands in the
-	// parent's body at path (see PreservedChildren).
-	Project func(path []string, child map[string]any) map[string]any
+	// Project returns how a child read from Azure is written back in the
+	// collection at path of the parent's body (see PreservedChildren).
+	Project func(path []string) func(child map[string]any) map[string]any
 }
 
 // Outcome is what a body modifier asks for besides the body.
@@ -65,7 +65,7 @@ type StoredValues interface {
 // StoredValuesFor returns what the provider of an ARM type does with the
 // values it is sent, or nil when it does as sent.
 func StoredValuesFor(armType string) StoredValues {
-	v, _ := byARMType[strings.ToLower(armType)].(StoredValues)
+	v, _ := extensionOf[StoredValues](armType)
 	return v
 }
 
@@ -88,7 +88,7 @@ type ChildrenCreator interface {
 // ChildrenCreatedWith returns the children ARM creates with a resource of
 // armType ("blobServices/default"), or nil.
 func ChildrenCreatedWith(armType string) []string {
-	if c, ok := byARMType[strings.ToLower(armType)].(ChildrenCreator); ok {
+	if c, ok := extensionOf[ChildrenCreator](armType); ok {
 		return c.CreatedWith()
 	}
 	return nil
@@ -96,6 +96,13 @@ func ChildrenCreatedWith(armType string) []string {
 
 // byARMType holds the extensions, keyed by lower-cased ARM type.
 var byARMType = map[string]any{}
+
+// extensionOf is the extension of an ARM type (any case) as the interface
+// T, and whether it implements T.
+func extensionOf[T any](armType string) (T, bool) {
+	t, ok := byARMType[strings.ToLower(armType)].(T)
+	return t, ok
+}
 
 // register sets the extension of an ARM type: one value per type,
 // implementing every interface the type needs, so that all of a type's
@@ -110,7 +117,7 @@ func register(armType string, ext any) {
 
 // BodyModifierFor returns the body modifier of an ARM type, or nil.
 func BodyModifierFor(armType string) BodyModifier {
-	m, _ := byARMType[strings.ToLower(armType)].(BodyModifier)
+	m, _ := extensionOf[BodyModifier](armType)
 	return m
 }
 
@@ -125,7 +132,7 @@ type Importer interface {
 
 // ImporterFor returns the import rules of an ARM type, or nil.
 func ImporterFor(armType string) Importer {
-	i, _ := byARMType[strings.ToLower(armType)].(Importer)
+	i, _ := extensionOf[Importer](armType)
 	return i
 }
 

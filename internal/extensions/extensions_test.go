@@ -16,8 +16,10 @@ func target(armType string, get func(id, apiVersion string) (map[string]any, err
 		ID:      "/subscriptions/sub1/resourceGroups/rg/providers/" + armType + "/x",
 		Get:     get,
 		Unknown: func(reason string) any { return unknown(reason) },
-		Project: func(_ []string, child map[string]any) map[string]any {
-			return map[string]any{"name": child["name"], "properties": child["properties"]}
+		Project: func([]string) func(map[string]any) map[string]any {
+			return func(child map[string]any) map[string]any {
+				return map[string]any{"name": child["name"], "properties": child["properties"]}
+			}
 		},
 	}
 }

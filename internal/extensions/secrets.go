@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/azkcli/azk/internal/armjson"
 )
 
 // SecretExporter is a kind whose resources publish secrets through
@@ -46,7 +48,7 @@ type SecretInputs struct {
 
 // SecretExporterFor returns the secret exporter of an ARM type, or nil.
 func SecretExporterFor(armType string) SecretExporter {
-	e, _ := byARMType[strings.ToLower(armType)].(SecretExporter)
+	e, _ := extensionOf[SecretExporter](armType)
 	return e
 }
 
@@ -54,7 +56,7 @@ func SecretExporterFor(armType string) SecretExporter {
 // is one the secret exporter of armType calls to fetch secrets: a POST
 // that reads, and changes nothing in Azure.
 func IsSecretRead(armType, action string) bool {
-	e, ok := byARMType[strings.ToLower(armType)].(keyed)
+	e, ok := extensionOf[keyed](armType)
 	if !ok {
 		return false
 	}
@@ -207,39 +209,6 @@ func (k *keyExporter) gives(name string) bool {
 	return false
 }
 
-// SecretNames are the operatorSpec.secrets names an exporter writes, for
-// tests against the registry.
-func SecretNames(armType string) []string {
-	e, ok := byARMType[strings.ToLower(armType)].(keyed)
-	if !ok {
-		return nil
-	}
-	k := e.keys()
-	var out []string
-	for _, r := range k.reads {
-		for name := range r.values {
-			out = append(out, name)
-		}
-	}
-	for name := range k.status {
-		out = append(out, name)
-	}
-	if k.subscription != "" {
-		out = append(out, k.subscription)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// SecretStatusPaths are the status paths an exporter reads, by secret name,
-// for tests against the registry.
-func SecretStatusPaths(armType string) map[string][]string {
-	if e, ok := byARMType[strings.ToLower(armType)].(keyed); ok {
-		return e.keys().status
-	}
-	return nil
-}
-
 // pick reads a string in an answer at a dotted path whose steps are keys,
 // list indexes ("[0]"), list items chosen by a field ("[keyName=key1]") or
 // the item without a field ("[!name]").
@@ -281,11 +250,7 @@ func pick(v any, path string) string {
 // statusString reads a status value as the operator writes it: strings as
 // they are, numbers in decimal.
 func statusString(status map[string]any, path []string) string {
-	var v any = status
-	for _, key := range path {
-		m, _ := v.(map[string]any)
-		v = m[key]
-	}
+	v, _ := armjson.Lookup(status, path)
 	switch t := v.(type) {
 	case string:
 		return t
@@ -301,7 +266,7 @@ func statusString(status map[string]any, path []string) string {
 // for plans: "POST listKeys", "status.primaryEndpoints.blob", "the
 // subscription of its ARM ID"; "" when it writes no such secret.
 func SecretSource(armType, name string) string {
-	e, ok := byARMType[strings.ToLower(armType)].(keyed)
+	e, ok := extensionOf[keyed](armType)
 	if !ok {
 		return ""
 	}

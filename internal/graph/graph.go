@@ -11,7 +11,6 @@ import (
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/registry"
 	"github.com/azkcli/azk/internal/validate"
-	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // SubscriptionPlaceholder stands in ARM IDs when no subscription is known.
@@ -87,13 +86,7 @@ func (n *Node) NameSource() *Edge { return n.nameSource }
 // Name gives a Pending node its Azure name, once known (from the exporting
 // resource's status), and computes its ARM ID and those of its pending children.
 func (g *Graph) Name(n *Node, azureName string) error {
-	sub := g.Subscription
-	if n.Credential != nil {
-		if s, ok := n.Credential.Value(credentialSubscription); ok {
-			sub = s
-		}
-	}
-	id, err := armID(n.Kind, n.OwnerID, sub, azureName)
+	id, err := IDFor(n.Kind, n.OwnerID, g.subscriptionFor(n), azureName)
 	if err != nil {
 		return err
 	}
@@ -117,8 +110,8 @@ func (g *Graph) NameFromStatus(n *Node, status map[string]any) (bool, error) {
 	if src == nil || src.To == nil {
 		return false, fmt.Errorf("%s does not take its Azure name from another resource", n.Address())
 	}
-	key := yamlnode.String(src.Ref.Node, "key")
-	e, ok := src.To.Export(yamlnode.String(src.Ref.Node, "name"), key)
+	name, key := src.ConfigMapKey()
+	e, ok := src.To.Export(name, key)
 	if !ok {
 		return false, fmt.Errorf("%s exports no value for the Azure name of %s", src.To.Address(), n.Address())
 	}
@@ -132,19 +125,27 @@ func (g *Graph) NameFromStatus(n *Node, status map[string]any) (bool, error) {
 // Export finds what n publishes to config map name, key: the entry for that
 // key, else an expression yielding a map of keys for that config map.
 func (n *Node) Export(name, key string) (Export, bool) {
-	var found *Export
-	for i, e := range n.Exports {
-		switch {
-		case e.ConfigMap == name && e.Key == key:
+	return findExport(n.Exports, name, key, func(e Export) (string, string) { return e.ConfigMap, e.Key })
+}
+
+// findExport is the export writing key of destination name: the entry for
+// that key, else the first expression yielding a map of keys for name.
+// destination says where an export writes: its config map or Secret and key.
+func findExport[E any](exports []E, name, key string, destination func(E) (name, key string)) (E, bool) {
+	found := -1
+	for i, e := range exports {
+		switch n, k := destination(e); {
+		case n == name && k == key:
 			return e, true
-		case e.ConfigMap == name && e.Key == "" && found == nil:
-			found = &n.Exports[i]
+		case n == name && k == "" && found < 0:
+			found = i
 		}
 	}
-	if found != nil {
-		return *found, true
+	if found >= 0 {
+		return exports[found], true
 	}
-	return Export{}, false
+	var none E
+	return none, false
 }
 
 // Address is the node's "group/Kind/namespace/name".

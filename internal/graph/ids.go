@@ -41,7 +41,7 @@ func (b *builder) identify() {
 		if !b.checkName(n) {
 			continue
 		}
-		id, err := armID(n.Kind, n.OwnerID, b.subscriptionFor(n), n.AzureName)
+		id, err := IDFor(n.Kind, n.OwnerID, b.g.subscriptionFor(n), n.AzureName)
 		if err != nil {
 			b.errorf(n.Object, 0, "spec.owner", "%v", err)
 			continue
@@ -56,11 +56,12 @@ func (b *builder) identify() {
 	}
 }
 
-// armID builds a resource's ARM ID from its kind, its owner's ARM ID and its
-// Azure name, following the kind's ARM URI shape. Every segment is checked
-// (see package armid), so no name or subscription can change which resource
-// the ID names.
-func armID(k *registry.Kind, ownerID, subscription, name string) (string, error) {
+// IDFor builds the ARM ID of a resource of kind k owned by ownerID under the
+// Azure name name, following the kind's ARM URI shape: for a node whose name
+// is known only after apply (see Node.Pending), the ID it will have once
+// named. Every segment is checked (see package armid), so no name or
+// subscription can change which resource the ID names.
+func IDFor(k *registry.Kind, ownerID, subscription, name string) (string, error) {
 	id, err := buildARMID(k, ownerID, subscription, name)
 	if err != nil {
 		return "", err
@@ -131,11 +132,11 @@ func (b *builder) checkName(n *Node) bool {
 	if strings.EqualFold(n.Kind.ARMType, resourceGroupType) {
 		check = armid.CheckResourceGroupName
 	}
-	switch {
+	switch err := check(name); {
 	case name == "":
 		b.errorf(n.Object, line, field, "the Azure name is empty")
-	case check(name) != nil:
-		b.errorf(n.Object, line, field, "Azure name %q cannot be part of an ARM ID: %v", name, check(name))
+	case err != nil:
+		b.errorf(n.Object, line, field, "Azure name %q cannot be part of an ARM ID: %v", name, err)
 	default:
 		if field == "metadata.name" && name == n.Object.Name {
 			// spec.azureName was checked against the schema already; a name
@@ -165,13 +166,6 @@ func (b *builder) checkNameRule(n *Node, rule *registry.Field, name string, line
 				name, n.Kind.Kind, rule.Pattern)
 		}
 	}
-}
-
-// IDFor is the ARM ID a resource of kind k owned by ownerID would have under
-// the Azure name name: for a node whose name is known only after apply (see
-// Node.Pending), the ID it will have once named.
-func IDFor(k *registry.Kind, ownerID, subscription, name string) (string, error) {
-	return armID(k, ownerID, subscription, name)
 }
 
 // ConfigMapKey is the config map name and key a config-map reference names.

@@ -60,7 +60,7 @@ func (b *builder) nameFromConfig(n *Node) bool {
 		if e.Kind != EdgeConfigMap || e.Field != "spec.azureNameFromConfig" {
 			continue
 		}
-		key := yamlnode.String(e.Ref.Node, "key")
+		name, key := e.ConfigMapKey()
 		switch {
 		case e.Object != nil:
 			if v, ok := e.Object.Value(key); ok && v != "" {
@@ -68,7 +68,7 @@ func (b *builder) nameFromConfig(n *Node) bool {
 				return true
 			}
 		case e.To != nil:
-			if x, ok := e.To.Export(yamlnode.String(e.Ref.Node, "name"), key); ok && x.FromManifest() {
+			if x, ok := e.To.Export(name, key); ok && x.FromManifest() {
 				if v, ok, _ := x.Value(e.To, key, nil); ok && v != "" {
 					n.AzureName = v
 					return true

@@ -149,11 +149,11 @@ func (b *builder) credential(n *Node) {
 }
 
 // subscriptionFor is the subscription n's ARM ID is built in: its credential's, else the graph's.
-func (b *builder) subscriptionFor(n *Node) string {
+func (g *Graph) subscriptionFor(n *Node) string {
 	if n.Credential != nil {
 		if sub, ok := n.Credential.Value(credentialSubscription); ok {
 			return sub
 		}
 	}
-	return b.g.Subscription
+	return g.Subscription
 }

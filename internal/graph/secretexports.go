@@ -41,19 +41,7 @@ type SecretExport struct {
 // SecretExport finds what n publishes to Secret name, key: the entry for
 // that key, else an expression yielding a map of keys for that Secret.
 func (n *Node) SecretExport(name, key string) (SecretExport, bool) {
-	var found *SecretExport
-	for i, e := range n.SecretExports {
-		switch {
-		case e.Secret == name && e.Key == key:
-			return e, true
-		case e.Secret == name && e.Key == "" && found == nil:
-			found = &n.SecretExports[i]
-		}
-	}
-	if found != nil {
-		return *found, true
-	}
-	return SecretExport{}, false
+	return findExport(n.SecretExports, name, key, func(e SecretExport) (string, string) { return e.Secret, e.Key })
 }
 
 // SecretsRequested are the secrets n's exporter must fetch: the

@@ -233,6 +233,9 @@ func (l *load) stream(file string, data []byte, isKustomization bool) {
 // it returns false when the document cannot be used at all.
 func (l *load) checkStructure(file string, n *yaml.Node) bool {
 	problems, ok := structure(file, n)
+	if len(problems) == 0 {
+		return ok
+	}
 	o := l.identify(diag.Source{}, yaml.NewRNode(n))
 	for _, d := range problems {
 		if o.Kind != "" && o.Name != "" {

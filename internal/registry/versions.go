@@ -2,10 +2,10 @@ package registry
 
 import "time"
 
-// VersionDate is the ARM api-version date an ASO version carries
+// versionDate is the ARM api-version date an ASO version carries
 // (v1api20201101, v20250301, v1api20200801preview) and whether it is a
 // preview; ok is false for versions without a date (v1).
-func VersionDate(version string) (date time.Time, preview bool, ok bool) {
+func versionDate(version string) (date time.Time, preview bool, ok bool) {
 	k := versionKey(version)
 	if k == "" {
 		return time.Time{}, false, false
@@ -29,7 +29,7 @@ func Newest(versions []string) string {
 }
 
 func isStable(v string) bool {
-	_, preview, ok := VersionDate(v)
+	_, preview, ok := versionDate(v)
 	return ok && !preview
 }
 
@@ -37,13 +37,13 @@ func isStable(v string) bool {
 // closest to the one want carries, stable before preview on equal
 // distance; the newest when want carries no date.
 func NearestVersion(want string, served []string) string {
-	wantDate, _, ok := VersionDate(want)
+	wantDate, _, ok := versionDate(want)
 	if !ok {
 		return Newest(served)
 	}
 	best, bestDistance := "", time.Duration(0)
 	for _, v := range served {
-		d, _, ok := VersionDate(v)
+		d, _, ok := versionDate(v)
 		if !ok {
 			continue
 		}

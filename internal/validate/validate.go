@@ -124,12 +124,12 @@ func (w *walker) expectKind(n *yaml.Node, kind yaml.Kind, what, path string, lin
 }
 
 func (w *walker) object(f *registry.Field, n *yaml.Node, path string, line int) {
-	seen := make(map[string]int, len(n.Content)/2) // key -> line
+	seen := make(map[string]bool, len(n.Content)/2)
 	alternatives := 0
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, val := n.Content[i], n.Content[i+1]
 		childPath := path + "." + key.Value
-		if _, dup := seen[key.Value]; dup {
+		if seen[key.Value] {
 			continue // the loader reports keys set twice, anywhere in a manifest
 		}
 		child := f.Child(key.Value)
@@ -137,7 +137,7 @@ func (w *walker) object(f *registry.Field, n *yaml.Node, path string, line int) 
 			w.errorf(key.Line, childPath, "unknown field %q%s", key.Value, didYouMean(f, key.Value))
 			continue
 		}
-		seen[key.Value] = key.Line
+		seen[key.Value] = true
 		if f.OneOf && !yamlnode.IsNull(yamlnode.Deref(val)) {
 			alternatives++
 		}
@@ -147,7 +147,7 @@ func (w *walker) object(f *registry.Field, n *yaml.Node, path string, line int) 
 		w.errorf(line, path, "set exactly one of %s", strings.Join(fieldNames(f), ", "))
 	}
 	for _, c := range f.Fields {
-		if _, set := seen[c.Name]; c.Required && !set {
+		if c.Required && !seen[c.Name] {
 			w.errorf(line, path+"."+c.Name, "required field is missing")
 		}
 	}
