@@ -200,17 +200,20 @@ func (d *differ) fields(c *comparison, path, schema string, want, have map[strin
 // does not return it (it is write-only, or withheld, or the provider keeps
 // it to itself), so what a GET shows says nothing about it. It is listed,
 // not compared. A value the body leaves empty or false is one a provider
-// leaves out of what it returns; a value known only after apply is a change.
+// leaves out of what it returns; a value known only after apply is a
+// change, unless the REST specification says ARM never returns it.
 func (d *differ) absent(c *comparison, path, schema string, want any) {
 	switch w := want.(type) {
 	case convert.Sensitive, SensitiveDigest:
 		return // a secret: listed under the resource's secrets
 	case convert.Unknown:
-		if w.Sensitive || d.writeOnly[schema] || d.providerNotReturned(schema) {
+		switch {
+		case w.Sensitive:
+			return
+		case !d.writeOnly[schema]:
+			c.changes = append(c.changes, Change{Path: path, Unknown: true})
 			return
 		}
-		c.changes = append(c.changes, Change{Path: path, Unknown: true})
-		return
 	case map[string]any:
 		if len(w) == 0 {
 			return
@@ -224,10 +227,6 @@ func (d *differ) absent(c *comparison, path, schema string, want any) {
 		return
 	}
 	c.notReturned = append(c.notReturned, PathValue{Path: path, Value: d.display(schema, want)})
-}
-
-func (d *differ) providerNotReturned(schema string) bool {
-	return d.provider != nil && d.provider.NotReturned(schema)
 }
 
 // held records a value Azure holds at path that the body omits, when a PUT
@@ -328,7 +327,7 @@ func (d *differ) value(c *comparison, path, schema string, want, have any, ok, c
 	if isNil(want) {
 		return // a null the manifests send sets nothing
 	}
-	if (d.writeOnly[schema] || d.providerNotReturned(schema)) && !creating {
+	if d.writeOnly[schema] && !creating {
 		// ARM never returns it, so what a GET shows says nothing: like a
 		// secret, it is shown when created and not compared after.
 		return
