@@ -161,7 +161,7 @@ func (d *differ) compare(desired, current map[string]any) comparison {
 // which a PUT replaces whole: those are removals. The key skip (the name of
 // a named item) is not compared.
 func (d *differ) fields(c *comparison, path, schema string, want, have map[string]any, ok, creating bool, skip string) {
-	keyed := d.maps[schema]
+	keyed := d.maps[schema] || schema == "tags"
 	for _, k := range sortedKeys(want) {
 		if k == skip {
 			continue
