@@ -237,3 +237,40 @@ func (m *measurement) log(t *testing.T, summary string) {
 	t.Log("--- the same, with the general rules only (per-ARM-type rules off):")
 	m.general.log(t, summary+", general rules only")
 }
+
+// TestSpuriousCategoriesAreNarrow: each category explains only the path and
+// value its description names, for the PUT that caused it; any other
+// difference of the same PUT is unexplained.
+func TestSpuriousCategoriesAreNarrow(t *testing.T) {
+	put := func(request, response string) recordedPut {
+		var in corpus.Interaction
+		in.Request.Method, in.Request.Body = "PUT", request
+		in.Response.Code, in.Response.Body = 200, response
+		return recordedPut{rec: &corpus.Recording{Interactions: []corpus.Interaction{in}}}
+	}
+	policy := map[string]any{"objectId": "o2"}
+	recover := put(`{"properties":{"createMode":"recover","accessPolicies":[{"objectId":"o1"}],"sku":{"name":"standard"}}}`,
+		`{"properties":{"accessPolicies":[{"objectId":"o1"},{"objectId":"o2"}],"sku":{"name":"standard"}}}`)
+	tagged := put(`{"tags":{"env":"prod"}}`, `{"tags":{"env":"prod","azsecpack":"nonprod"}}`)
+	for _, c := range []struct {
+		name   string
+		change Change
+		p      recordedPut
+		want   string
+	}{
+		{"restored by the recovery", Change{Path: "properties.accessPolicies[1]", Before: policy}, recover, recovered},
+		{"not what the recovery restored", Change{Path: "properties.accessPolicies[1]", Before: map[string]any{"objectId": "o3"}}, recover, unexplained},
+		{"another path of a recovered resource", Change{Path: "properties.sku.name", Before: "premium", After: "standard"}, recover, unexplained},
+		{"what the recovery PUT set itself", Change{Path: "properties.sku.name", Before: "standard", After: "Standard"}, recover, unexplained},
+		{"a property the recovery lacks", Change{Path: "properties.enableRbacAuthorization", After: true}, recover, unexplained},
+		{"a policy tag", Change{Path: "tags.azsecpack", Before: "nonprod"}, tagged, policyTag},
+		{"a policy tag of another value", Change{Path: "tags.azsecpack", Before: "prod"}, tagged, unexplained},
+		{"a tag the PUT sent", Change{Path: "tags.env", Before: "prod"}, tagged, unexplained},
+		{"a tag the response lacks", Change{Path: "tags.owner", Before: "me"}, tagged, unexplained},
+		{"a tag changed, not added", Change{Path: "tags.azsecpack", Before: "nonprod", After: "x"}, tagged, unexplained},
+	} {
+		if got := categorise(c.change, c.p); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
