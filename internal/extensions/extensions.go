@@ -48,8 +48,9 @@ type BodyModifier interface {
 // StoredValues is what a resource provider does with the values it is sent
 // that no REST specification states, as the provider documents it: values
 // it stores as others (an alias, a retired tier), items it adds to a list
-// and keeps, properties it never returns. The planner's diff consults it,
-// so that a plan does not claim a change a PUT cannot make. Paths are ARM
+// and keeps. The planner's diff consults it, so that a plan does not claim
+// a change a PUT cannot make. (What a provider does not return needs no
+// rule: the diff lists every property a GET lacks as not returned.) Paths are ARM
 // body paths with list items as "[]" and map values as "{}".
 type StoredValues interface {
 	// Equivalent reports whether the provider holding have at path, when
@@ -58,8 +59,6 @@ type StoredValues interface {
 	// AddedByProvider reports whether an item the provider holds in the
 	// list at path, beyond those sent, is one it adds itself and keeps.
 	AddedByProvider(path string, item any) bool
-	// NotReturned reports a path the provider accepts and never returns.
-	NotReturned(path string) bool
 }
 
 // StoredValuesFor returns what the provider of an ARM type does with the
@@ -75,7 +74,6 @@ type storedAsSent struct{}
 
 func (storedAsSent) Equivalent(string, any, any) bool { return false }
 func (storedAsSent) AddedByProvider(string, any) bool { return false }
-func (storedAsSent) NotReturned(string) bool          { return false }
 
 // ChildrenCreator is a resource whose provider creates children with it, as
 // ARM documents: they exist as soon as it does and go with it, so they are

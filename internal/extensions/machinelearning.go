@@ -8,10 +8,9 @@ import (
 // Azure Machine Learning. Workspaces have one edition since the Enterprise
 // edition was retired (September 2020): the provider keeps its SKU as Basic
 // whatever is sent, and it derives allowPublicAccessWhenBehindVnet, which
-// is deprecated in favour of publicNetworkAccess, itself. A workspace
-// connection's value holds its credentials and is never returned, nor is
-// its format. A registry's system-created storage and container registry
-// accounts are named by the provider.
+// is deprecated in favour of publicNetworkAccess, itself. A registry's
+// system-created storage and container registry accounts are named by the
+// provider.
 //
 // The operator's machinelearningservices/workspace_extension.go exports a
 // workspace's keys and its container registry's credentials (listKeys),
@@ -22,8 +21,7 @@ type (
 		*keyExporter
 		codeMessage
 	}
-	mlConnection struct{ storedAsSent }
-	mlRegistry   struct{ storedAsSent }
+	mlRegistry struct{ storedAsSent }
 )
 
 func init() {
@@ -38,7 +36,6 @@ func init() {
 			"secondaryNotebookAccessKey":    "notebookAccessKeys.secondaryAccessKey",
 		}}},
 	}, codeMessage: codeMessage{"BadRequest", regexp.MustCompile(`StorageAccountIsNotProvisioned`)}})
-	register("Microsoft.MachineLearningServices/workspaces/connections", mlConnection{})
 	register("Microsoft.MachineLearningServices/registries", mlRegistry{})
 }
 
@@ -51,10 +48,6 @@ func (mlWorkspace) Equivalent(path string, _, have any) bool {
 		return true
 	}
 	return false
-}
-
-func (mlConnection) NotReturned(path string) bool {
-	return path == "properties.value" || path == "properties.valueFormat"
 }
 
 func (mlRegistry) Equivalent(path string, _, _ any) bool {

@@ -25,7 +25,7 @@ func TestCorpusNoSpuriousDiffs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var report spuriousReport
+	m := newMeasurement()
 	for _, file := range files {
 		f, ok := corpus.RecordingFolder(dir, file)
 		if !ok {
@@ -37,14 +37,14 @@ func TestCorpusNoSpuriousDiffs(t *testing.T) {
 			t.Errorf("%s: %v", file, err)
 			continue
 		}
-		measureRecording(t, rec, folder, filepath.Base(file), &report)
+		measureRecording(t, rec, folder, filepath.Base(file), m)
 	}
-	report.log(t, "spurious diffs")
+	m.log(t, "spurious diffs")
 }
 
 // measureRecording compares each recorded PUT of one recording that has a
 // later successful GET.
-func measureRecording(t *testing.T, rec *corpus.Recording, folder, name string, report *spuriousReport) {
+func measureRecording(t *testing.T, rec *corpus.Recording, folder, name string, m *measurement) {
 	t.Helper()
 	g, err := corpus.LoadSamples(t, folder).Graph()
 	if err != nil {
@@ -76,7 +76,6 @@ func measureRecording(t *testing.T, rec *corpus.Recording, folder, name string, 
 		if len(gets) == 0 || len(candidates) == 0 {
 			continue
 		}
-		report.total++
 		// The sample this PUT came from is the one of the same Azure name
 		// (names under refs/ were kept), else the rendered body closest to
 		// the PUT as recorded (names masked), not the one closest to the GET.
@@ -94,18 +93,9 @@ func measureRecording(t *testing.T, rec *corpus.Recording, folder, name string, 
 				chosen, distance = c, d
 			}
 		}
-		differ := newDiffer(chosen.node.Kind)
 		first, _ := maskIDs(gets[0].body).(map[string]any)
-		changes := differ.diff(chosen.body, first)
-		if len(changes) == 0 {
-			continue
-		}
 		p := recordedPut{rec: rec, index: i, get: gets[0].index, path: path, armType: armTypeOf(path)}
-		d := spuriousDiff{recording: name, key: key}
-		for _, c := range changes {
-			d.changes = append(d.changes, categorised{c, categorise(c, p)})
-		}
-		report.add(t, d)
+		m.compare(t, chosen.node.Kind, chosen.body, first, spuriousDiff{recording: name, key: key}, p)
 	}
 }
 

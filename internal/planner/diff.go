@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -15,7 +16,8 @@ import (
 
 // differ compares a desired ARM body with the current one the way ARM means
 // them: what the desired body sets, with ARM's equivalences (diffrules.go),
-// and what the PUT removes inside it. Rules are looked up by schema path: the
+// what the PUT removes inside it, what ARM does not return and what Azure
+// holds beyond the body. Rules are looked up by schema path: the
 // ARM body path with list items as "[]" and map values as "{}".
 type differ struct {
 	// enums are the paths of enum-valued fields (REST specification or
@@ -31,23 +33,18 @@ type differ struct {
 	secrets map[string]bool
 	// maps are paths of objects with arbitrary keys: a PUT replaces their keys.
 	maps map[string]bool
-	// required are paths the REST specification requires in their object.
-	required map[string]bool
-	// credentials are paths of objects holding a secret.
-	credentials map[string]bool
-	// selectors are, by object path, its enum properties that pick one of
-	// their sibling objects.
-	selectors map[string][]selector
+	// settable are the lower-cased paths the kind's spec carries to ARM:
+	// the PUT model, which the operator's generator derives from the REST
+	// specification without its read-only properties.
+	settable map[string]bool
+	// readOnly are the REST specification's read-only paths the spec
+	// nevertheless has a field for: never settable.
+	readOnly []string
 	// tags says the kind's spec has tags: a PUT replaces Azure's tags whole.
 	tags bool
 	// provider is what the kind's resource provider does with the values
 	// it is sent beyond what any specification states; nil when nothing.
 	provider extensions.StoredValues
-}
-
-type selector struct {
-	property     string
-	alternatives []string
 }
 
 var differCache sync.Map // *registry.Kind -> *differ
@@ -57,20 +54,8 @@ func newDiffer(k *registry.Kind) *differ {
 	if v, ok := differCache.Load(k); ok {
 		return v.(*differ)
 	}
-	d := &differ{enums: map[string]bool{}, ordinals: map[string][]string{}, writeOnly: map[string]bool{}, secrets: map[string]bool{}, maps: map[string]bool{},
-		required: map[string]bool{}, credentials: map[string]bool{}, selectors: map[string][]selector{}}
+	d := &differ{enums: map[string]bool{}, ordinals: map[string][]string{}, writeOnly: map[string]bool{}, secrets: map[string]bool{}, maps: map[string]bool{}, settable: map[string]bool{}}
 	if b := k.Body; b != nil {
-		for _, p := range b.Required {
-			d.required[p] = true
-		}
-		for _, s := range b.Selectors {
-			i := strings.LastIndexByte(s.Path, '.')
-			parent, prop := "", s.Path
-			if i >= 0 {
-				parent, prop = s.Path[:i], s.Path[i+1:]
-			}
-			d.selectors[parent] = append(d.selectors[parent], selector{property: prop, alternatives: s.Alternatives})
-		}
 		for _, p := range b.WriteOnly {
 			d.writeOnly[p] = true
 		}
@@ -84,15 +69,11 @@ func newDiffer(k *registry.Kind) *differ {
 			d.enums[e.Path] = true
 			d.ordinals[e.Path] = e.Values
 		}
-	}
-	d.collectSpec(k.Spec, "")
-	for p := range d.secrets {
-		// The object holding a secret, unless it is a resource's property
-		// bag, a list item or a map value.
-		if i := strings.LastIndexByte(p, '.'); i > 0 && lastSegment(p[:i]) != "properties" && !strings.HasSuffix(p[:i], "]") && !strings.HasSuffix(p[:i], "}") {
-			d.credentials[p[:i]] = true
+		for _, p := range b.ReadOnly {
+			d.readOnly = append(d.readOnly, strings.ToLower(p))
 		}
 	}
+	d.collectSpec(k.Spec, "")
 	if k.Spec != nil {
 		d.tags = k.Spec.Child("tags") != nil
 	}
@@ -102,10 +83,14 @@ func newDiffer(k *registry.Kind) *differ {
 }
 
 // collectSpec walks a spec schema to the ARM paths its fields land at, as
-// convert does, and records secrets, maps and the CRD's enums.
+// convert does, and records the paths a PUT can set, secrets, maps and the
+// CRD's enums.
 func (d *differ) collectSpec(f *registry.Field, path string) {
 	if f == nil {
 		return
+	}
+	if path != "" {
+		d.settable[strings.ToLower(path)] = true
 	}
 	switch {
 	case f.Ref == registry.RefSecret || f.Ref == registry.RefSecretMap:
@@ -115,6 +100,7 @@ func (d *differ) collectSpec(f *registry.Field, path string) {
 		return
 	case f.KeyedByRef:
 		d.maps[path] = true // a list of references in the spec, a map keyed by ARM ID in ARM
+		d.settable[strings.ToLower(path)+"{}"] = true
 		return
 	}
 	if len(f.Enum) > 0 {
@@ -135,28 +121,47 @@ func (d *differ) collectSpec(f *registry.Field, path string) {
 	}
 }
 
+// comparison is what comparing a desired body with Azure's finds.
+type comparison struct {
+	// changes are what the PUT changes.
+	changes []Change
+	// notReturned are properties the body sets that Azure's object lacks:
+	// ARM does not return them, so they are not compared.
+	notReturned []PathValue
+	// azureOnly are values Azure holds that the body omits at paths a PUT
+	// can set: whether a PUT keeps or resets them is the provider's choice.
+	azureOnly []PathValue
+}
+
 // diff lists the changes that writing desired over current makes. With a nil
 // current (a create) every desired value is an addition.
 func (d *differ) diff(desired, current map[string]any) []Change {
-	var out []Change
+	return d.compare(desired, current).changes
+}
+
+// compare compares desired with current (nil for a create): the changes a
+// PUT makes, what Azure does not return, and what Azure holds beyond the body.
+func (d *differ) compare(desired, current map[string]any) comparison {
+	var c comparison
 	creating := current == nil
-	d.fields("", "", desired, current, !creating, creating, &out, "name") // the Azure name is part of the ARM ID
+	d.fields(&c, "", "", desired, current, !creating, creating, "name") // the Azure name is part of the ARM ID
 	if !creating && d.tags && isNil(desired["tags"]) {
 		// A PUT without tags clears them.
 		if tags, _ := armjson.LookupFold(current, "tags"); tags != nil {
-			d.removedKeys("tags", map[string]any{}, tags, &out, "")
+			d.removedTags(&c, map[string]any{}, tags)
 		}
 	}
-	return out
+	return c
 }
 
 // fields compares the keys of a desired object at path with the current
-// object (present when ok): a PUT replaces a map's keys, so the keys only
-// Azure has are removals; other objects keep what the body does not set.
-// The key skip (the name of a named item) is not compared.
-func (d *differ) fields(path, schema string, want, have map[string]any, ok, creating bool, out *[]Change, skip string) {
-	keyed := d.maps[schema]
-	inactive := d.inactiveAlternatives(schema, want)
+// object (present when ok). A key Azure's object lacks is a property ARM
+// does not return (notReturned), except inside a map, whose keys a PUT
+// replaces; what Azure holds beyond the body is azureOnly, except tags,
+// which a PUT replaces whole: those are removals. The key skip (the name of
+// a named item) is not compared.
+func (d *differ) fields(c *comparison, path, schema string, want, have map[string]any, ok, creating bool, skip string) {
+	keyed := d.maps[schema] || schema == "tags"
 	for _, k := range sortedKeys(want) {
 		if k == skip {
 			continue
@@ -166,158 +171,263 @@ func (d *differ) fields(path, schema string, want, have map[string]any, ok, crea
 		if keyed {
 			child = schema + "{}"
 		}
-		if ok && hv == nil && !creating && (inactive[strings.ToLower(k)] || d.unreturned(child)) {
+		if ok && hv == nil && !creating && !keyed && child != "tags" {
+			d.absent(c, armjson.JoinKey(path, k), child, want[k])
 			continue
 		}
-		d.value(armjson.JoinKey(path, k), child, want[k], hv, hok, creating, out)
+		d.value(c, armjson.JoinKey(path, k), child, want[k], hv, hok, creating)
 	}
-	if keyed && !creating {
-		d.removedKeys(path, want, have, out, skip)
+	if !ok || creating {
+		return
+	}
+	if schema == "tags" {
+		d.removedTags(c, want, have)
+		return
+	}
+	for _, k := range sortedKeys(have) {
+		if _, set := armjson.LookupFold(want, k); set || k == skip || have[k] == nil || path == "" && k == "tags" {
+			continue // top-level tags the body omits are removals (compare)
+		}
+		child := armjson.Join(schema, k)
+		if keyed {
+			child = schema + "{}"
+		}
+		d.held(c, armjson.JoinKey(path, k), child, have[k], keyed)
 	}
 }
 
-// unreturned reports a property that the current body of an existing
-// resource lacks because ARM does not return it, not because it is unset:
-//   - one the REST specification requires: every resource has it;
-//   - the object holding a secret (credentials), which ARM withholds whole;
-//   - location and sku, which types without them (proxy resources) do not
-//     keep, and a SKU's tier, size, family and capacity, which ARM's common
-//     SKU contract lets a provider omit where the SKU has no such dimension.
-//
-// What ARM never returns at all (write-only, the provider's NotReturned) is
-// not compared whatever the current body holds: value skips it.
-func (d *differ) unreturned(schema string) bool {
-	switch schema {
-	case "location", "sku", "sku.tier", "sku.size", "sku.family", "sku.capacity":
-		return true
+// absent handles a property the body sets that Azure's object lacks: ARM
+// does not return it (it is write-only, or withheld, or the provider keeps
+// it to itself), so what a GET shows says nothing about it. It is listed,
+// not compared. A value the body leaves empty or false is one a provider
+// leaves out of what it returns; a value known only after apply is a
+// change, unless the REST specification says ARM never returns it.
+func (d *differ) absent(c *comparison, path, schema string, want any) {
+	switch w := want.(type) {
+	case convert.Sensitive, SensitiveDigest:
+		return // a secret: listed under the resource's secrets
+	case convert.Unknown:
+		switch {
+		case w.Sensitive:
+			return
+		case !d.writeOnly[schema]:
+			c.changes = append(c.changes, Change{Path: path, Unknown: true})
+			return
+		}
+	case map[string]any:
+		if len(w) == 0 {
+			return
+		}
+	case []any:
+		if len(w) == 0 {
+			return
+		}
 	}
-	return d.required[schema] || d.credentials[schema]
+	if isNil(want) || isZero(want) || d.secrets[schema] {
+		return
+	}
+	c.notReturned = append(c.notReturned, PathValue{Path: path, Value: d.display(schema, want)})
 }
 
-// inactiveAlternatives are the lower-cased names of the sibling objects that
-// a selector in want (filterType: SqlFilter) does not pick: ARM drops them.
-func (d *differ) inactiveAlternatives(schema string, want map[string]any) map[string]bool {
-	var out map[string]bool
-	for _, sel := range d.selectors[schema] {
-		picked, _ := want[sel.property].(string)
-		if picked == "" {
-			continue
+// held records a value Azure holds at path that the body omits, when a PUT
+// can set that path (the spec carries it, the REST specification does not
+// flag it read-only, it is no secret): its value as a PUT could carry it.
+// An entry of a map is listed even when its value is empty: the key is
+// what Azure holds.
+func (d *differ) held(c *comparison, path, schema string, have any, entry bool) {
+	if !d.canSet(schema) {
+		return
+	}
+	v := d.settablePart(schema, have)
+	if isEmpty(v) && !entry {
+		return
+	}
+	c.azureOnly = append(c.azureOnly, PathValue{Path: path, Value: v})
+}
+
+// canSet reports a path a PUT can set: one the spec carries, not read-only
+// in the REST specification, not a secret.
+func (d *differ) canSet(schema string) bool {
+	lower := strings.ToLower(schema)
+	if !d.settable[lower] || d.secrets[schema] {
+		return false
+	}
+	for _, ro := range d.readOnly {
+		if rest, under := strings.CutPrefix(lower, ro); under && (rest == "" || strings.ContainsRune(".[{", rune(rest[0]))) {
+			return false
 		}
-		for _, alt := range sel.alternatives {
-			if !strings.EqualFold(alt, picked) {
-				if out == nil {
-					out = map[string]bool{}
-				}
-				out[strings.ToLower(alt)] = true
+	}
+	return true
+}
+
+// settablePart is the part of a value Azure holds at schema that a PUT can
+// set: read-only and secret properties left out.
+func (d *differ) settablePart(schema string, v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range t {
+			child := armjson.Join(schema, k)
+			if d.maps[schema] {
+				child = schema + "{}"
+			}
+			if e == nil || !d.canSet(child) {
+				continue
+			}
+			if part := d.settablePart(child, e); !isEmpty(part) || d.maps[schema] {
+				out[k] = part
 			}
 		}
+		return out
+	case []any:
+		out := make([]any, 0, len(t))
+		for _, e := range t {
+			if part := d.settablePart(schema+"[]", e); !isEmpty(part) {
+				out = append(out, part)
+			}
+		}
+		return out
 	}
-	return out
+	return v
+}
+
+// display is a desired value at schema as it may be shown: secrets, also
+// those the body holds as plain strings at a secret path, as SensitiveText.
+func (d *differ) display(schema string, v any) any {
+	if d.secrets[schema] {
+		return convert.SensitiveText
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			child := armjson.Join(schema, k)
+			if d.maps[schema] {
+				child = schema + "{}"
+			}
+			out[k] = d.display(child, e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = d.display(schema+"[]", e)
+		}
+		return out
+	}
+	return shown(v)
 }
 
 // value compares one desired value at path with the current one (present
 // when ok). schema is the path's schema path, for rule lookups.
-func (d *differ) value(path, schema string, want, have any, ok, creating bool, out *[]Change) {
+func (d *differ) value(c *comparison, path, schema string, want, have any, ok, creating bool) {
 	if ok && have == nil {
 		ok = false // JSON null is absent
 	}
 	if isNil(want) {
 		return // a null the manifests send sets nothing
 	}
-	if (d.writeOnly[schema] || d.provider != nil && d.provider.NotReturned(schema)) && !creating {
+	if d.writeOnly[schema] && !creating {
 		// ARM never returns it, so what a GET shows says nothing: like a
 		// secret, it is shown when created and not compared after.
 		return
 	}
 	switch w := want.(type) {
 	case convert.Sensitive, SensitiveDigest:
-		d.secret(path, creating, out)
+		d.secret(c, path, creating)
 		return
 	case convert.Unknown:
 		if w.Sensitive {
 			// A secret another resource exports: like any secret, shown
 			// when created and never compared after.
 			if creating {
-				*out = append(*out, Change{Path: path, Sensitive: true, Unknown: true})
+				c.changes = append(c.changes, Change{Path: path, Sensitive: true, Unknown: true})
 			}
 			return
 		}
-		c := Change{Path: path, Unknown: true}
+		ch := Change{Path: path, Unknown: true}
 		if ok {
-			c.Before = have
+			ch.Before = have
 		}
-		*out = append(*out, c)
+		c.changes = append(c.changes, ch)
 		return
 	}
 	if d.secrets[schema] {
-		d.secret(path, creating, out)
+		d.secret(c, path, creating)
 		return
 	}
 	switch w := want.(type) {
 	case map[string]any:
 		h, isMap := have.(map[string]any)
 		if ok && !isMap {
-			*out = append(*out, Change{Path: path, Before: have, After: shown(want)})
+			c.changes = append(c.changes, Change{Path: path, Before: have, After: shown(want)})
 			return
 		}
 		if len(w) == 0 && creating {
-			*out = append(*out, Change{Path: path, After: map[string]any{}})
+			c.changes = append(c.changes, Change{Path: path, After: map[string]any{}})
 			return
 		}
-		d.fields(path, schema, w, h, ok, creating, out, "")
+		d.fields(c, path, schema, w, h, ok, creating, "")
 		return
 	case []any:
-		d.list(path, schema, w, have, ok, creating, out)
+		d.list(c, path, schema, w, have, ok, creating)
 		return
 	}
 	if !ok {
 		if isZero(want) && !creating {
 			return // providers leave empty strings and false out of what they return
 		}
-		*out = append(*out, Change{Path: path, After: want})
+		c.changes = append(c.changes, Change{Path: path, After: want})
+		return
+	}
+	if masked(have) {
+		// A provider that returns a secret as a mask does not return it.
+		c.notReturned = append(c.notReturned, PathValue{Path: path, Sensitive: true})
 		return
 	}
 	if !d.equal(schema, want, have) && !(d.provider != nil && d.provider.Equivalent(schema, want, have)) {
-		*out = append(*out, Change{Path: path, Before: have, After: want})
+		c.changes = append(c.changes, Change{Path: path, Before: have, After: want})
 	}
 }
 
 // secret is a secret value: shown (as sensitive) when created, never
 // compared after, as ARM never returns it.
-func (d *differ) secret(path string, creating bool, out *[]Change) {
+func (d *differ) secret(c *comparison, path string, creating bool) {
 	if creating {
-		*out = append(*out, Change{Path: path, Sensitive: true})
+		c.changes = append(c.changes, Change{Path: path, Sensitive: true})
 	}
 }
 
-// removedKeys lists the keys of a map Azure has that the desired map lacks:
-// a PUT replaces a map's keys, so they are removed. Tags Azure services keep
-// for themselves (hidden-title, hidden-link:…, hidden from the portal) are
-// not the user's: services set them again.
-func (d *differ) removedKeys(path string, want map[string]any, have any, out *[]Change, skip string) {
+// removedTags lists the tags Azure has that the desired tags lack: a PUT
+// replaces tags whole, so they are removed. Tags Azure services keep for
+// themselves (hidden-title, hidden-link:…, hidden from the portal) are not
+// the user's: services set them again.
+func (d *differ) removedTags(c *comparison, want map[string]any, have any) {
 	h, _ := have.(map[string]any)
 	for _, k := range sortedKeys(h) {
-		if h[k] == nil || k == skip || (path == "tags" && strings.HasPrefix(strings.ToLower(k), "hidden-")) {
+		if h[k] == nil || strings.HasPrefix(strings.ToLower(k), "hidden-") {
 			continue
 		}
 		if _, kept := armjson.LookupFold(want, k); !kept {
-			*out = append(*out, Change{Path: armjson.JoinKey(path, k), Before: h[k]})
+			c.changes = append(c.changes, Change{Path: armjson.JoinKey("tags", k), Before: h[k]})
 		}
 	}
 }
 
 // list compares arrays: objects with a name are matched by name (ARM keeps
 // them as named children), scalars as a whole list in order, other objects
-// by position. Items Azure has beyond the desired ones are removed by a PUT.
-func (d *differ) list(path, schema string, want []any, have any, ok, creating bool, out *[]Change) {
+// by position. Named items Azure has beyond the desired ones are azureOnly,
+// as the keys of a map are; other items beyond the desired ones are removed
+// by a PUT. Items Azure drops (see droppedItems) are not returned.
+func (d *differ) list(c *comparison, path, schema string, want []any, have any, ok, creating bool) {
 	h, isList := have.([]any)
 	if ok && !isList {
-		*out = append(*out, Change{Path: path, Before: have, After: shown(want)})
+		c.changes = append(c.changes, Change{Path: path, Before: have, After: shown(want)})
 		return
 	}
 	if len(want) == 0 {
 		if !creating && len(h) > 0 {
-			*out = append(*out, Change{Path: path, Before: h, After: []any{}})
+			c.changes = append(c.changes, Change{Path: path, Before: h, After: []any{}})
 		}
 		return
 	}
@@ -330,32 +440,40 @@ func (d *differ) list(path, schema string, want []any, have any, ok, creating bo
 			i := armjson.IndexByName(h, name)
 			if i < 0 {
 				if creating {
-					d.value(p, schema+"[]", m, nil, false, true, out)
+					d.value(c, p, schema+"[]", m, nil, false, true)
 				} else {
-					*out = append(*out, Change{Path: p, After: shown(m)})
+					c.changes = append(c.changes, Change{Path: p, After: shown(m)})
 				}
 				continue
 			}
 			matched[i] = true
 			hm, _ := h[i].(map[string]any)
-			d.fields(p, schema+"[]", m, hm, true, creating, out, "name")
+			d.fields(c, p, schema+"[]", m, hm, true, creating, "name")
 		}
 		for i, item := range h {
 			if !matched[i] && !(d.provider != nil && d.provider.AddedByProvider(schema, item)) {
 				name, _ := item.(map[string]any)["name"].(string)
-				*out = append(*out, Change{Path: fmt.Sprintf("%s[name=%s]", path, name), Before: item})
+				d.held(c, fmt.Sprintf("%s[name=%s]", path, name), schema+"[]", item, true)
 			}
 		}
 		return
 	}
+	if ok && !creating && len(h) < len(want) && d.droppedItems(c, path, schema, want, h) {
+		return
+	}
+	d.items(c, path, schema, want, h, ok, creating)
+}
+
+// items compares an unnamed list: scalars as a whole, objects by position.
+func (d *differ) items(c *comparison, path, schema string, want, h []any, ok, creating bool) {
 	if allScalars(want) {
 		if !ok || len(h) != len(want) {
-			*out = append(*out, Change{Path: path, Before: nilIfAbsent(h, ok), After: shown(want)})
+			c.changes = append(c.changes, Change{Path: path, Before: nilIfAbsent(h, ok), After: shown(want)})
 			return
 		}
 		for i := range want {
 			if !d.equal(schema+"[]", want[i], h[i]) {
-				*out = append(*out, Change{Path: path, Before: h, After: shown(want)})
+				c.changes = append(c.changes, Change{Path: path, Before: h, After: shown(want)})
 				return
 			}
 		}
@@ -367,11 +485,54 @@ func (d *differ) list(path, schema string, want []any, have any, ok, creating bo
 		if hok {
 			hv = h[i]
 		}
-		d.value(fmt.Sprintf("%s[%d]", path, i), schema+"[]", item, hv, hok, creating, out)
+		d.value(c, fmt.Sprintf("%s[%d]", path, i), schema+"[]", item, hv, hok, creating)
 	}
 	for i := len(want); i < len(h); i++ {
-		*out = append(*out, Change{Path: fmt.Sprintf("%s[%d]", path, i), Before: h[i]})
+		c.changes = append(c.changes, Change{Path: fmt.Sprintf("%s[%d]", path, i), Before: h[i]})
 	}
+}
+
+// droppedItems handles a list Azure holds with fewer items than the body
+// sends, when what it lacks are items that carry nothing: empty ones (null,
+// "", {}, []) and repeats of an earlier item. Providers store such lists as
+// the sets they are and drop those items; a PUT cannot make Azure hold
+// them. They are listed as not returned, and the rest is compared. It
+// reports false, leaving the list to be compared whole, when the items that
+// carry something differ from Azure's.
+func (d *differ) droppedItems(c *comparison, path, schema string, want, have []any) bool {
+	var kept []any
+	var dropped []int
+	for i, item := range want {
+		repeat := slices.ContainsFunc(kept, func(k any) bool { return d.sameItem(schema+"[]", k, item) })
+		if isEmpty(item) || repeat {
+			dropped = append(dropped, i)
+			continue
+		}
+		kept = append(kept, item)
+	}
+	if len(dropped) == 0 || len(kept) != len(have) {
+		return false
+	}
+	var rest comparison
+	d.items(&rest, path, schema, kept, have, true, false)
+	if len(rest.changes) > 0 {
+		return false
+	}
+	c.notReturned = append(c.notReturned, rest.notReturned...)
+	c.azureOnly = append(c.azureOnly, rest.azureOnly...)
+	for _, i := range dropped {
+		c.notReturned = append(c.notReturned, PathValue{Path: fmt.Sprintf("%s[%d]", path, i), Value: d.display(schema+"[]", want[i])})
+	}
+	return true
+}
+
+// sameItem reports two items of a desired list that are the same under the
+// comparison rules.
+func (d *differ) sameItem(schema string, a, b any) bool {
+	if allScalars([]any{a, b}) {
+		return d.equal(schema, a, b)
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 func isNil(v any) bool {
@@ -383,6 +544,34 @@ func isNil(v any) bool {
 		return rv.IsNil()
 	}
 	return false
+}
+
+// isEmpty reports a value that holds nothing: null, "", an empty object or
+// list, or a list of such.
+func isEmpty(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return true
+	case string:
+		return t == ""
+	case map[string]any:
+		return len(t) == 0
+	case []any:
+		for _, e := range t {
+			if !isEmpty(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// masked reports a value that is only asterisks ("********"): how some
+// providers return a secret they keep.
+func masked(v any) bool {
+	s, ok := v.(string)
+	return ok && len(s) >= 3 && strings.Trim(s, "*") == ""
 }
 
 // isZero reports an empty string or false: providers commonly serialize

@@ -1,6 +1,9 @@
 package planner
 
 import (
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/azkcli/azk/internal/convert"
@@ -21,24 +24,28 @@ type diffCase struct {
 	kind             *registry.Kind
 	desired, current map[string]any
 	want             []string // paths of the expected changes, in order
+	// notReturned and azureOnly are the expected paths of each, in order.
+	notReturned, azureOnly []string
 }
 
 func runDiffCases(t *testing.T, cases []diffCase) {
 	t.Helper()
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			got := newDiffer(tt.kind).diff(tt.desired, tt.current)
-			var paths []string
-			for _, c := range got {
-				paths = append(paths, c.Path)
+			got := newDiffer(tt.kind).compare(tt.desired, tt.current)
+			var changes, notReturned, azureOnly []string
+			for _, c := range got.changes {
+				changes = append(changes, c.Path)
 			}
-			if len(paths) != len(tt.want) {
-				t.Fatalf("changes %+v, want paths %v", got, tt.want)
+			for _, v := range got.notReturned {
+				notReturned = append(notReturned, v.Path)
 			}
-			for i := range paths {
-				if paths[i] != tt.want[i] {
-					t.Fatalf("changes %+v, want paths %v", got, tt.want)
-				}
+			for _, v := range got.azureOnly {
+				azureOnly = append(azureOnly, v.Path)
+			}
+			if !slices.Equal(changes, tt.want) || !slices.Equal(notReturned, tt.notReturned) || !slices.Equal(azureOnly, tt.azureOnly) {
+				t.Fatalf("changes %+v, not returned %+v, azure only %+v;\nwant changes %v, not returned %v, azure only %v",
+					got.changes, got.notReturned, got.azureOnly, tt.want, tt.notReturned, tt.azureOnly)
 			}
 		})
 	}
@@ -52,9 +59,10 @@ func props(kv ...any) map[string]any {
 	return m
 }
 
-// TestDiffWhatARMDoesNotReturn: a property ARM does not return is not a
-// change when the current body lacks it, by the REST specification's facts
-// and ARM's resource model; the same property is compared when returned.
+// TestDiffWhatARMDoesNotReturn: a property the body sets that Azure's object
+// lacks is not returned by ARM: listed, never a change, whether or not the
+// REST specification says why. A property ARM returns is compared; a map key
+// or a list item Azure lacks is an addition.
 func TestDiffWhatARMDoesNotReturn(t *testing.T) {
 	vault := kindOf(t, "keyvault.azure.com", "v1api20230701", "Vault")
 	vm := kindOf(t, "compute.azure.com", "v1api20220301", "VirtualMachine")
@@ -62,64 +70,169 @@ func TestDiffWhatARMDoesNotReturn(t *testing.T) {
 	mariadb := kindOf(t, "dbformariadb.azure.com", "v1api20180601", "Server")
 	rule := kindOf(t, "servicebus.azure.com", "v1api20240101", "NamespacesTopicsSubscriptionsRule")
 	compute := kindOf(t, "machinelearningservices.azure.com", "v1api20210701", "WorkspacesCompute")
+	pool := kindOf(t, "containerservice.azure.com", "v1api20240901", "ManagedClustersAgentPool")
+	rg := kindOf(t, "resources.azure.com", "v1api20200601", "ResourceGroup")
 	runDiffCases(t, []diffCase{
 		{"write-only (REST flag)", vault,
 			props("properties", props("createMode", "default", "enableRbacAuthorization", true)),
-			props("properties", props("enableRbacAuthorization", true)), nil},
-		{"write-only even when returned otherwise", vault,
+			props("properties", props("enableRbacAuthorization", true)), nil, []string{"properties.createMode"}, nil},
+		{"write-only returned otherwise is not compared", vault,
 			props("properties", props("createMode", "default")),
-			props("properties", props("createMode", "recover")), nil},
+			props("properties", props("createMode", "recover")), nil, nil, nil},
+		{"not returned though the specification does not say so", vault,
+			props("properties", props("enablePurgeProtection", true, "enableRbacAuthorization", true)),
+			props("properties", props("enableRbacAuthorization", true)), nil, []string{"properties.enablePurgeProtection"}, nil},
 		{"a returned property is compared", vault,
 			props("properties", props("enableRbacAuthorization", true)),
-			props("properties", props("enableRbacAuthorization", false)), []string{"properties.enableRbacAuthorization"}},
+			props("properties", props("enableRbacAuthorization", false)), []string{"properties.enableRbacAuthorization"}, nil, nil},
 		{"secret (CRD secret reference), as a recorded plain string", vm,
 			props("properties", props("osProfile", props("adminPassword", "{PASSWORD}", "adminUsername", "adminUser"))),
-			props("properties", props("osProfile", props("adminUsername", "adminUser"))), nil},
-		{"required in the REST specification, so never unset: not returned", workbook,
+			props("properties", props("osProfile", props("adminUsername", "adminUser"))), nil, nil, nil},
+		{"required in the REST specification", workbook,
 			props("properties", props("serializedData", "{}", "displayName", "w")),
-			props("properties", props("displayName", "w")), nil},
-		{"required but returned with another value", workbook,
+			props("properties", props("displayName", "w")), nil, []string{"properties.serializedData"}, nil},
+		{"not returned beside a returned change", workbook,
 			props("properties", props("serializedData", "{}", "displayName", "w")),
-			props("properties", props("displayName", "v")), []string{"properties.displayName"}},
-		{"required inside an object Azure does not have: added", workbook,
+			props("properties", props("displayName", "v")), []string{"properties.displayName"}, []string{"properties.serializedData"}, nil},
+		{"a whole object Azure does not return", workbook,
 			props("properties", props("displayName", "w")),
-			props("location", "westus"), []string{"properties.displayName"}},
+			props("location", "westus"), nil, []string{"properties"}, []string{"location"}},
 		{"discriminator of create-only alternatives", mariadb,
 			props("properties", props("createMode", "Default", "version", "10.3")),
-			props("properties", props("version", "10.3")), nil},
+			props("properties", props("version", "10.3")), nil, []string{"properties.createMode"}, nil},
 		{"the alternative a selector does not pick", rule,
 			props("properties", props("filterType", "SqlFilter", "correlationFilter", props("contentType", "text"),
 				"sqlFilter", props("sqlExpression", "1=1"))),
-			props("properties", props("filterType", "SqlFilter", "sqlFilter", props("sqlExpression", "1=1"))), nil},
-		{"the alternative a selector picks", rule,
-			props("properties", props("filterType", "CorrelationFilter", "correlationFilter", props("contentType", "text"))),
-			props("properties", props("filterType", "CorrelationFilter")), []string{"properties.correlationFilter.contentType"}},
+			props("properties", props("filterType", "SqlFilter", "sqlFilter", props("sqlExpression", "1=1"))), nil, []string{"properties.correlationFilter"}, nil},
 		{"credentials withheld whole", compute,
 			props("properties", props("computeType", "VirtualMachine", "properties", props("administratorAccount",
 				props("username", "admin", "password", "{PASSWORD}"), "sshPort", 22.0))),
-			props("properties", props("computeType", "VirtualMachine", "properties", props("administratorAccount", nil, "sshPort", 22.0))), nil},
+			props("properties", props("computeType", "VirtualMachine", "properties", props("administratorAccount", nil, "sshPort", 22.0))),
+			nil, []string{"properties.properties.administratorAccount"}, nil},
 		{"credentials returned are compared, their secret never", compute,
 			props("properties", props("properties", props("administratorAccount", props("username", "admin", "password", "{PASSWORD}")))),
 			props("properties", props("properties", props("administratorAccount", props("username", "root")))),
-			[]string{"properties.properties.administratorAccount.username"}},
+			[]string{"properties.properties.administratorAccount.username"}, nil, nil},
 		{"location and sku of a type that keeps none", compute,
 			props("location", "westus3", "sku", props("name", "Standard_S1")),
-			props("properties", props()), nil},
+			props("properties", props()), nil, []string{"location", "sku"}, nil},
 		{"sku dimensions a SKU does not have", vault,
 			props("sku", props("name", "Free", "capacity", 1.0)),
-			props("sku", props("name", "Free")), nil},
+			props("sku", props("name", "Free")), nil, []string{"sku.capacity"}, nil},
 		{"sku name is compared", vault,
 			props("sku", props("name", "Free")),
-			props("sku", props("name", "Basic")), []string{"sku.name"}},
-		{"false is absent", rule,
-			props("properties", props("action", props("requiresPreprocessing", false, "sqlExpression", "x"))),
-			props("properties", props("action", props("sqlExpression", "x"))), nil},
-		{"true is not absent", rule,
-			props("properties", props("action", props("requiresPreprocessing", true, "sqlExpression", "x"))),
-			props("properties", props("action", props("sqlExpression", "x"))), []string{"properties.action.requiresPreprocessing"}},
+			props("sku", props("name", "Basic")), []string{"sku.name"}, nil, nil},
+		{"false and empty are absent", rule,
+			props("properties", props("action", props("requiresPreprocessing", false, "sqlExpression", "x", "compatibilityLevel", ""))),
+			props("properties", props("action", props("sqlExpression", "x"))), nil, nil, nil},
+		{"a masked value is not returned", vault,
+			props("properties", props("tenantId", "00000000-0000-0000-0000-000000000001")),
+			props("properties", props("tenantId", "********")), nil, []string{"properties.tenantId"}, nil},
+		{"a value known after apply is a change", vault,
+			props("properties", props("tenantId", convert.Unknown{Reason: "x"})),
+			props("properties", props()), []string{"properties.tenantId"}, nil, nil},
+		{"a map key Azure lacks is added", pool,
+			props("properties", props("nodeLabels", props("a", "1", "c", "3"))),
+			props("properties", props("nodeLabels", props("a", "1"))), []string{"properties.nodeLabels.c"}, nil, nil},
+		{"tags Azure lacks are added", rg,
+			props("location", "westus", "tags", props("env", "prod")),
+			props("location", "westus"), []string{"tags.env"}, nil, nil},
+		{"a list item Azure lacks is added", vault,
+			props("properties", props("accessPolicies", []any{props("objectId", "o1"), props("objectId", "o2")})),
+			props("properties", props("accessPolicies", []any{props("objectId", "o1")})), []string{"properties.accessPolicies[1].objectId"}, nil, nil},
 	})
 	if got := newDiffer(vm).diff(props("properties", props("osProfile", props("adminPassword", "{PASSWORD}"))), nil); len(got) != 1 || !got[0].Sensitive || got[0].After != nil {
 		t.Errorf("a created secret: %+v, want one sensitive change without a value", got)
+	}
+	// What is listed as not returned never shows a secret.
+	got := newDiffer(compute).compare(
+		props("properties", props("properties", props("administratorAccount", props("username", "admin", "password", "hunter2")))),
+		props("properties", props("properties", props())))
+	if len(got.notReturned) != 1 || strings.Contains(formatValue(got.notReturned[0].Value), "hunter2") {
+		t.Errorf("not returned credentials: %+v", got.notReturned)
+	}
+	masked := newDiffer(vault).compare(props("properties", props("tenantId", "t")), props("properties", props("tenantId", "***")))
+	if len(masked.notReturned) != 1 || !masked.notReturned[0].Sensitive || masked.notReturned[0].Value != nil {
+		t.Errorf("a masked value: %+v, want it sensitive and without a value", masked.notReturned)
+	}
+}
+
+// TestDiffAzureOnly: what Azure holds at paths a PUT can set that the body
+// omits is listed with Azure's value (not a change): properties the body
+// does not set, keys Azure adds to a map, named items Azure adds to a list.
+// Read-only paths (not in the kind's spec, or flagged by the REST
+// specification) and secrets never are. Tags stay removals, and so do the
+// unnamed items of a list, which a PUT replaces.
+func TestDiffAzureOnly(t *testing.T) {
+	rg := kindOf(t, "resources.azure.com", "v1api20200601", "ResourceGroup")
+	pool := kindOf(t, "containerservice.azure.com", "v1api20240901", "ManagedClustersAgentPool")
+	vault := kindOf(t, "keyvault.azure.com", "v1api20230701", "Vault")
+	vnet := kindOf(t, "network.azure.com", "v1api20201101", "VirtualNetwork")
+	storage := kindOf(t, "storage.azure.com", "v1api20230101", "StorageAccount")
+	vm := kindOf(t, "compute.azure.com", "v1api20220301", "VirtualMachine")
+	env := kindOf(t, "app.azure.com", "v1api20240301", "ManagedEnvironment")
+	runDiffCases(t, []diffCase{
+		{"a body without tags clears them", rg,
+			props("location", "westus"),
+			props("location", "westus", "tags", props("owner", "portal", "hidden-link:x", "y")), []string{"tags.owner"}, nil, nil},
+		{"tags beyond the body's are removed", rg,
+			props("location", "westus", "tags", props("env", "prod")),
+			props("location", "westus", "tags", props("env", "prod", "Owner", "portal", "ENV2", "x")), []string{"tags.ENV2", "tags.Owner"}, nil, nil},
+		{"tag keys in any case", rg,
+			props("tags", props("Env", "prod")),
+			props("tags", props("env", "prod")), nil, nil, nil},
+		{"keys Azure adds to a map", pool,
+			props("properties", props("nodeLabels", props("a", "1"))),
+			props("properties", props("nodeLabels", props("a", "1", "b", "2"))), nil, nil, []string{"properties.nodeLabels.b"}},
+		{"keys Azure holds beside an empty map", pool,
+			props("properties", props("nodeLabels", props())),
+			props("properties", props("nodeLabels", props("b", "2"))), nil, nil, []string{"properties.nodeLabels.b"}},
+		{"properties the body omits", pool,
+			props("properties", props("count", 3.0)),
+			props("properties", props("count", 3.0, "nodeLabels", props("b", "2"), "osType", "Linux", "provisioningState", "Succeeded")),
+			nil, nil, []string{"properties.nodeLabels", "properties.osType"}},
+		{"the DNS servers set outside the manifests", vnet,
+			props("location", "westus", "properties", props("addressSpace", props("addressPrefixes", []any{"10.0.0.0/16"}))),
+			props("location", "westus", "id", "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v", "etag", "W/1",
+				"properties", props("addressSpace", props("addressPrefixes", []any{"10.0.0.0/16"}), "dhcpOptions", props("dnsServers", []any{"10.0.0.4"}),
+					"resourceGuid", "g", "provisioningState", "Succeeded", "subnets", []any{props("name", "a", "id", "x")})),
+			nil, nil, []string{"properties.dhcpOptions"}},
+		{"read-only in the REST specification though the spec has it", storage,
+			props("location", "westus", "sku", props("name", "Standard_LRS")),
+			props("location", "westus", "sku", props("name", "Standard_LRS", "tier", "Standard")), nil, nil, nil},
+		{"secrets never", vm,
+			props("location", "westus", "properties", props("osProfile", props("adminUsername", "u"))),
+			props("location", "westus", "properties", props("osProfile", props("adminUsername", "u", "adminPassword", "p"))), nil, nil, nil},
+		{"keys of a fixed-schema object the body sets", vault,
+			props("properties", props("sku", props("name", "standard"))),
+			props("properties", props("sku", props("name", "standard", "family", "A"))), nil, nil, []string{"properties.sku.family"}},
+		{"named items Azure adds to a list", env,
+			props("properties", props("workloadProfiles", []any{props("name", "d8", "workloadProfileType", "D8")})),
+			props("properties", props("workloadProfiles", []any{props("name", "d8", "workloadProfileType", "D8"), props("name", "gpu", "workloadProfileType", "NC24-A100")})),
+			nil, nil, []string{"properties.workloadProfiles[name=gpu]"}},
+		{"unnamed items beyond the body's are removed", vault,
+			props("properties", props("accessPolicies", []any{props("objectId", "o1")})),
+			props("properties", props("accessPolicies", []any{props("objectId", "o1"), props("objectId", "o2")})),
+			[]string{"properties.accessPolicies[1]"}, nil, nil},
+		{"scalar lists compare whole", pool,
+			props("properties", props("availabilityZones", []any{"1"})),
+			props("properties", props("availabilityZones", []any{"1", "2"})), []string{"properties.availabilityZones"}, nil, nil},
+	})
+	if got := newDiffer(rg).diff(props("location", "westus"), nil); len(got) != 1 {
+		t.Errorf("a create: %+v, want the location only", got)
+	}
+	dns := newDiffer(vnet).compare(props("properties", props("addressSpace", props("addressPrefixes", []any{"10.0.0.0/16"}))),
+		props("properties", props("addressSpace", props("addressPrefixes", []any{"10.0.0.0/16"}), "dhcpOptions", props("dnsServers", []any{"10.0.0.4"}))))
+	if len(dns.azureOnly) != 1 || !reflect.DeepEqual(dns.azureOnly[0].Value, props("dnsServers", []any{"10.0.0.4"})) {
+		t.Errorf("DNS servers: %+v", dns.azureOnly)
+	}
+	// Azure's value is listed as a PUT could carry it: read-only parts left out.
+	got := newDiffer(pool).compare(props("properties", props("count", 3.0)),
+		props("properties", props("count", 3.0, "creationData", props("sourceResourceId", "/subscriptions/s/x", "computed", "y"),
+			"currentOrchestratorVersion", "1.29.7", "nodeImageVersion", "AKSUbuntu")))
+	if len(got.azureOnly) != 1 || got.azureOnly[0].Path != "properties.creationData" ||
+		!reflect.DeepEqual(got.azureOnly[0].Value, props("sourceResourceId", "/subscriptions/s/x")) {
+		t.Errorf("azure only: %+v, want the creation data only", got.azureOnly)
 	}
 }
 
@@ -137,6 +250,11 @@ func TestDiffEquivalences(t *testing.T) {
 		{"properties.x", true, "true", true},
 		{"properties.x", "false", true, false},
 		{"properties.x", 3.0, 3.0000000001, true},
+		{"properties.x", 3.0, "3", true},
+		{"properties.x", "30", 30.0, true},
+		{"properties.x", 6.0, "6.0", true},
+		{"properties.x", 3.0, "4", false},
+		{"properties.x", 3.0, "three", false},
 		{"properties.sku.name", "PerGB2018", 4.0, true}, // its index in the REST specification's values
 		{"properties.sku.name", "PerGB2018", 3.0, false},
 		{"properties.sku.name", "pergb2018", "PerGB2018", true},
@@ -146,16 +264,49 @@ func TestDiffEquivalences(t *testing.T) {
 		{"location", "westus", "westus2", false},
 		{"properties.id", "/subscriptions/S/resourceGroups/RG/providers/A/b/c", "/subscriptions/s/resourcegroups/rg/providers/a/b/c", true},
 		{"properties.scope", "/resourceGroups/rg/providers/A/b/c", "/subscriptions/s/resourceGroups/rg/providers/A/b/c", true},
+		{"properties.scope", "resourceGroups/rg/providers/A/b/c", "/subscriptions/s/resourceGroups/rg/providers/A/b/c", true},
 		{"properties.scope", "/resourceGroups/rg/providers/A/b/c", "/subscriptions/s/resourceGroups/other/providers/A/b/c", false},
 		{"properties.url", "https://example.com/path", "https://example.com/path/", true},
 		{"properties.url", "https://example.com/Path", "https://example.com/path", false},
+		{"properties.path", "api/v1", "/api/v1", true},
+		{"properties.path", "/api/v1", "api/v1", true},
+		{"properties.path", "api/v1", "/api/v2", false},
+		{"properties.path", "logs/", "logs", false},
+		{"properties.path", "API", "/api", false},
+		{"properties.version", "6.0", "6", true},
+		{"properties.version", "1.20.0", "1.20", true},
+		{"properties.version", "1.10", "1.1", false},
+		{"properties.version", "6.0", "7", false},
+		{"properties.start", "2024-05-01T10:00:00Z", "2024-05-01T10:00:00.0000000Z", true},
+		{"properties.start", "2024-05-01T10:00:00Z", "2024-05-01T10:00:00+00:00", true},
+		{"properties.start", "2024-05-01T12:00:00+02:00", "2024-05-01T10:00:00Z", true},
+		{"properties.start", "2024-05-01T10:00:00Z", "2024-05-01T10:00:00", true},
+		{"properties.start", "2024-05-01T10:00:00Z", "2024-05-01T11:00:00Z", false},
+		{"properties.retention", "PT1H", "01:00:00", true},
+		{"properties.retention", "P1D", "1.00:00:00", true},
+		{"properties.retention", "PT60M", "PT1H", true},
+		{"properties.retention", "P1W", "P7D", true},
+		{"properties.retention", "PT1H", "PT2H", false},
+		{"properties.retention", "P1M", "P30D", false}, // a month has no fixed length
+		{"properties.address", "10.0.0.1", "10.0.0.1/32", true},
+		{"properties.address", "2001:DB8::1", "2001:db8:0:0:0:0:0:1", true},
+		{"properties.address", "10.0.0.1", "10.0.0.2/32", false},
+		{"properties.address", "10.0.0.0/24", "10.0.0.0/16", false},
+		{"identity.type", "SystemAssigned, UserAssigned", "SystemAssigned,UserAssigned", true},
+		{"properties.flags", "Read,Write", "write, read", true},
+		{"properties.flags", "SystemAssigned", "SystemAssigned, UserAssigned", false},
+		{"properties.servers", "10.0.0.1,10.0.0.2", "10.0.0.2,10.0.0.1", false}, // addresses keep their order
 		{"properties.doc", `{"a": [1, 2]}`, "{\n  \"a\": [\n    1,\n    2\n  ]\n}", true},
 		{"properties.doc", `{"a": [1, 2]}`, `{"a":[2,1]}`, false},
 		{"properties.doc", "<a><b x=\"1\">t</b></a>", "<a>\n  <b x=\"1\">t</b>\n</a>", true},
 		{"properties.doc", "<a><b>t</b></a>", "<a><b>u</b></a>", false},
 		{"properties.charset", "utf8", "UTF8", true},
 		{"properties.text", "Hello world", "hello world", false},
+		// The values of maps are the user's data, stored as sent.
 		{"tags{}", "Prod", "prod", false},
+		{"tags{}", "6.0", "6", false},
+		{"tags{}", "api", "/api", false},
+		{"tags{}", "a,b", "b,a", false},
 		{"properties.guid", "6F9619FF-8B86-D011-B42D-00C04FC964FF", "6f9619ff-8b86-d011-b42d-00c04fc964ff", true},
 	}
 	for _, tt := range tests {
@@ -165,47 +316,58 @@ func TestDiffEquivalences(t *testing.T) {
 	}
 }
 
-// TestDiffRemovals: a PUT replaces tags and the keys of maps whole, and the
-// items of lists; what Azure has beyond the body there is a removal. What
-// the body omits entirely, and the extra keys of fixed-schema objects, are
-// not claimed.
-func TestDiffRemovals(t *testing.T) {
-	rg := kindOf(t, "resources.azure.com", "v1api20200601", "ResourceGroup")
-	pool := kindOf(t, "containerservice.azure.com", "v1api20240901", "ManagedClustersAgentPool")
+// TestDiffDroppedItems: list items that carry nothing (repeats, empty
+// ones) and that Azure's list lacks are not returned; any other item Azure
+// lacks is a change.
+func TestDiffDroppedItems(t *testing.T) {
+	vnet := kindOf(t, "network.azure.com", "v1api20201101", "VirtualNetwork")
 	vault := kindOf(t, "keyvault.azure.com", "v1api20230701", "Vault")
-	runDiffCases(t, []diffCase{
-		{"a body without tags clears them", rg,
-			props("location", "westus"),
-			props("location", "westus", "tags", props("owner", "portal", "hidden-link:x", "y")), []string{"tags.owner"}},
-		{"tags beyond the body's", rg,
-			props("location", "westus", "tags", props("env", "prod")),
-			props("location", "westus", "tags", props("env", "prod", "Owner", "portal", "ENV2", "x")), []string{"tags.ENV2", "tags.Owner"}},
-		{"tag keys in any case", rg,
-			props("tags", props("Env", "prod")),
-			props("tags", props("env", "prod")), nil},
-		{"keys of a map property", pool,
-			props("properties", props("nodeLabels", props("a", "1"))),
-			props("properties", props("nodeLabels", props("a", "1", "b", "2"))), []string{"properties.nodeLabels.b"}},
-		{"an empty map clears it", pool,
-			props("properties", props("nodeLabels", props())),
-			props("properties", props("nodeLabels", props("b", "2"))), []string{"properties.nodeLabels.b"}},
-		{"a property the body omits is not claimed", pool,
-			props("properties", props("count", 3.0)),
-			props("properties", props("count", 3.0, "nodeLabels", props("b", "2"), "osType", "Linux")), nil},
-		{"extra keys of a fixed-schema object are not claimed", vault,
-			props("properties", props("sku", props("name", "standard"))),
-			props("properties", props("sku", props("name", "standard", "family", "A"))), nil},
-		{"list items beyond the body's", vault,
-			props("properties", props("accessPolicies", []any{props("objectId", "o1")})),
-			props("properties", props("accessPolicies", []any{props("objectId", "o1"), props("objectId", "o2")})),
-			[]string{"properties.accessPolicies[1]"}},
-		{"scalar lists compare whole", pool,
-			props("properties", props("availabilityZones", []any{"1"})),
-			props("properties", props("availabilityZones", []any{"1", "2"})), []string{"properties.availabilityZones"}},
-	})
-	if got := newDiffer(rg).diff(props("location", "westus"), nil); len(got) != 1 {
-		t.Errorf("a create: %+v, want the location only", got)
+	prefixes := func(p ...any) map[string]any {
+		return props("properties", props("addressSpace", props("addressPrefixes", p)))
 	}
+	policy := props("objectId", "o1", "tenantId", "t")
+	runDiffCases(t, []diffCase{
+		{"a repeated scalar", vnet, prefixes("10.0.0.0/16", "10.0.0.0/16", "10.1.0.0/16"), prefixes("10.0.0.0/16", "10.1.0.0/16"),
+			nil, []string{"properties.addressSpace.addressPrefixes[1]"}, nil},
+		{"an empty scalar", vnet, prefixes("10.0.0.0/16", ""), prefixes("10.0.0.0/16"),
+			nil, []string{"properties.addressSpace.addressPrefixes[1]"}, nil},
+		{"a repeated object", vault,
+			props("properties", props("accessPolicies", []any{policy, policy})),
+			props("properties", props("accessPolicies", []any{policy})), nil, []string{"properties.accessPolicies[1]"}, nil},
+		{"an item added in the manifests", vnet, prefixes("10.0.0.0/16", "10.1.0.0/16", "10.2.0.0/16"), prefixes("10.0.0.0/16", "10.1.0.0/16"),
+			[]string{"properties.addressSpace.addressPrefixes"}, nil, nil},
+		{"a repeat beside a changed item", vnet, prefixes("10.0.0.0/16", "10.0.0.0/16"), prefixes("10.9.0.0/16"),
+			[]string{"properties.addressSpace.addressPrefixes"}, nil, nil},
+	})
+}
+
+// TestDiffRealChangesStillShow: no rule hides a value the user changed in
+// the manifests that Azure holds: each is a change.
+func TestDiffRealChangesStillShow(t *testing.T) {
+	vault := kindOf(t, "keyvault.azure.com", "v1api20230701", "Vault")
+	pool := kindOf(t, "containerservice.azure.com", "v1api20240901", "ManagedClustersAgentPool")
+	rg := kindOf(t, "resources.azure.com", "v1api20200601", "ResourceGroup")
+	env := kindOf(t, "app.azure.com", "v1api20240301", "ManagedEnvironment")
+	runDiffCases(t, []diffCase{
+		{"an enum value", vault, props("properties", props("sku", props("name", "premium"))), props("properties", props("sku", props("name", "standard"))),
+			[]string{"properties.sku.name"}, nil, nil},
+		{"a number", pool, props("properties", props("count", 4.0)), props("properties", props("count", "3")),
+			[]string{"properties.count"}, nil, nil},
+		{"a version", pool, props("properties", props("orchestratorVersion", "1.30")), props("properties", props("orchestratorVersion", "1.29")),
+			[]string{"properties.orchestratorVersion"}, nil, nil},
+		{"a map value", pool, props("properties", props("nodeLabels", props("a", "2"))), props("properties", props("nodeLabels", props("a", "1"))),
+			[]string{"properties.nodeLabels.a"}, nil, nil},
+		{"a tag value", rg, props("tags", props("env", "prod")), props("tags", props("env", "dev")),
+			[]string{"tags.env"}, nil, nil},
+		{"a named item's property", env,
+			props("properties", props("workloadProfiles", []any{props("name", "d8", "workloadProfileType", "D8", "maximumCount", 5.0)})),
+			props("properties", props("workloadProfiles", []any{props("name", "d8", "workloadProfileType", "D8", "maximumCount", 3.0)})),
+			[]string{"properties.workloadProfiles[name=d8].maximumCount"}, nil, nil},
+		{"a list emptied", pool, props("properties", props("availabilityZones", []any{})), props("properties", props("availabilityZones", []any{"1"})),
+			[]string{"properties.availabilityZones"}, nil, nil},
+		{"a flag set", pool, props("properties", props("enableAutoScaling", false)), props("properties", props("enableAutoScaling", true)),
+			[]string{"properties.enableAutoScaling"}, nil, nil},
+	})
 }
 
 // TestDiffUnknownWriteOnly: a write-only value known only at apply (a
@@ -213,7 +375,8 @@ func TestDiffRemovals(t *testing.T) {
 func TestDiffUnknownWriteOnly(t *testing.T) {
 	vault := kindOf(t, "keyvault.azure.com", "v1api20230701", "Vault")
 	desired := props("properties", props("createMode", convert.Unknown{Reason: "default, or recover"}))
-	if got := newDiffer(vault).diff(desired, props("properties", props())); len(got) != 0 {
+	if got := newDiffer(vault).compare(desired, props("properties", props())); len(got.changes) != 0 ||
+		len(got.notReturned) != 1 || got.notReturned[0].Value != convert.UnknownText {
 		t.Errorf("existing vault: %+v", got)
 	}
 	if got := newDiffer(vault).diff(desired, nil); len(got) != 1 || !got[0].Unknown {
@@ -230,17 +393,17 @@ func TestDiffProviderBehaviour(t *testing.T) {
 	gpu := props("name", "gpu", "workloadProfileType", "NC24-A100")
 	d8 := props("name", "d8", "workloadProfileType", "D8", "minimumCount", 1.0, "maximumCount", 3.0)
 	runDiffCases(t, []diffCase{
-		{"the Consumption profile Container Apps adds", env,
+		{"the Consumption profile Container Apps adds and keeps", env,
 			props("properties", props("workloadProfiles", []any{d8})),
-			props("properties", props("workloadProfiles", []any{d8, consumption})), nil},
-		{"a profile set outside the manifests is removed", env,
+			props("properties", props("workloadProfiles", []any{d8, consumption})), nil, nil, nil},
+		{"a profile set outside the manifests is Azure's only", env,
 			props("properties", props("workloadProfiles", []any{d8})),
-			props("properties", props("workloadProfiles", []any{d8, consumption, gpu})), []string{"properties.workloadProfiles[name=gpu]"}},
+			props("properties", props("workloadProfiles", []any{d8, consumption, gpu})), nil, nil, []string{"properties.workloadProfiles[name=gpu]"}},
 		{"MySQL's utf8 alias", db,
 			props("properties", props("charset", "utf8", "collation", "utf8_general_ci")),
-			props("properties", props("charset", "utf8mb3", "collation", "utf8mb3_general_ci")), nil},
+			props("properties", props("charset", "utf8mb3", "collation", "utf8mb3_general_ci")), nil, nil, nil},
 		{"another MySQL charset is a change", db,
 			props("properties", props("charset", "utf8mb4")),
-			props("properties", props("charset", "utf8mb3")), []string{"properties.charset"}},
+			props("properties", props("charset", "utf8mb3")), []string{"properties.charset"}, nil, nil},
 	})
 }

@@ -29,7 +29,7 @@ func TestRecordedLifecycleNoSpuriousDiffs(t *testing.T) {
 		t.Fatalf("no recordings (*.yaml) in %s", dir)
 	}
 	kinds := kindsByARMType()
-	var report spuriousReport
+	m := newMeasurement()
 	for _, file := range files {
 		rec, err := corpus.ReadRecording(file)
 		if err != nil {
@@ -51,20 +51,12 @@ func TestRecordedLifecycleNoSpuriousDiffs(t *testing.T) {
 			if kind == nil || len(gets) == 0 {
 				continue
 			}
-			report.total++
-			changes := newDiffer(kind).diff(desired, gets[0].body)
-			if len(changes) == 0 {
-				continue
-			}
 			p := recordedPut{rec: rec, index: i, get: gets[0].index, path: path, armType: kind.ARMType}
 			d := spuriousDiff{recording: filepath.Base(file), key: path + "?" + corpus.APIVersion(put.Request.URL)}
-			for _, c := range changes {
-				d.changes = append(d.changes, categorised{c, categorise(c, p)})
-			}
-			report.add(t, d)
+			m.compare(t, kind, desired, gets[0].body, d, p)
 		}
 	}
-	report.log(t, "lifecycle spurious diffs")
+	m.log(t, "lifecycle spurious diffs")
 }
 
 // kindsByARMType maps ARM type and api-version to the registry kind sending

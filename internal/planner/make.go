@@ -533,9 +533,11 @@ func (m *maker) decide(st *nodeState) *Resource {
 		r.Ignored = keepIgnored(d, n.IgnoreChanges, r.Desired, st.current)
 		r.Notes = append(r.Notes, "ignore-changes ("+graph.AnnotationIgnoreChanges+") is azk's own: the operator, once enabled, does not honour it and sends the manifests' values")
 	}
-	changes := d.diff(r.Desired, st.current)
+	compared := d.compare(r.Desired, st.current)
+	changes := compared.changes
+	r.NotReturned = compared.notReturned
 	if m.opts.Drift {
-		r.Changes = changes
+		r.Changes, r.AzureOnly = changes, compared.azureOnly
 	}
 	if r.Policy.Value == graph.PolicySkip {
 		r.Action, r.Reason = ActionSkip, ReasonPolicySkip // never written, so nothing to replace either
@@ -559,6 +561,9 @@ func (m *maker) decide(st *nodeState) *Resource {
 		r.Action, r.Reason = ActionUpdate, ReasonSecretsRequested
 	default:
 		r.Action, r.Reason = ActionNoChange, ReasonMatches
+	}
+	if r.Action == ActionUpdate {
+		r.AzureOnly = compared.azureOnly // what the PUT may reset
 	}
 	if r.Action == ActionUpdate && len(r.Secrets) > 0 {
 		r.Changes = append(r.Changes, secretChanges(r.Desired)...)

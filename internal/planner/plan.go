@@ -93,6 +93,17 @@ type Change struct {
 	Unknown bool `json:"unknown,omitempty"`
 }
 
+// PathValue is a value at a body path: Azure's in Resource.AzureOnly, the
+// manifests' in Resource.NotReturned.
+type PathValue struct {
+	// Path is written as Change.Path is.
+	Path string `json:"path"`
+	// Value is absent when Sensitive.
+	Value any `json:"value,omitempty"`
+	// Sensitive marks a secret: never shown.
+	Sensitive bool `json:"sensitive,omitempty"`
+}
+
 // Adoption marks a resource that this change of the manifests adds and that
 // already exists in Azure (azk plan --base): applying takes it over.
 type Adoption struct {
@@ -147,6 +158,15 @@ type Resource struct {
 	// annotation names: the PUT carries Azure's value there, so they are not
 	// changes. Before is Azure's value, After the manifests'.
 	Ignored []Change `json:"ignored,omitempty"`
+	// AzureOnly are values Azure holds at paths a PUT can set that the body
+	// omits (read-only and secret paths never): an ARM PUT replaces the
+	// resource, and whether the provider keeps an omitted value or resets
+	// it varies. Listed for updates, and for every resource in a drift report.
+	AzureOnly []PathValue `json:"azureOnly,omitempty"`
+	// NotReturned are properties the body sets that Azure's GET does not
+	// return: what a GET shows says nothing about them, so they are not
+	// compared (not changes).
+	NotReturned []PathValue `json:"notReturned,omitempty"`
 	// Secrets are the body paths that carry secrets. ARM never returns them,
 	// so a plan cannot compare them: they are sent on create and on
 	// ReasonSecretsRequested, and otherwise only with another change.

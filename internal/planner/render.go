@@ -119,7 +119,7 @@ func (p *Plan) skipMissing() int {
 // ShowUnchanged: it is not written, not blocked, and says nothing new.
 func quiet(r *Resource, drift bool) bool {
 	if drift {
-		return r.Exists && len(r.Changes) == 0
+		return r.Exists && len(r.Changes) == 0 && len(r.AzureOnly) == 0
 	}
 	switch r.Action {
 	case ActionNoChange:
@@ -173,6 +173,9 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 	if line := p.secretsLine(); line != "" && !p.Drift {
 		fmt.Fprintf(bw, "\n%s\n", line)
 	}
+	if line := p.notReturnedLine(); line != "" {
+		fmt.Fprintf(bw, "\n%s\n", line)
+	}
 	if len(p.Unmanaged) > 0 {
 		fmt.Fprintf(bw, "\nunmanaged: %d (in the input's resource groups, not in the input)\n", len(p.Unmanaged))
 		for _, id := range p.Unmanaged {
@@ -212,9 +215,33 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// detailLine is one line under a resource's header.
+// notReturnedLine counts what the manifests set that Azure does not return
+// on the resources the plan does not list with their details: not compared.
+func (p *Plan) notReturnedLine() string {
+	paths, resources := 0, 0
+	for _, r := range p.Resources {
+		unchanged := r.Action == ActionNoChange || r.Action == ActionSkip
+		if p.Drift {
+			unchanged = quiet(r, true) // the others list theirs
+		}
+		if len(r.NotReturned) > 0 && unchanged {
+			paths += len(r.NotReturned)
+			resources++
+		}
+	}
+	if paths == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Not compared: %d %s the manifests set on %d unchanged %s, which Azure does not return (-o json lists them under notReturned).",
+		paths, plural(paths, "property", "properties"), resources, plural(resources, "resource", "resources"))
+}
+
+// detailLine is one line under a resource's header. A line of the values
+// the PUT may reset is in the resets group: markdown shows it in a block of
+// its own.
 type detailLine struct {
 	indent, symbol, color, text string
+	resets                      bool
 }
 
 // detailLines are what the plan says about r under its header: ID, policy
@@ -265,7 +292,30 @@ func detailLines(r *Resource, drift bool) []detailLine {
 	for _, line := range changeLines(r.Ignored, false) {
 		out = append(out, detailLine{indent: "      ", symbol: "#", color: ansiDim, text: line.text + " (ignored: Azure's value is kept)"})
 	}
+	if r.Writes() || drift {
+		for _, v := range r.NotReturned {
+			out = append(out, detailLine{indent: "      ", symbol: "#", color: ansiDim, text: pathValueText(v) + " (Azure does not return it: not compared)"})
+		}
+	}
+	if len(r.AzureOnly) > 0 {
+		if drift {
+			add("azure-only: Azure also holds these, which the manifests do not set (a PUT may reset them):")
+		} else {
+			add("azure-only: the PUT may reset these (Azure holds them, the manifests do not set them; a PUT replaces the resource):")
+		}
+		for _, v := range r.AzureOnly {
+			out = append(out, detailLine{indent: "      ", symbol: "!", color: ansiYellow, text: pathValueText(v), resets: true})
+		}
+	}
 	return out
+}
+
+// pathValueText is "path = value", a secret as SensitiveText.
+func pathValueText(v PathValue) string {
+	if v.Sensitive {
+		return v.Path + " = " + convert.SensitiveText
+	}
+	return v.Path + " = " + formatValue(v.Value)
 }
 
 type changeLine struct {
@@ -488,24 +538,37 @@ func markdownResource(r *Resource, drift, detail bool) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n", header)
-	var diff []string
+	var diff, resets []string
+	var resetsHeading string
 	for _, line := range detailLines(r, drift) {
-		if line.indent == "    " {
+		switch {
+		case line.indent == "    " && strings.HasPrefix(line.text, "azure-only: "):
+			resetsHeading = strings.TrimPrefix(line.text, "azure-only: ")
+		case line.indent == "    ":
 			text := line.text
 			if line.symbol != "" {
 				text = "**" + line.symbol + "** " + text
 			}
 			fmt.Fprintf(&b, "- %s\n", escapeHTML(text))
-			continue
+		case line.resets:
+			resets = append(resets, line.symbol+" "+strings.ReplaceAll(line.text, "```", "'''"))
+		default:
+			diff = append(diff, line.symbol+" "+strings.ReplaceAll(line.text, "```", "'''"))
 		}
-		diff = append(diff, line.symbol+" "+strings.ReplaceAll(line.text, "```", "'''"))
 	}
-	if len(diff) > 0 {
+	writeBlock := func(lines []string) {
 		b.WriteString("\n```diff\n")
-		for _, d := range diff {
+		for _, d := range lines {
 			b.WriteString(d + "\n")
 		}
 		b.WriteString("```\n")
+	}
+	if len(diff) > 0 {
+		writeBlock(diff)
+	}
+	if len(resets) > 0 {
+		fmt.Fprintf(&b, "\n%s\n", escapeHTML(strings.ToUpper(resetsHeading[:1])+resetsHeading[1:]))
+		writeBlock(resets)
 	}
 	b.WriteString("</details>\n\n")
 	return b.String()

@@ -77,3 +77,61 @@ func TestMarkdownPutsChangesFirstAndTrimsDetailNotHeaders(t *testing.T) {
 		t.Error("a blocked resource comes before the changes")
 	}
 }
+
+// TestRenderAzureOnlyAndNotReturned: an update lists what its PUT may reset
+// under its own heading, and what Azure does not return as not compared; an
+// unchanged resource's not-returned properties are counted, not listed; a
+// drift report lists Azure-only values of unchanged resources too.
+func TestRenderAzureOnlyAndNotReturned(t *testing.T) {
+	update := &Resource{
+		Kind: "VirtualNetwork", Namespace: "default", Name: "vnet", Action: ActionUpdate, Exists: true,
+		Policy:      Policy{Value: "manage", Source: "default"},
+		Changes:     []Change{{Path: "properties.addressSpace.addressPrefixes", Before: []any{"10.0.0.0/16"}, After: []any{"10.1.0.0/16"}}},
+		AzureOnly:   []PathValue{{Path: "properties.dhcpOptions", Value: map[string]any{"dnsServers": []any{"10.0.0.4"}}}},
+		NotReturned: []PathValue{{Path: "properties.flowTimeoutInMinutes", Value: 10.0}, {Path: "properties.secretish", Sensitive: true}},
+	}
+	same := &Resource{
+		Kind: "Vault", Namespace: "default", Name: "kv", Action: ActionNoChange, Exists: true,
+		Policy:      Policy{Value: "manage", Source: "default"},
+		NotReturned: []PathValue{{Path: "properties.createMode", Value: "default"}},
+	}
+	p := &Plan{Resources: []*Resource{update, same}}
+	var text, md bytes.Buffer
+	if err := WriteText(&text, p, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, p, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"azure-only: the PUT may reset these",
+		`! properties.dhcpOptions = {"dnsServers":["10.0.0.4"]}`,
+		"# properties.flowTimeoutInMinutes = 10 (Azure does not return it: not compared)",
+		"# properties.secretish = (sensitive) (Azure does not return it: not compared)",
+		"Not compared: 1 property the manifests set on 1 unchanged resource, which Azure does not return",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	if strings.Contains(text.String(), "createMode") {
+		t.Errorf("text lists an unchanged resource's not-returned property:\n%s", text.String())
+	}
+	for _, want := range []string{"The PUT may reset these", "```diff\n! properties.dhcpOptions = "} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+
+	same.AzureOnly = []PathValue{{Path: "properties.enableSoftDelete", Value: true}}
+	drift := &Plan{Drift: true, Resources: []*Resource{same}}
+	text.Reset()
+	if err := WriteText(&text, drift, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"= Vault default/kv matches the manifests", "Azure also holds these", "! properties.enableSoftDelete = true", "# properties.createMode"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("drift report lacks %q:\n%s", want, text.String())
+		}
+	}
+}

@@ -199,6 +199,11 @@ type BodyFacts struct {
 	// Selectors are enum properties whose value names which of their sibling
 	// objects applies.
 	Selectors []Selector `json:"selectors,omitempty"`
+	// ReadOnly are properties the specification flags read-only (returned
+	// by GET, never taken from a PUT) that the kind's spec nevertheless has
+	// a field for (systemData, a storage account's sku.tier): the only
+	// read-only paths a body can hold. Nothing below them is listed.
+	ReadOnly []string `json:"readOnly,omitempty"`
 }
 
 // Selector is an enum property (Path) whose values name sibling objects

@@ -91,9 +91,40 @@ func markBodyFacts(dir string, kinds []*registry.Kind) error {
 	for _, k := range kinds {
 		if c := facts[strings.ToLower(k.ARMType)+"@"+k.APIVersion]; k.IsARM() && c != nil {
 			k.Body = c.facts()
+			k.Body.ReadOnly = slices.DeleteFunc(k.Body.ReadOnly, func(p string) bool { return !specReaches(k.Spec, p) })
 		}
 	}
 	return nil
+}
+
+// specReaches reports whether a field of spec lands at the ARM body path
+// (list items as "[]", map values as "{}").
+func specReaches(spec *registry.Field, path string) bool {
+	var walk func(f *registry.Field, at string) bool
+	walk = func(f *registry.Field, at string) bool {
+		switch {
+		case f == nil || !strings.HasPrefix(path, at):
+			return false
+		case at == path:
+			return true
+		case f.Ref != "" || f.KeyedByRef:
+			return false
+		}
+		switch f.Type {
+		case registry.TypeObject:
+			for _, c := range f.Fields {
+				if c.ARM != nil && walk(c, armjson.Join(at, strings.Join(c.ARM, "."))) {
+					return true
+				}
+			}
+		case registry.TypeArray:
+			return walk(f.Items, at+"[]")
+		case registry.TypeMap:
+			return walk(f.Values, at+"{}")
+		}
+		return false
+	}
+	return walk(spec, "")
 }
 
 // typesFiles reads types.json files once each: the body facts and the
@@ -148,13 +179,17 @@ type bodyWalker struct {
 // factCollector gathers the facts of one resource body.
 type factCollector struct {
 	writeOnly, required, sensitive, maps map[string]bool
-	enums                                map[string][]string
-	selectors                            map[string]registry.Selector
+	// readOnly are the read-only properties met, sent are the others: a
+	// path read-only in one listing or alternative and sendable in another
+	// is sendable.
+	readOnly, sent map[string]bool
+	enums          map[string][]string
+	selectors      map[string]registry.Selector
 }
 
 func newFactCollector() *factCollector {
 	return &factCollector{writeOnly: map[string]bool{}, required: map[string]bool{}, sensitive: map[string]bool{},
-		maps: map[string]bool{}, enums: map[string][]string{}, selectors: map[string]registry.Selector{}}
+		maps: map[string]bool{}, readOnly: map[string]bool{}, sent: map[string]bool{}, enums: map[string][]string{}, selectors: map[string]registry.Selector{}}
 }
 
 func (c *factCollector) facts() *registry.BodyFacts {
@@ -166,8 +201,14 @@ func (c *factCollector) facts() *registry.BodyFacts {
 		sort.Strings(out)
 		return out
 	}
+	readOnly := map[string]bool{}
+	for p := range c.readOnly {
+		if !c.sent[p] {
+			readOnly[p] = true
+		}
+	}
 	f := &registry.BodyFacts{WriteOnly: keys(c.writeOnly), Required: keys(c.required),
-		Sensitive: keys(c.sensitive), Maps: keys(c.maps)}
+		Sensitive: keys(c.sensitive), Maps: keys(c.maps), ReadOnly: keys(readOnly)}
 	for p, vs := range c.enums {
 		f.Enums = append(f.Enums, registry.Enum{Path: p, Values: vs})
 	}
@@ -215,8 +256,10 @@ func (w *bodyWalker) walk(c *factCollector, ref typeRef, path string, depth int,
 					c.required[child] = true
 				}
 				if p.Flags&flagReadOnly != 0 && p.Flags&flagWriteOnly == 0 {
+					c.readOnly[child] = true
 					continue // never sent: nothing below it is compared
 				}
+				c.sent[child] = true
 				if err := w.walk(c, p.Type, child, depth+1, onPath); err != nil {
 					return err
 				}

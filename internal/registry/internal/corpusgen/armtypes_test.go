@@ -53,6 +53,14 @@ func TestBodyFactsFromRESTSpecifications(t *testing.T) {
 			t.Errorf("read-only %s listed", p)
 		}
 	}
+	// Read-only properties are listed where the kind's spec has a field for
+	// them, and only there.
+	if storage := bodyOf(t, "storage.azure.com", "v1api20230101", "StorageAccount"); !slices.Contains(storage.ReadOnly, "sku.tier") || slices.Contains(storage.ReadOnly, "properties.provisioningState") {
+		t.Errorf("storage account read-only paths: %v", storage.ReadOnly)
+	}
+	if len(vault.ReadOnly) != 0 {
+		t.Errorf("vault read-only paths its spec lacks: %v", vault.ReadOnly)
+	}
 	// A discriminator whose alternatives are all create-only is write-only.
 	if mariadb := bodyOf(t, "dbformariadb.azure.com", "v1api20180601", "Server"); !slices.Contains(mariadb.WriteOnly, "properties.createMode") {
 		t.Errorf("mariadb createMode not write-only: %v", mariadb.WriteOnly)
