@@ -312,12 +312,13 @@ func cascadeRefusal(p *planner.Plan, allowCascade bool) error {
 	return fmt.Errorf("deleting would also remove these; nothing was applied:\n  %s\npass --allow-cascade to delete them too, or remove them (or their policy) first", strings.Join(lines, "\n  "))
 }
 
-// templateRefusal refuses a plan that deletes (--base, -replace) on the
-// way to ARM's deployment engine: a template only creates and updates.
+// templateRefusal refuses a plan that deletes or detaches (--base,
+// -replace) on the way to ARM's deployment templates, which only create and
+// update.
 func templateRefusal(p *planner.Plan) error {
 	for _, r := range p.Resources {
-		if r.Action == planner.ActionDelete || r.Action == planner.ActionRecreate {
-			return fmt.Errorf("%s is to %s, which a deployment template cannot do: apply without --engine deployment (or plan without --base and -replace)", r.Address, r.Action)
+		if r.Removed() || r.Action == planner.ActionRecreate {
+			return fmt.Errorf("%s is to %s, which a deployment template does not do: apply without --engine deployment (or plan without --base and -replace)", r.Address, r.Action)
 		}
 	}
 	return nil
@@ -365,12 +366,14 @@ func eventsWriter(g *globalOptions) (io.Writer, func()) {
 }
 
 // nameProgress prints the address of each resource written or deleted
-// (-o name), as it completes.
+// (-o name), as it completes; once, though a replacement is both.
 func nameProgress(w io.Writer) func(applier.Event) {
+	named := map[string]bool{}
 	return func(e applier.Event) {
 		switch {
-		case e.Type != applier.EventEnd:
+		case e.Type != applier.EventEnd || named[e.Address]:
 		case e.Outcome == applier.OutcomeCreated, e.Outcome == applier.OutcomeUpdated, e.Outcome == applier.OutcomeReplaced, e.Outcome == applier.OutcomeDeleted:
+			named[e.Address] = true
 			fmt.Fprintln(w, e.Address)
 		}
 	}
