@@ -288,28 +288,13 @@ func (a *applier) write(ctx context.Context, r *planner.Resource) (Outcome, erro
 	return outcome, err
 }
 
-// deleteFirst sends the DELETE of a replacement and follows it to its end,
-// as destroy deletes: ARM deletes the resource's children with it.
+// deleteFirst sends the DELETE of a replacement as destroy deletes, and
+// follows it to its end: ARM deletes the resource's children with it.
 func (a *applier) deleteFirst(ctx context.Context, r *planner.Resource) error {
 	d := &Deletion{Address: r.Address, ARMID: r.ARMID, APIVersion: apiVersionOf(r), Action: DestroyDelete, node: r.Node}
-	started := time.Now()
-	ev := Event{Address: r.Address, ARMID: r.ARMID, Action: string(planner.ActionDelete)}
-	start := ev
-	start.Type, start.Method = EventStart, "DELETE"
-	a.emit(start)
-	stop := heartbeat(a.opts.Heartbeat, a.emit, ev, started)
-	err := retrying(ctx, a.opts.Client, r.Node, a.emit, ev, func() error {
-		return wait(ctx, func() (*arm.Operation, error) { return deleteOf(ctx, a.opts.Client, d) })
-	})
-	stop()
-	end := ev
-	end.Type, end.Outcome, end.Elapsed = EventEnd, OutcomeDeleted, Seconds(time.Since(started))
-	if err != nil && !arm.IsNotFound(err) {
-		end.Outcome, end.Error = OutcomeFailed, failureOf(err)
-		a.emit(end)
+	if err := deleteOne(ctx, d, a.opts, a.emit); err != nil {
 		return fmt.Errorf("deleting it before creating it again: %w", err)
 	}
-	a.emit(end)
 	return nil
 }
 

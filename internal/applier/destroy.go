@@ -205,20 +205,9 @@ func deleteAll(ctx context.Context, dels []*Deletion, opts Options, emit func(Ev
 	run(ctx, opts.Drain, steps, opts.Parallelism, func(ctx context.Context, s *step) (Outcome, error) {
 		defer flight.enter()()
 		d := deleting[s.index]
-		started := time.Now()
-		emit(Event{Type: EventStart, Address: d.Address, ARMID: d.ARMID, Action: "delete", Method: "DELETE"})
-		stop := heartbeat(opts.Heartbeat, emit, Event{Address: d.Address, ARMID: d.ARMID, Action: "delete"}, started)
-		err := retrying(ctx, opts.Client, d.node, emit, Event{Address: d.Address, ARMID: d.ARMID, Action: "delete"}, func() error {
-			return wait(ctx, func() (*arm.Operation, error) { return deleteOf(ctx, opts.Client, d) })
-		})
-		stop()
-		ev := Event{Type: EventEnd, Address: d.Address, ARMID: d.ARMID, Action: "delete", Outcome: OutcomeDeleted, Elapsed: Seconds(time.Since(started))}
-		if err != nil && !arm.IsNotFound(err) {
-			ev.Outcome, ev.Error = OutcomeFailed, failureOf(err)
-			emit(ev)
+		if err := deleteOne(ctx, d, opts, emit); err != nil {
 			return OutcomeFailed, err
 		}
-		emit(ev)
 		for _, c := range dels {
 			if c.Action == DestroyCascade && c.CascadedBy == d.Address {
 				emit(Event{Type: EventEnd, Address: c.Address, ARMID: c.ARMID, Action: "delete", Outcome: OutcomeCascaded, CascadedBy: d.Address})
@@ -254,6 +243,31 @@ func deleteAll(ctx context.Context, dels []*Deletion, opts Options, emit func(Ev
 		results = append(results, res)
 	}
 	return results
+}
+
+// deleteOne sends d's DELETE and follows it to its end, retrying what the
+// operator retries, with start and end events; deleting what is already
+// gone succeeds.
+func deleteOne(ctx context.Context, d *Deletion, opts Options, emit func(Event)) error {
+	started := time.Now()
+	ev := Event{Address: d.Address, ARMID: d.ARMID, Action: "delete"}
+	start := ev
+	start.Type, start.Method = EventStart, "DELETE"
+	emit(start)
+	stop := heartbeat(opts.Heartbeat, emit, ev, started)
+	err := retrying(ctx, opts.Client, d.node, emit, ev, func() error {
+		return wait(ctx, func() (*arm.Operation, error) { return deleteOf(ctx, opts.Client, d) })
+	})
+	stop()
+	end := ev
+	end.Type, end.Outcome, end.Elapsed = EventEnd, OutcomeDeleted, Seconds(time.Since(started))
+	if err != nil && !arm.IsNotFound(err) {
+		end.Outcome, end.Error = OutcomeFailed, failureOf(err)
+		emit(end)
+		return err
+	}
+	emit(end)
+	return nil
 }
 
 // dependentsOf maps each node to the input nodes that depend on it.
