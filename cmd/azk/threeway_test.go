@@ -334,7 +334,8 @@ func replaceStack(env, location string) string {
 }
 
 // -replace deletes a resource and creates it again, and with it its
-// children in the manifests, which ARM deletes with it (their PUT only).
+// children in the manifests, which ARM deletes with it (their PUT only); a
+// child the manifests do not hold makes apply refuse unless --allow-cascade.
 func TestReplaceRecreatesWithChildren(t *testing.T) {
 	run, flags := emulatorAt(t)
 	with := func(args ...string) []string { return append(args, flags...) }
@@ -343,6 +344,8 @@ func TestReplaceRecreatesWithChildren(t *testing.T) {
 		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
 	}
 	vnet := "/subscriptions/" + emulatorSubscription + "/resourceGroups/rep/providers/Microsoft.Network/virtualNetworks/net"
+	extra := vnet + "/subnets/extra"
+	putAndWait(t, emulatorClient(t, run), extra, "2020-11-01", map[string]any{"properties": map[string]any{"addressPrefix": "10.0.9.0/24"}})
 	before := getBody(t, run, vnet, "2020-11-01")["etag"]
 
 	out, errOut, code := azk(t, "", with("plan", "-replace=VirtualNetwork/net", "-o", "json", dir)...)
@@ -350,8 +353,9 @@ func TestReplaceRecreatesWithChildren(t *testing.T) {
 		t.Fatalf("plan -replace: exit %d\n%s\n%s", code, out, errOut)
 	}
 	_, byName, summary := decodePlan(t, out)
-	if r := byName["VirtualNetwork/net"]; r == nil || r.Action != planner.ActionRecreate || r.Reason != planner.ReasonReplaceRequested || r.CascadedBy != "" || len(r.Cascades) != 0 {
-		t.Errorf("the network: %+v, want replace_because_requested", r)
+	if r := byName["VirtualNetwork/net"]; r == nil || r.Action != planner.ActionRecreate || r.Reason != planner.ReasonReplaceRequested || r.CascadedBy != "" ||
+		len(r.Cascades) != 1 || r.Cascades[0].ID != extra {
+		t.Errorf("the network: %+v, want replace_because_requested, taking the extra subnet along", r)
 	}
 	if r := byName["VirtualNetworksSubnet/web"]; r == nil || r.Action != planner.ActionRecreate || r.Reason != planner.ReasonOwnerReplaced || r.CascadedBy != "network.azure.com/VirtualNetwork/default/net" {
 		t.Errorf("the subnet: %+v, want replace_because_owner_replaced by the network", r)
@@ -371,6 +375,10 @@ func TestReplaceRecreatesWithChildren(t *testing.T) {
 	}
 
 	out, errOut, code = azk(t, "", with("apply", "--auto-approve", "-replace=VirtualNetwork/net", dir)...)
+	if code != 1 || !strings.Contains(errOut, extra+" (not in the input; removed with network.azure.com/VirtualNetwork/default/net)") || strings.Contains(out, "Deleting...") {
+		t.Fatalf("apply -replace without --allow-cascade: exit %d\n%s\n%s", code, out, errOut)
+	}
+	out, errOut, code = azk(t, "", with("apply", "--auto-approve", "--allow-cascade", "-replace=VirtualNetwork/net", dir)...)
 	if code != 0 {
 		t.Fatalf("apply -replace: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -382,6 +390,9 @@ func TestReplaceRecreatesWithChildren(t *testing.T) {
 	after := getBody(t, run, vnet, "2020-11-01")
 	if after == nil || after["etag"] == before || getBody(t, run, vnet+"/subnets/web", "2020-11-01") == nil {
 		t.Errorf("the network or its subnet is not there again: %v", after)
+	}
+	if getBody(t, run, extra, "2020-11-01") != nil {
+		t.Error("the subnet outside the manifests survived its network's deletion")
 	}
 	if out, _, code := azk(t, "", with("plan", "--detailed-exitcode", dir)...); code != 0 {
 		t.Errorf("re-plan: exit %d\n%s", code, out)
