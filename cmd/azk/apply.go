@@ -49,6 +49,7 @@ func newApplyCommand(g *globalOptions) *cobra.Command {
 		pf                          planFlags
 		sel                         selectFlags
 		allowPartial, allowUnrecord bool
+		allowCascade                bool
 		ef                          engineFlags
 	)
 	cmd := &cobra.Command{
@@ -67,10 +68,20 @@ that consume it (a resource whose Azure name is another's status value is
 named then). On a terminal, a progress line every 10 s counts the operations
 in flight, the requests waiting for ARM's budget and the 429s so far.
 
-Apply refuses to start when anything is blocked (--allow-partial applies the
-rest), when a change needs replacing, or when a reconcile-policy it must
-record cannot be written back to its manifest (standard input, kustomize
-output; --allow-unrecorded-policy goes on without).
+Apply refuses to start when anything is blocked or needs replacing
+(--allow-partial applies the rest; -replace=ADDRESS replaces), or when a
+reconcile-policy it must record cannot be written back to its manifest
+(standard input, kustomize output; --allow-unrecorded-policy goes on
+without).
+
+With --base GITREF|DIR (see azk plan), apply also deletes what the change
+removed from the manifests, after every create and update succeeded,
+dependents and children first, as destroy deletes; a child whose parent is
+deleted too goes with it (ARM's cascade). -replace=ADDRESS deletes the
+resource, then creates it, and its children in the manifests after it. As
+destroy does, apply refuses, unless --allow-cascade, a deletion that would
+take along resources the manifests do not hold or that are marked
+detach-on-delete or skip.
 
 A resource that fails stops only the resources that depend on it; the rest go
 on. The end report lists what succeeded, what failed (with ARM's code, message
@@ -104,7 +115,9 @@ terminal or not, so CI logs never go quiet.
 Exit status: 0 success, 1 error or any resource failed.`,
 		Example: `  azk apply --emulator --auto-approve examples/quickstart
   azk plan ./manifests --out plan.azk && azk apply plan.azk
-  azk apply ./manifests --send-secrets DBforPostgreSQL/FlexibleServer/db`,
+  azk apply ./manifests --send-secrets DBforPostgreSQL/FlexibleServer/db
+  azk apply ./manifests --base origin/main
+  azk apply ./manifests -replace=UserAssignedIdentity/default/app-id`,
 		Args: in.requireInputs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(cmd, g); err != nil {
@@ -141,7 +154,13 @@ Exit status: 0 success, 1 error or any resource failed.`,
 			if err := refusals(p, allowPartial, allowUnrecord); err != nil {
 				return err
 			}
+			if err := cascadeRefusal(p, allowCascade); err != nil {
+				return err
+			}
 			if ef.deployment() {
+				if err := templateRefusal(p); err != nil {
+					return err
+				}
 				ef.inProcess = az.emulator
 				return applyDeployment(g, &rf, &ef, p, client, saved != nil)
 			}
@@ -173,6 +192,7 @@ Exit status: 0 success, 1 error or any resource failed.`,
 	ef.register(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&allowPartial, "allow-partial", false, "apply what can be applied when some resources are blocked (they, and what depends on them, are reported as failed)")
+	f.BoolVar(&allowCascade, "allow-cascade", false, "delete (--base, -replace) even when that removes resources outside the manifests or marked detach-on-delete or skip")
 	f.BoolVar(&allowUnrecord, "allow-unrecorded-policy", false, "go on when a reconcile-policy apply must record cannot be written back to its manifest (standard input, kustomize output): the next run will take the resource for one it found")
 	return cmd
 }
@@ -190,9 +210,9 @@ func savedPlan(args, kustomize []string) (*planner.Plan, error) {
 }
 
 // restoreSavedFlags sets the inputs and the plan-shaping flags a saved plan
-// was made with, and returns its paths: the inputs it records, and
-// --reconcile-policy-if-exists, --default-reconcile-policy and
-// --send-secrets recovered from the decisions they drove.
+// was made with, and returns its paths: the inputs it records (--base
+// among them), and --reconcile-policy-if-exists, --default-reconcile-policy,
+// --send-secrets and -replace recovered from the decisions they drove.
 func restoreSavedFlags(saved *planner.Plan, g *globalOptions, in *inputFlags, pf *planFlags, sel *selectFlags) ([]string, error) {
 	if slices.Contains(saved.Inputs.Paths, "-") {
 		return nil, errors.New("the saved plan was made from standard input, which cannot be read again: plan and apply in one step with azk apply -")
@@ -201,10 +221,13 @@ func restoreSavedFlags(saved *planner.Plan, g *globalOptions, in *inputFlags, pf
 	sel.targets, sel.selector = saved.Inputs.Targets, saved.Inputs.Selector
 	pf.ifExists = savedPolicyFlag(saved, planner.PolicySourceIfExistsFlag)
 	in.defaultPolicy = savedPolicyFlag(saved, planner.PolicySourceDefaultFlag)
-	pf.sendSecrets = nil
+	pf.sendSecrets, pf.replace, pf.base = nil, nil, saved.Inputs.Base
 	for _, r := range saved.Resources {
-		if r.Reason == planner.ReasonSecretsRequested {
+		switch r.Reason {
+		case planner.ReasonSecretsRequested:
 			pf.sendSecrets = append(pf.sendSecrets, r.Address)
+		case planner.ReasonReplaceRequested:
+			pf.replace = append(pf.replace, r.Address)
 		}
 	}
 	return saved.Inputs.Paths, nil
@@ -228,7 +251,7 @@ func openPlan(ctx context.Context, g *globalOptions, az *azureFlags, in *inputFl
 	if err != nil {
 		return nil, nil, err
 	}
-	p, more := session.plan(ctx, g, pf, planInputs(g, in, args, sel), nil, false)
+	p, more := session.plan(ctx, g, in, pf, planInputs(g, in, args, sel), false)
 	diags = append(diags, more...)
 	printDiagnostics(g.stderr, diags)
 	if p == nil || diags.HasErrors() {
@@ -239,12 +262,12 @@ func openPlan(ctx context.Context, g *globalOptions, az *azureFlags, in *inputFl
 }
 
 // refusals are the reasons apply does not start: a replacement Azure cannot
-// make, blocked resources without --allow-partial, policy records that
-// cannot be written without --allow-unrecorded-policy.
+// make in place or blocked resources, without --allow-partial; policy
+// records that cannot be written without --allow-unrecorded-policy.
 func refusals(p *planner.Plan, allowPartial, allowUnrecorded bool) error {
 	s := p.Summary()
-	if s.ReplaceRequired > 0 {
-		return errors.New("the plan has changes Azure cannot make in place (see above); nothing was applied")
+	if s.ReplaceRequired > 0 && !allowPartial {
+		return errors.New("the plan has changes Azure cannot make in place (see above); nothing was applied: -replace=ADDRESS deletes and creates such a resource again, --allow-partial applies the rest")
 	}
 	if s.Blocked > 0 && !allowPartial {
 		return fmt.Errorf("%s blocked (see above); nothing was applied: fix them, or --allow-partial applies the rest", plural(s.Blocked, "resource"))
@@ -257,6 +280,46 @@ func refusals(p *planner.Plan, allowPartial, allowUnrecorded bool) error {
 	}
 	if len(unwritable) > 0 && !allowUnrecorded {
 		return fmt.Errorf("apply must record the reconcile-policy of these resources in their manifests, which are not plain files (standard input, kustomize output); nothing was applied:\n  %s\nAdd the annotations yourself, or pass --allow-unrecorded-policy (the next run will take them for resources it found)", strings.Join(unwritable, "\n  "))
+	}
+	return nil
+}
+
+// cascades are what the plan's deletions would remove beyond what it
+// deletes on its own: the cascade guard's findings.
+func cascades(p *planner.Plan) []planner.Cascade {
+	var out []planner.Cascade
+	for _, r := range p.Resources {
+		out = append(out, r.Cascades...)
+	}
+	return out
+}
+
+// cascadeRefusal refuses, as destroy does, deletions that would take along
+// resources the manifests do not hold or mean to keep, unless --allow-cascade.
+func cascadeRefusal(p *planner.Plan, allowCascade bool) error {
+	found := cascades(p)
+	if len(found) == 0 || allowCascade {
+		return nil
+	}
+	var lines []string
+	for _, c := range found {
+		what := c.ID
+		if c.Address != "" {
+			what = c.Address
+		}
+		lines = append(lines, fmt.Sprintf("%s (%s; removed with %s)", what, c.Reason, c.By))
+	}
+	return fmt.Errorf("deleting would also remove these; nothing was applied:\n  %s\npass --allow-cascade to delete them too, or remove them (or their policy) first", strings.Join(lines, "\n  "))
+}
+
+// templateRefusal refuses a plan that deletes or detaches (--base,
+// -replace) on the way to ARM's deployment templates, which only create and
+// update.
+func templateRefusal(p *planner.Plan) error {
+	for _, r := range p.Resources {
+		if r.Removed() || r.Action == planner.ActionRecreate {
+			return fmt.Errorf("%s is to %s, which a deployment template does not do: apply without --engine deployment (or plan without --base and -replace)", r.Address, r.Action)
+		}
 	}
 	return nil
 }
@@ -303,12 +366,14 @@ func eventsWriter(g *globalOptions) (io.Writer, func()) {
 }
 
 // nameProgress prints the address of each resource written or deleted
-// (-o name), as it completes.
+// (-o name), as it completes; once, though a replacement is both.
 func nameProgress(w io.Writer) func(applier.Event) {
+	named := map[string]bool{}
 	return func(e applier.Event) {
 		switch {
-		case e.Type != applier.EventEnd:
-		case e.Outcome == applier.OutcomeCreated, e.Outcome == applier.OutcomeUpdated, e.Outcome == applier.OutcomeDeleted:
+		case e.Type != applier.EventEnd || named[e.Address]:
+		case e.Outcome == applier.OutcomeCreated, e.Outcome == applier.OutcomeUpdated, e.Outcome == applier.OutcomeReplaced, e.Outcome == applier.OutcomeDeleted:
+			named[e.Address] = true
 			fmt.Fprintln(w, e.Address)
 		}
 	}

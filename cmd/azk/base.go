@@ -1,19 +1,30 @@
 package main
 
 import (
+	"fmt"
+
+	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/loader"
 )
 
-// baseAddresses are the addresses of the resources the manifests held
-// before the change under review (azk plan --base).
-func baseAddresses(base string, paths, kustomize []string, namespace string) (map[string]bool, error) {
-	res, err := loader.LoadEarlier(base, loader.Options{Paths: paths, Kustomize: kustomize, Namespace: namespace})
+// baseGraph resolves the manifests as they were before the change under
+// review (--base GITREF|DIR), in the subscription of the run, and returns
+// it with what a saved plan records of the base (see
+// loader.EarlierRevision). Their Secrets' values are redacted like the
+// input's: a rotated password is a secret too.
+func baseGraph(g *globalOptions, in *inputFlags, base string, paths []string) (*graph.Graph, string, error) {
+	revision, err := loader.EarlierRevision(base, append(append([]string(nil), paths...), in.kustomize...))
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	addresses := map[string]bool{}
-	for _, o := range res.Resources {
-		addresses[o.Address()] = true
+	res, err := loader.LoadEarlier(revision, loader.Options{Paths: paths, Kustomize: in.kustomize, Namespace: g.namespace})
+	if err != nil {
+		return nil, "", err
 	}
-	return addresses, nil
+	g.secrets.Add(secretValues(res.Secrets)...)
+	gr, diags := graph.Build(res, graph.Options{Subscription: g.subscriptionID(), DefaultReconcilePolicy: in.defaultPolicy})
+	if err := diags.Err(); err != nil {
+		return nil, "", fmt.Errorf("--base %s: the earlier manifests do not resolve: %w", base, err)
+	}
+	return gr, revision, nil
 }

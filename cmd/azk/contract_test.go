@@ -219,7 +219,7 @@ func TestPlanBaseFlagsAdoption(t *testing.T) {
 	}
 	mustContain(t, "plan --base", out, "> UserAssignedIdentity default/found will be adopted, unchanged",
 		"adopt:  it exists in Azure and is new in this change: taken over under manage; azk destroy deletes it from Azure, although it existed before this change",
-		"; 1 adopted from Azure.")
+		"; 1 adopted from Azure; this change: 1, drift: 0.", "This change: 1 resource")
 	if strings.Contains(out, "ResourceGroup default/app will be adopted") {
 		t.Errorf("the group is in the base, yet flagged:\n%s", out)
 	}

@@ -66,6 +66,9 @@ azk apply --engine deployment submits the same templates itself.`,
 			if err := refusals(p, allowPartial, true); err != nil {
 				return err
 			}
+			if err := templateRefusal(p); err != nil {
+				return err
+			}
 			set, err := deployment.Build(p, deployment.Options{})
 			if err != nil {
 				return err

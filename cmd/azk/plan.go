@@ -18,7 +18,7 @@ func newPlanCommand(g *globalOptions) *cobra.Command {
 		az              azureFlags
 		pf              planFlags
 		sel             selectFlags
-		out, base       string
+		out             string
 		detailed, drift bool
 		whatIf          bool
 	)
@@ -54,9 +54,28 @@ serviceoperator.azure.com/reconcile-policy-if-exists, else
 resources behave alike. Under another if-exists policy, apply records the
 outcome in the manifest (reconcile-policy: manage for what it creates, the
 if-exists policy for what it finds), so the next run does not mistake a
-created resource for a found one. --base GITREF|DIR compares with the
-manifests before the change under review: a resource the change adds that
-already exists in Azure is flagged "adopt", with what destroy would do to it.
+created resource for a found one.
+
+--base GITREF|DIR makes the plan three-way, as Terraform compares the
+configuration, the prior state and Azure: the base (the manifests before the
+change under review, a git revision or a checkout) is the prior state. Each
+difference says its origin: "change" where the manifests changed since the
+base (this pull request), "drift" where they did not and Azure differs
+(apply reverts it); text and markdown list "This change" first, then "Drift
+Azure already has". A resource the base holds and the manifests do not is
+planned as the operator treats a deleted object: delete under manage (after
+every create and update, children before parents, ARM's cascade reported as
+such), left in Azure under detach-on-delete or skip. A v1 Secret whose value
+changed since the base makes each resource that sends it an update
+(compared by digest, never shown). A resource the change adds that already
+exists in Azure is flagged "adopt", with what destroy would do to it.
+Without --base a removed resource is not seen: it shows under unmanaged.
+
+-replace=ADDRESS (repeatable, Terraform's flag; --replace too) deletes the
+resource and creates it again, with its children in the manifests (ARM
+deletes them with it); what else ARM would delete with it needs
+--allow-cascade at apply. A change Azure cannot make in place (a location)
+is "replace-required", an error that names this flag.
 
 Ignore drift on chosen properties with the annotation
 azk.azkcli.io/ignore-changes: "tags.owner, properties.sku.capacity" (paths as
@@ -81,6 +100,8 @@ resources of the same type in its resource group).`,
 		Example: `  azk plan ./manifests --out plan.azk
   azk plan ./manifests -o markdown --base origin/main > comment.md
   azk plan ./manifests --drift --detailed-exitcode
+  azk plan ./manifests --base HEAD~1 -o json
+  azk plan ./manifests -replace=UserAssignedIdentity/default/app-id
   azk plan ./manifests --target VirtualNetworksSubnet/web
   azk plan ./manifests -l app=web`,
 		Args: in.requireInputs,
@@ -92,19 +113,13 @@ resources of the same type in its resource group).`,
 			if drift && out != "" {
 				return fmt.Errorf("--drift makes a report, not a plan to apply: it cannot be saved with --out")
 			}
-			var baseSet map[string]bool
-			if base != "" {
-				if baseSet, err = baseAddresses(base, args, in.kustomize, g.namespace); err != nil {
-					return err
-				}
-			}
 			ctx := cmd.Context()
 			session, diags, err := openSession(ctx, g, &az, &in, args, &sel, graph.WithDependencies)
 			if err != nil {
 				return err
 			}
 			defer session.release()
-			p, more := session.plan(ctx, g, &pf, planInputs(g, &in, args, &sel), baseSet, drift)
+			p, more := session.plan(ctx, g, &in, &pf, planInputs(g, &in, args, &sel), drift)
 			diags = append(diags, more...)
 			printDiagnostics(g.stderr, diags)
 			if p == nil {
@@ -125,6 +140,9 @@ resources of the same type in its resource group).`,
 			if s := p.Summary(); s.Blocked > 0 {
 				fmt.Fprintf(g.stderr, "Error: %s blocked (see the reasons above): azk apply refuses to start unless --allow-partial\n", plural(s.Blocked, "resource"))
 			}
+			if n := len(cascades(p)); n > 0 {
+				fmt.Fprintf(g.stderr, "Warning: deleting would also remove %s not deleted on their own (marked cascade above): azk apply refuses unless --allow-cascade\n", plural(n, "resource"))
+			}
 			switch {
 			case diags.HasErrors() || p.HasErrors():
 				return failed()
@@ -141,7 +159,6 @@ resources of the same type in its resource group).`,
 	sel.register(cmd, "what it depends on")
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", "save the plan to FILE for azk apply and azk show (secrets saved as salted argon2id digests, never their values)")
-	f.StringVar(&base, "base", "", "flag as adopted what this change adds that already exists in Azure: GITREF (a revision of the repository holding the inputs) or DIR (a checkout of it)")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 0 when there are no changes, 2 when there are, 1 on error")
 	f.BoolVar(&drift, "drift", false, "report only what changed in Azure against the manifests, proposing nothing")
 	f.BoolVar(&whatIf, "what-if", false, "also ask ARM's what-if about the same changes (as deployment templates) and show where its verdict differs from azk's; azk's plan stays the one apply carries out")
@@ -162,11 +179,11 @@ func planWriter(g *globalOptions, opts planner.RenderOptions) (func(*planner.Pla
 	case "markdown":
 		return func(p *planner.Plan) error { return planner.WriteMarkdown(g.stdout, p, opts) }, nil
 	case "name":
-		// The resources the plan writes, as kubectl -o name lists what it acts on.
+		// The resources the plan writes or deletes, as kubectl -o name lists what it acts on.
 		return func(p *planner.Plan) error {
 			var names []string
 			for _, r := range p.Resources {
-				if r.Writes() {
+				if r.Writes() || r.Action == planner.ActionDelete {
 					names = append(names, r.Address)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/azkcli/azk/internal/diag"
+	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/planner"
 )
 
@@ -15,6 +16,10 @@ type planFlags struct {
 	ifExists      string
 	sendSecrets   []string
 	showUnchanged bool
+	// base is --base GITREF|DIR: the manifests before the change under review.
+	base string
+	// replace are the -replace addresses.
+	replace []string
 }
 
 func (f *planFlags) register(cmd *cobra.Command) {
@@ -22,6 +27,9 @@ func (f *planFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.ifExists, "reconcile-policy-if-exists", "", "policy for existing resources without a reconcile-policy annotation: manage, detach-on-delete or skip (default manage)")
 	fl.StringArrayVar(&f.sendSecrets, "send-secrets", nil, "send the secrets of this resource again (ADDRESS: group/Kind/namespace/name, Kind/namespace/name or Kind/name; repeatable): Azure never returns secrets, so a plan cannot see them change")
 	fl.BoolVar(&f.showUnchanged, "show-unchanged", false, "list the resources that stay as they are, not only their count")
+	fl.StringVar(&f.base, "base", "", "the manifests before the change under review, GITREF (a revision of the repository holding the inputs) or DIR (a checkout of it): the plan tells this change from drift, deletes or detaches what the change removes, sends the Secrets it rotates, and flags what it adopts")
+	fl.StringArrayVar(&f.replace, "replace", nil, "delete this resource and create it again, with the children ARM deletes with it (ADDRESS as for --send-secrets; repeatable; Terraform's -replace=ADDRESS)")
+	_ = cmd.RegisterFlagCompletionFunc("replace", completeAddresses)
 	_ = cmd.RegisterFlagCompletionFunc("reconcile-policy-if-exists", completeValues(policies...))
 	_ = cmd.RegisterFlagCompletionFunc("send-secrets", completeAddresses)
 }
@@ -30,11 +38,19 @@ func (f *planFlags) render(g *globalOptions) planner.RenderOptions {
 	return planner.RenderOptions{Color: g.color(), ShowUnchanged: f.showUnchanged}
 }
 
-// plan reads every resource from Azure and decides what applying would do.
-func (s *azureSession) plan(ctx context.Context, g *globalOptions, pf *planFlags, inputs planner.Inputs, base map[string]bool, drift bool) (*planner.Plan, diag.List) {
+// plan reads every resource from Azure and decides what applying would do;
+// with --base, against the manifests before the change too.
+func (s *azureSession) plan(ctx context.Context, g *globalOptions, in *inputFlags, pf *planFlags, inputs planner.Inputs, drift bool) (*planner.Plan, diag.List) {
 	var progress io.Writer
 	if isTerminal(g.stderr) {
 		progress = g.stderr
+	}
+	var base *graph.Graph
+	if pf.base != "" {
+		var err error
+		if base, inputs.Base, err = baseGraph(g, in, pf.base, inputs.Paths); err != nil {
+			return nil, diag.List{diag.Errorf(diag.Source{}, "", "", "%v", err)}
+		}
 	}
 	return planner.Make(ctx, s.graph, planner.Options{
 		Reader:                  s.client,
@@ -44,5 +60,6 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, pf *planFlags
 		Drift:                   drift,
 		Base:                    base,
 		SendSecrets:             pf.sendSecrets,
+		Replace:                 pf.replace,
 	})
 }

@@ -61,9 +61,10 @@ func (l *writeLog) reset() {
 	l.seen = map[string]bool{}
 }
 
-// announcedWrites are the writes a plan says apply makes: a PUT per create
-// and update, and the requests the operator sends before it (the purge of a
-// soft-deleted vault a create needs first).
+// announcedWrites are the writes a plan says apply makes: a PUT per create,
+// update and replace, a DELETE per delete and replace that ARM does not
+// take care of with a parent, and the requests the operator sends before a
+// PUT (the purge of a soft-deleted vault a create needs first).
 // Nil for no plan.
 func announcedWrites(p *planner.Plan) map[string]bool {
 	if p == nil {
@@ -73,6 +74,9 @@ func announcedWrites(p *planner.Plan) map[string]bool {
 	for _, r := range p.Resources {
 		if r.Writes() {
 			out["PUT "+strings.ToLower(r.ARMID)] = true
+		}
+		if r.Deletes() {
+			out["DELETE "+strings.ToLower(r.ARMID)] = true
 		}
 		if r.Request != nil {
 			for _, w := range r.Request.Before {

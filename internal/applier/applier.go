@@ -55,10 +55,23 @@ type Options struct {
 
 // Apply carries out the plan's resources: create, adopt and update are PUT
 // and followed to the end, then read back to confirm the resource converged
-// and to capture its status for the resources that consume it. Resources with
-// nothing to do are read only when another resource needs their status.
+// and to capture its status for the resources that consume it; a replace is
+// a DELETE (unless ARM deletes it with its replaced owner) before its PUT.
+// Resources with nothing to do are read only when another resource needs
+// their status. The resources removed from the manifests (delete, detach)
+// go last, as destroy deletes them, once every other resource succeeded.
 func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Report {
 	a := &applier{opts: opts, status: map[*graph.Node]map[string]any{}, recordErrs: map[string]error{}, emit: serialized(opts.Events)}
+	var removals []*Deletion
+	kept := resources[:0:0]
+	for _, r := range resources {
+		if r.Removed() {
+			removals = append(removals, deletionOf(r))
+		} else {
+			kept = append(kept, r)
+		}
+	}
+	resources = kept
 	steps := make([]*step, len(resources))
 	byAddress := make(map[string]*step, len(resources))
 	byNode := make(map[*graph.Node]*step, len(resources))
@@ -89,7 +102,32 @@ func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Re
 		}
 		report.Results = append(report.Results, res)
 	}
+	if len(removals) > 0 {
+		report.Results = append(report.Results, a.remove(ctx, removals, report)...)
+		report.Interrupted = interrupted(ctx, opts.Drain)
+	}
 	return report
+}
+
+// remove carries out the plan's removals once the rest of the apply
+// succeeded; otherwise none is attempted, as a deletion may rest on a write
+// that did not happen (a reference moved away from what is deleted).
+func (a *applier) remove(ctx context.Context, removals []*Deletion, applied *Report) []*Result {
+	held := ""
+	for _, res := range applied.Results {
+		if !res.Outcome.succeeded() {
+			held = res.Address
+			break
+		}
+	}
+	if held == "" && !applied.Interrupted {
+		return deleteAll(ctx, removals, a.opts, a.emit)
+	}
+	out := make([]*Result, len(removals))
+	for i, d := range removals {
+		out[i] = &Result{Address: d.Address, ARMID: d.ARMID, Action: string(d.Action), Outcome: OutcomeNotAttempted, BlockedBy: held}
+	}
+	return out
 }
 
 // dependencies maps what r waits for to steps: the graph's edges when r has
@@ -194,6 +232,17 @@ func (a *applier) apply(ctx context.Context, r *planner.Resource) (Outcome, erro
 		r.ARMID = r.Node.ID // named by its owner's step (see name)
 	}
 	switch r.Action {
+	case planner.ActionRecreate:
+		if r.CascadedBy == "" {
+			if err := a.deleteFirst(ctx, r); err != nil {
+				return OutcomeFailed, err
+			}
+		}
+		outcome, err := a.write(ctx, r)
+		if err == nil {
+			a.record(r)
+		}
+		return outcome, err
 	case planner.ActionCreate, planner.ActionUpdate:
 		outcome, err := a.write(ctx, r)
 		if err == nil {
@@ -225,7 +274,7 @@ func (a *applier) apply(ctx context.Context, r *planner.Resource) (Outcome, erro
 // write PUTs the resource, follows the operation and reads the result back.
 func (a *applier) write(ctx context.Context, r *planner.Resource) (Outcome, error) {
 	started := time.Now()
-	outcome := map[planner.Action]Outcome{planner.ActionCreate: OutcomeCreated, planner.ActionUpdate: OutcomeUpdated}[r.Action]
+	outcome := map[planner.Action]Outcome{planner.ActionCreate: OutcomeCreated, planner.ActionUpdate: OutcomeUpdated, planner.ActionRecreate: OutcomeReplaced}[r.Action]
 	a.emit(Event{Type: EventStart, Address: r.Address, ARMID: r.ARMID, Action: string(r.Action), Method: "PUT"})
 	stop := heartbeat(a.opts.Heartbeat, a.emit, Event{Address: r.Address, ARMID: r.ARMID, Action: string(r.Action)}, started)
 	err := a.put(ctx, r)
@@ -237,6 +286,16 @@ func (a *applier) write(ctx context.Context, r *planner.Resource) (Outcome, erro
 	}
 	a.emit(ev)
 	return outcome, err
+}
+
+// deleteFirst sends the DELETE of a replacement as destroy deletes, and
+// follows it to its end: ARM deletes the resource's children with it.
+func (a *applier) deleteFirst(ctx context.Context, r *planner.Resource) error {
+	d := &Deletion{Address: r.Address, ARMID: r.ARMID, APIVersion: apiVersionOf(r), Action: DestroyDelete, node: r.Node}
+	if err := deleteOne(ctx, d, a.opts, a.emit); err != nil {
+		return fmt.Errorf("deleting it before creating it again: %w", err)
+	}
+	return nil
 }
 
 func (a *applier) put(ctx context.Context, r *planner.Resource) error {

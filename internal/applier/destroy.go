@@ -2,20 +2,13 @@ package applier
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/azkcli/azk/internal/arm"
-	"github.com/azkcli/azk/internal/armid"
-	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/planner"
-	"github.com/azkcli/azk/internal/registry"
 )
 
 // DestroyAction is what destroy does to one resource.
@@ -45,16 +38,8 @@ type Deletion struct {
 }
 
 // Cascade is something a deletion would remove that destroy must not remove
-// silently: an Azure resource that is not in the input, or an input resource
-// whose policy (detach-on-delete, skip) says it must stay.
-type Cascade struct {
-	// By is the address of the resource whose deletion removes it.
-	By string
-	// ID is the ARM ID removed; Address is set when it is in the input.
-	ID, Address string
-	// Reason says why it matters.
-	Reason string
-}
+// silently (see planner.Cascade).
+type Cascade = planner.Cascade
 
 // DestroyPlan is what destroy would do, in the order deletions may happen
 // (reverse dependency order).
@@ -66,7 +51,8 @@ type DestroyPlan struct {
 	Warnings []string
 }
 
-// PlanDestroy decides what destroying the input does: each resource's policy,
+// PlanDestroy decides what destroying the input does, as planner.PlanRemovals
+// decides for resources taken out of the manifests: each resource's policy,
 // whether it still exists, which resources ARM removes with their parent, and
 // which resources outside the input (found by listing the children of every
 // resource to delete, and resource group contents) would go with them.
@@ -77,181 +63,44 @@ func PlanDestroy(ctx context.Context, g *graph.Graph, client *arm.Client) (*Dest
 			nodes = append(nodes, n)
 		}
 	}
-	exists, err := existence(ctx, client, nodes)
+	rm, err := planner.PlanRemovals(ctx, client, g, nodes, planner.RemovalOptions{})
 	if err != nil {
 		return nil, err
 	}
-	dels := make(map[*graph.Node]*Deletion, len(nodes))
-	p := &DestroyPlan{}
+	decided := make(map[*graph.Node]*planner.Resource, len(rm.Resources))
+	for _, r := range rm.Resources {
+		decided[r.Node] = r
+	}
+	p := &DestroyPlan{Warnings: rm.Warnings}
 	for i := len(nodes) - 1; i >= 0; i-- {
 		n := nodes[i]
-		d := &Deletion{Address: n.Address(), ARMID: n.ID, APIVersion: n.Kind.APIVersion, Policy: destroyPolicy(g, n), node: n}
-		switch {
-		case !exists[n]:
-			d.Action = DestroyGone
-		case d.Policy.Value == graph.PolicySkip:
-			d.Action = DestroySkip
-		case d.Policy.Value == graph.PolicyDetachOnDelete:
-			d.Action = DestroyDetach
-		default:
-			d.Action = DestroyDelete
-		}
-		dels[n] = d
-		p.Deletions = append(p.Deletions, d)
-	}
-	// A resource whose ancestor is deleted goes with it, whatever its own policy.
-	for _, d := range p.Deletions {
-		if d.Action == DestroyGone {
+		r := decided[n]
+		if r == nil {
+			policy, _ := planner.ResolvePolicy(g, n, true, "")
+			p.Deletions = append(p.Deletions, &Deletion{Address: n.Address(), ARMID: n.ID, APIVersion: n.Kind.APIVersion, Action: DestroyGone, Policy: policy, node: n})
 			continue
 		}
-		for a := d.node.Owner; a != nil; a = a.Owner {
-			if ad := dels[a]; ad != nil && (ad.Action == DestroyDelete || ad.Action == DestroyCascade) && exists[a] {
-				d.CascadedBy = ad.Address
-			}
-		}
-		if d.CascadedBy == "" {
-			continue
-		}
-		if d.Action != DestroyDelete {
-			p.Cascades = append(p.Cascades, Cascade{By: d.CascadedBy, ID: d.ARMID, Address: d.Address,
-				Reason: "marked " + d.Policy.Value + ", which deleting its parent defeats"})
-		}
-		d.Action = DestroyCascade
+		p.Deletions = append(p.Deletions, deletionOf(r))
+		p.Cascades = append(p.Cascades, r.Cascades...)
 	}
-	inInput := make(map[string]bool, len(nodes))
-	for _, n := range nodes {
-		inInput[strings.ToLower(n.ID)] = true
-	}
-	l := &childLister{client: client, inInput: inInput}
-	for _, d := range p.Deletions {
-		if d.Action == DestroyDelete {
-			l.walk(ctx, d.Address, d.ARMID, d.node.Kind.ARMType)
-		}
-	}
-	p.Cascades = append(p.Cascades, l.unmanaged...)
-	p.Warnings = l.warnings
 	return p, nil
 }
 
-// destroyPolicy is the policy destroy honours, resolved as for a resource
-// that exists (planner.ResolvePolicy): azk keeps no state, so it cannot tell
-// whether it created the resource or adopted it under
-// reconcile-policy-if-exists, and assumes adopted.
-func destroyPolicy(g *graph.Graph, n *graph.Node) planner.Policy {
-	p, _ := planner.ResolvePolicy(g, n, true, "")
-	return p
+// deletionOf is destroy's form of a plan's delete or detach decision.
+func deletionOf(r *planner.Resource) *Deletion {
+	d := &Deletion{Address: r.Address, ARMID: r.ARMID, APIVersion: r.APIVersion, Policy: r.Policy, CascadedBy: r.CascadedBy, node: r.Node}
+	switch {
+	case r.Action == planner.ActionDelete && r.CascadedBy != "":
+		d.Action = DestroyCascade
+	case r.Action == planner.ActionDelete:
+		d.Action = DestroyDelete
+	case r.Policy.Value == graph.PolicySkip:
+		d.Action = DestroySkip
+	default:
+		d.Action = DestroyDetach
+	}
+	return d
 }
-
-// existence reads every resource at once: the client paces the reads by the
-// subscription's read budget and bounds them by --parallelism.
-func existence(ctx context.Context, client *arm.Client, nodes []*graph.Node) (map[*graph.Node]bool, error) {
-	out := make(map[*graph.Node]bool, len(nodes))
-	var mu sync.Mutex
-	var firstErr error
-	var wg sync.WaitGroup
-	for _, n := range nodes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := client.Get(ctx, n.ID, n.Kind.APIVersion)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				out[n] = true
-			case !arm.IsNotFound(err) && firstErr == nil:
-				firstErr = fmt.Errorf("%s: %w", n.Address(), err)
-			}
-		}()
-	}
-	wg.Wait()
-	return out, firstErr
-}
-
-// childLister finds what deleting a resource would take with it.
-type childLister struct {
-	client    *arm.Client
-	inInput   map[string]bool
-	unmanaged []Cascade
-	warnings  []string
-}
-
-// resourceGroupsAPIVersion lists a resource group's contents.
-const resourceGroupsAPIVersion = "2021-04-01"
-
-// walk lists the children of id, reports those not in the input and walks
-// into those that are (they go too, and so do their children).
-func (l *childLister) walk(ctx context.Context, by, id, armType string) {
-	type child struct{ id, typ string }
-	var kids []child
-	collect := func(path, apiVersion string) {
-		items, err := l.client.List(ctx, path, apiVersion)
-		if err != nil {
-			if !arm.IsNotFound(err) {
-				l.warnings = append(l.warnings, fmt.Sprintf("could not list %s: %v", path, err))
-			}
-			return
-		}
-		for _, raw := range items {
-			var item struct{ ID, Type string }
-			if json.Unmarshal(raw, &item) == nil && item.ID != "" {
-				kids = append(kids, child{item.ID, item.Type})
-			}
-		}
-	}
-	if strings.EqualFold(armType, "Microsoft.Resources/resourceGroups") {
-		collect(id+"/resources", resourceGroupsAPIVersion)
-	} else {
-		for _, c := range childTypes()[strings.ToLower(armType)] {
-			collect(id+"/"+c.segment, c.apiVersion)
-		}
-	}
-	createdWith := map[string]bool{}
-	for _, c := range extensions.ChildrenCreatedWith(armType) {
-		createdWith[strings.ToLower(id+"/"+c)] = true
-	}
-	for _, k := range kids {
-		if !l.inInput[strings.ToLower(k.id)] {
-			if !createdWith[strings.ToLower(k.id)] { // ARM made it with its parent and removes it with it
-				l.unmanaged = append(l.unmanaged, Cascade{By: by, ID: k.id, Reason: "not in the input"})
-			}
-			continue
-		}
-		typ := k.typ
-		if id, err := armid.Parse(k.id); typ == "" && err == nil {
-			typ = id.Type() // listed without its type
-		}
-		l.walk(ctx, by, k.id, typ)
-	}
-}
-
-type childType struct{ segment, apiVersion string }
-
-// childTypes maps a lower-cased ARM type to the child collections ASO knows
-// for it, from the registry (the newest api-version of each).
-var childTypes = sync.OnceValue(func() map[string][]childType {
-	reg := registry.Default()
-	newest := map[string]string{} // child type -> api-version
-	for _, gvk := range reg.All() {
-		k, ok := reg.Lookup(gvk.Group, gvk.Version, gvk.Kind)
-		if !ok || !k.IsARM() || k.Scope == registry.ScopeExtension || strings.Count(k.ARMType, "/") < 2 {
-			continue
-		}
-		t := strings.ToLower(k.ARMType)
-		if k.APIVersion > newest[t] {
-			newest[t] = k.APIVersion
-		}
-	}
-	out := map[string][]childType{}
-	for t, v := range newest {
-		i := strings.LastIndexByte(t, '/')
-		out[t[:i]] = append(out[t[:i]], childType{segment: t[i+1:], apiVersion: v})
-	}
-	for _, list := range out {
-		sort.Slice(list, func(i, j int) bool { return list[i].segment < list[j].segment })
-	}
-	return out
-})
 
 // Counts returns how many resources each action applies to.
 func (p *DestroyPlan) Counts() map[DestroyAction]int {
@@ -300,10 +149,16 @@ func (p *DestroyPlan) WriteText(w io.Writer) {
 // depends on the resource, or on anything it takes with it, is gone.
 // Deleting something already gone succeeds.
 func Destroy(ctx context.Context, p *DestroyPlan, opts Options) *Report {
-	emit := serialized(opts.Events)
+	results := deleteAll(ctx, p.Deletions, opts, serialized(opts.Events))
+	return &Report{Operation: OperationDestroy, Results: results, Interrupted: interrupted(ctx, opts.Drain)}
+}
+
+// deleteAll carries out deletions (destroy's, or the removals of a plan)
+// and returns the result of each, in their order.
+func deleteAll(ctx context.Context, dels []*Deletion, opts Options, emit func(Event)) []*Result {
 	byNode := map[*graph.Node]*Deletion{}
 	byAddress := map[string]*Deletion{}
-	for _, d := range p.Deletions {
+	for _, d := range dels {
 		byNode[d.node] = d
 		byAddress[d.Address] = d
 	}
@@ -320,7 +175,7 @@ func Destroy(ctx context.Context, p *DestroyPlan, opts Options) *Report {
 	stepOf := map[*Deletion]*step{}
 	var steps []*step
 	var deleting []*Deletion
-	for _, d := range p.Deletions {
+	for _, d := range dels {
 		if d.Action == DestroyDelete {
 			s := &step{index: len(steps), cost: deleteCost(d.ARMID)}
 			steps = append(steps, s)
@@ -328,8 +183,8 @@ func Destroy(ctx context.Context, p *DestroyPlan, opts Options) *Report {
 			stepOf[d] = s
 		}
 	}
-	dependents := dependentsOf(p.Deletions)
-	for _, d := range p.Deletions {
+	dependents := dependentsOf(dels)
+	for _, d := range dels {
 		root := alias(d)
 		if root == nil {
 			continue
@@ -350,29 +205,18 @@ func Destroy(ctx context.Context, p *DestroyPlan, opts Options) *Report {
 	run(ctx, opts.Drain, steps, opts.Parallelism, func(ctx context.Context, s *step) (Outcome, error) {
 		defer flight.enter()()
 		d := deleting[s.index]
-		started := time.Now()
-		emit(Event{Type: EventStart, Address: d.Address, ARMID: d.ARMID, Action: "delete", Method: "DELETE"})
-		stop := heartbeat(opts.Heartbeat, emit, Event{Address: d.Address, ARMID: d.ARMID, Action: "delete"}, started)
-		err := retrying(ctx, opts.Client, d.node, emit, Event{Address: d.Address, ARMID: d.ARMID, Action: "delete"}, func() error {
-			return wait(ctx, func() (*arm.Operation, error) { return deleteOf(ctx, opts.Client, d) })
-		})
-		stop()
-		ev := Event{Type: EventEnd, Address: d.Address, ARMID: d.ARMID, Action: "delete", Outcome: OutcomeDeleted, Elapsed: Seconds(time.Since(started))}
-		if err != nil && !arm.IsNotFound(err) {
-			ev.Outcome, ev.Error = OutcomeFailed, failureOf(err)
-			emit(ev)
+		if err := deleteOne(ctx, d, opts, emit); err != nil {
 			return OutcomeFailed, err
 		}
-		emit(ev)
-		for _, c := range p.Deletions {
+		for _, c := range dels {
 			if c.Action == DestroyCascade && c.CascadedBy == d.Address {
 				emit(Event{Type: EventEnd, Address: c.Address, ARMID: c.ARMID, Action: "delete", Outcome: OutcomeCascaded, CascadedBy: d.Address})
 			}
 		}
 		return OutcomeDeleted, nil
 	})
-	report := &Report{Operation: OperationDestroy, Interrupted: interrupted(ctx, opts.Drain)}
-	for _, d := range p.Deletions {
+	var results []*Result
+	for _, d := range dels {
 		res := &Result{Address: d.Address, ARMID: d.ARMID, Action: string(d.Action), CascadedBy: d.CascadedBy}
 		switch d.Action {
 		case DestroyDelete, DestroyCascade:
@@ -396,9 +240,34 @@ func Destroy(ctx context.Context, p *DestroyPlan, opts Options) *Report {
 		case DestroyGone:
 			res.Outcome = OutcomeAlreadyGone
 		}
-		report.Results = append(report.Results, res)
+		results = append(results, res)
 	}
-	return report
+	return results
+}
+
+// deleteOne sends d's DELETE and follows it to its end, retrying what the
+// operator retries, with start and end events; deleting what is already
+// gone succeeds.
+func deleteOne(ctx context.Context, d *Deletion, opts Options, emit func(Event)) error {
+	started := time.Now()
+	ev := Event{Address: d.Address, ARMID: d.ARMID, Action: "delete"}
+	start := ev
+	start.Type, start.Method = EventStart, "DELETE"
+	emit(start)
+	stop := heartbeat(opts.Heartbeat, emit, ev, started)
+	err := retrying(ctx, opts.Client, d.node, emit, ev, func() error {
+		return wait(ctx, func() (*arm.Operation, error) { return deleteOf(ctx, opts.Client, d) })
+	})
+	stop()
+	end := ev
+	end.Type, end.Outcome, end.Elapsed = EventEnd, OutcomeDeleted, Seconds(time.Since(started))
+	if err != nil && !arm.IsNotFound(err) {
+		end.Outcome, end.Error = OutcomeFailed, failureOf(err)
+		emit(end)
+		return err
+	}
+	emit(end)
+	return nil
 }
 
 // dependentsOf maps each node to the input nodes that depend on it.

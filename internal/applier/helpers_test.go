@@ -95,7 +95,8 @@ func (e *env) decide(t *testing.T, g *graph.Graph, opts ...func(*planner.Options
 
 // apply applies the decisions and checks the contract between plan and
 // apply: the writes sent (PUT, PATCH, DELETE, POST) are exactly those the
-// plan announced, for every resource that was attempted.
+// plan announced (a PUT per create, update and replace, a DELETE per delete
+// and replace ARM does not cascade), for every resource that was attempted.
 func (e *env) apply(t *testing.T, ctx context.Context, resources []*planner.Resource, opts applier.Options) *applier.Report {
 	t.Helper()
 	e.writes.reset()
@@ -123,6 +124,9 @@ func (e *env) apply(t *testing.T, ctx context.Context, resources []*planner.Reso
 				id = r.Node.ID
 			}
 			announced["PUT "+strings.ToLower(id)] = true
+		}
+		if r.Deletes() {
+			announced["DELETE "+strings.ToLower(r.ARMID)] = true
 		}
 		if r.Request != nil {
 			for _, w := range r.Request.Before {

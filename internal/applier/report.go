@@ -18,6 +18,7 @@ type Outcome string
 const (
 	OutcomeCreated      Outcome = "created"
 	OutcomeUpdated      Outcome = "updated"
+	OutcomeReplaced     Outcome = "replaced" // deleted, then created again
 	OutcomeUnchanged    Outcome = "unchanged"
 	OutcomeSkipped      Outcome = "skipped"  // reconcile-policy skip: never written or deleted
 	OutcomeDeleted      Outcome = "deleted"  // DELETE sent and finished
@@ -104,7 +105,16 @@ func (r *Report) Summary() string {
 	if r.Operation == OperationDestroy {
 		counts = fmt.Sprintf("%d deleted, %d deleted by cascade, %d detached, %d failed", r.Count(OutcomeDeleted), r.Count(OutcomeCascaded), r.Count(OutcomeDetached), r.Count(OutcomeFailed))
 	} else {
-		counts = fmt.Sprintf("%d created, %d updated, %d failed", r.Count(OutcomeCreated), r.Count(OutcomeUpdated), r.Count(OutcomeFailed))
+		counts = fmt.Sprintf("%d created, %d updated, ", r.Count(OutcomeCreated), r.Count(OutcomeUpdated))
+		for _, o := range []struct {
+			outcome Outcome
+			what    string
+		}{{OutcomeReplaced, "replaced"}, {OutcomeDeleted, "deleted"}, {OutcomeCascaded, "deleted by cascade"}, {OutcomeDetached, "detached"}} {
+			if n := r.Count(o.outcome); n > 0 {
+				counts += fmt.Sprintf("%d %s, ", n, o.what)
+			}
+		}
+		counts += fmt.Sprintf("%d failed", r.Count(OutcomeFailed))
 	}
 	if n := r.Count(OutcomeNotAttempted); n > 0 {
 		counts += fmt.Sprintf(", %d not attempted", n)
@@ -296,6 +306,8 @@ var verbs = map[string]struct{ doing, done string }{
 	"create": {"Creating", "Creation"},
 	"update": {"Updating", "Update"},
 	"delete": {"Deleting", "Deletion"},
+	// A replacement's PUT, once its DELETE is done.
+	"replace": {"Creating again", "Creation"},
 	// A deployment stack deploys the resources it manages again.
 	"no-change": {"Redeploying unchanged", "Redeployment"},
 	"default":   {"Working", "Work"},

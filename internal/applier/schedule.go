@@ -43,14 +43,19 @@ func costOf(armType string, op registry.Op) time.Duration {
 	return roundTrip + registry.Default().Duration(armType, op)
 }
 
-// applyCost is the expected duration of applying r: its write's, or
-// nothing for a resource left as it is.
+// applyCost is the expected duration of applying r: its write's (and
+// delete's, for a replacement), or nothing for a resource left as it is.
 func applyCost(r *planner.Resource) time.Duration {
 	switch r.Action {
 	case planner.ActionCreate:
 		return costOf(r.ARMType, registry.OpCreate)
 	case planner.ActionUpdate:
 		return costOf(r.ARMType, registry.OpUpdate)
+	case planner.ActionRecreate:
+		if r.CascadedBy != "" {
+			return costOf(r.ARMType, registry.OpCreate)
+		}
+		return costOf(r.ARMType, registry.OpDelete) + costOf(r.ARMType, registry.OpCreate)
 	}
 	return 0
 }

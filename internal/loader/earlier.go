@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/azkcli/azk/internal/diag"
 )
 
 // LoadEarlier reads the inputs of opts as they were before the change under
@@ -56,10 +58,53 @@ func LoadEarlier(base string, opts Options) (*Result, error) {
 		return &Result{}, nil
 	}
 	res, diags := Load(opts)
+	if tree != base {
+		// The tree is a temporary copy: name files as git does, REV:PATH.
+		relabel := func(src *diag.Source) {
+			if rel, err := filepath.Rel(tree, src.File); err == nil && src.File != "" && !strings.HasPrefix(rel, "..") {
+				src.File = base + ":" + filepath.ToSlash(rel)
+			}
+		}
+		for _, list := range [][]*Object{res.Resources, res.Secrets, res.ConfigMaps, res.Namespaces} {
+			for _, o := range list {
+				relabel(&o.Source)
+			}
+		}
+		for _, d := range diags {
+			relabel(&d.Source)
+		}
+	}
 	if err := diags.Err(); err != nil {
 		return nil, fmt.Errorf("--base %s: reading the earlier manifests: %w", base, err)
 	}
 	return res, nil
+}
+
+// EarlierRevision is base as a saved plan records it, so that applying the
+// plan later reads the same manifests: the commit a git revision names now
+// (HEAD~1 names another one after the next commit), or base itself for a
+// directory. inputs are the input paths, as for LoadEarlier.
+func EarlierRevision(base string, inputs []string) (string, error) {
+	if info, err := os.Stat(base); err == nil && info.IsDir() {
+		return base, nil
+	}
+	commit, err := git(gitDir(inputs), "rev-parse", "--verify", "--end-of-options", base+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("--base %s: not a directory nor a git revision: %w", base, err)
+	}
+	return strings.TrimSpace(string(commit)), nil
+}
+
+// gitDir is where git is asked about the repository holding the inputs.
+func gitDir(inputs []string) string {
+	dir := "."
+	if len(inputs) > 0 {
+		dir = inputs[0]
+		if info, err := os.Stat(dir); err == nil && !info.IsDir() {
+			dir = filepath.Dir(dir)
+		}
+	}
+	return dir
 }
 
 // earlierTree finds the tree the base is read from: for a directory, the
@@ -74,14 +119,7 @@ func earlierTree(base string, inputs []string) (root, tree string, cleanup func(
 		}
 		return wd, base, func() {}, nil
 	}
-	dir := "."
-	if len(inputs) > 0 {
-		dir = inputs[0]
-		if info, err := os.Stat(dir); err == nil && !info.IsDir() {
-			dir = filepath.Dir(dir)
-		}
-	}
-	top, err := git(dir, "rev-parse", "--show-toplevel")
+	top, err := git(gitDir(inputs), "rev-parse", "--show-toplevel")
 	if err != nil {
 		return "", "", nil, fmt.Errorf("--base %s: not a directory, and no git repository holds the inputs: %w", base, err)
 	}

@@ -55,4 +55,21 @@ func TestLoadEarlierReadsAGitRevision(t *testing.T) {
 	if _, err := LoadEarlier("no-such-revision", Options{Paths: []string{"manifests"}}); err == nil {
 		t.Error("an unknown revision was read")
 	}
+	// An object read from a revision names its file as git does, REV:PATH,
+	// not the temporary copy it was read from.
+	if got := res.Resources[0].Source.String(); got != "HEAD:manifests/rg.yaml:1" {
+		t.Errorf("source %q, want HEAD:manifests/rg.yaml:1", got)
+	}
+	// A saved plan records the commit a revision names, which later
+	// commits do not move; a directory as it is.
+	commit, err := EarlierRevision("HEAD", []string{"manifests"})
+	if err != nil || len(commit) != 40 {
+		t.Errorf("EarlierRevision(HEAD) = %q, %v; want a commit ID", commit, err)
+	}
+	if got, err := EarlierRevision(repo, []string{"manifests"}); got != repo || err != nil {
+		t.Errorf("EarlierRevision(directory) = %q, %v; want the directory", got, err)
+	}
+	if _, err := EarlierRevision("no-such-revision", []string{"manifests"}); err == nil {
+		t.Error("an unknown revision resolved")
+	}
 }

@@ -46,10 +46,17 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// Drift makes a drift report instead of a plan (see Plan.Drift).
 	Drift bool
-	// Base holds the addresses of the manifests before this change (azk plan
-	// --base); a resource not among them that exists in Azure is flagged as
-	// adopted. Nil means no base.
-	Base map[string]bool
+	// Base is the manifests before the change under review, resolved in the
+	// same subscription (azk plan --base; record where they came from in
+	// Inputs.Base); nil means none. With a base the plan is three-way: each
+	// change has an Origin, a Secret whose value changed updates its
+	// consumers, resources the base holds and these do not are deleted or
+	// detached (see PlanRemovals), and a resource new in this change that
+	// exists in Azure is flagged as adopted.
+	Base *graph.Graph
+	// Replace are addresses (see graph.MatchAddress) of resources to delete
+	// and create again (-replace), with the children ARM deletes with them.
+	Replace []string
 	// SendSecrets are addresses (see graph.MatchAddress) of resources whose secrets
 	// are sent again, though the plan cannot see them change.
 	SendSecrets []string
@@ -83,9 +90,16 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	m := newMaker(ctx, g, opts)
 	m.planListReads()
 	m.readHeights()
+	removed := m.removedNodes()
 	unmanaged := m.listUnmanaged()
 	digest := make(chan string, 1) // while the reads wait for Azure
-	go func() { digest <- inputsDigest(g, opts.ReconcilePolicyIfExists) }()
+	go func() { digest <- inputsDigest(g, opts.Base, opts.ReconcilePolicyIfExists) }()
+	removals := make(chan removalResult, 1)
+	go func() {
+		var r removalResult
+		r.resources, r.diags = m.planRemovals(removed)
+		removals <- r
+	}()
 	m.readAll()
 	p := &Plan{
 		FormatVersion: FormatVersion,
@@ -96,15 +110,23 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	}
 	for _, n := range g.Nodes {
 		if st := m.states[n]; st != nil {
-			p.Resources = append(p.Resources, m.decide(st))
+			r := m.decide(st)
+			m.markOrigins(r, st.baseDiff)
+			p.Resources = append(p.Resources, r)
 		} else if n.Kind.IsARM() && n.Pending != "" {
 			r := m.pending(n, badNames[n])
 			m.pendingDecisions[n] = r
+			m.markOrigins(r, m.baseDiffOf(n, nil, nil))
 			p.Resources = append(p.Resources, r)
 		}
 	}
 	diags = append(diags, m.matchSendSecrets(p)...)
-	p.Unmanaged = unmanaged()
+	diags = append(diags, m.matchReplace(p)...)
+	rm := <-removals
+	diags = append(diags, rm.diags...)
+	p.Resources = append(p.Resources, rm.resources...)
+	p.Unmanaged = withoutRemoved(unmanaged(), rm.resources)
+	m.replaceCascades(p) // once the unmanaged listing no longer adds to m.diags
 	noteSameTypeUnmanaged(p)
 	for _, st := range m.ordered {
 		diags = append(diags, st.diags...)
@@ -136,6 +158,9 @@ type nodeState struct {
 	diags   diag.List
 	// decision is set by decide, in dependency order.
 	decision *Resource
+	// baseDiff is how the base's body differs from the manifests' (with
+	// Options.Base), set by decide.
+	baseDiff baseDiff
 
 	// status is current's status, converted once for all the resources
 	// that read it (see convertedStatus).
@@ -172,7 +197,12 @@ type maker struct {
 	pendingDecisions map[*graph.Node]*Resource
 	// sendSecrets are the addresses Options.SendSecrets matched.
 	sendSecrets map[string]bool
-	byID        map[string]*nodeState // lower-cased ARM ID
+	// replaceSet are the addresses Options.Replace matched.
+	replaceSet map[string]bool
+	// baseNodes and headNodes are the base's and the input's resources by
+	// address (with Options.Base).
+	baseNodes, headNodes map[string]*graph.Node
+	byID                 map[string]*nodeState // lower-cased ARM ID
 	// listed are the resources read through their collection's list.
 	listed  map[*nodeState]*collection
 	probes  sync.Map            // lower-cased ARM type and api-version -> *typeProbe
@@ -198,12 +228,26 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 
 		pendingDecisions: map[*graph.Node]*Resource{},
 		sendSecrets:      map[string]bool{},
+		replaceSet:       map[string]bool{},
+		baseNodes:        map[string]*graph.Node{},
+		headNodes:        map[string]*graph.Node{},
 	}
 	for _, n := range g.Nodes {
 		for _, pattern := range opts.SendSecrets {
 			if graph.MatchAddress(n.Address(), pattern) {
 				m.sendSecrets[n.Address()] = true
 			}
+		}
+		for _, pattern := range opts.Replace {
+			if graph.MatchAddress(n.Address(), pattern) {
+				m.replaceSet[n.Address()] = true
+			}
+		}
+		m.headNodes[n.Address()] = n
+	}
+	if opts.Base != nil {
+		for _, n := range opts.Base.Nodes {
+			m.baseNodes[n.Address()] = n
 		}
 	}
 	for _, n := range g.Nodes {
@@ -508,6 +552,9 @@ func (m *maker) decide(st *nodeState) *Resource {
 		r.Action, r.Reason, r.Reasons = ActionBlocked, ReasonBlocked, reasons
 		return r
 	}
+	if m.threeWay() {
+		st.baseDiff = m.baseDiffOf(n, st, r.Desired)
+	}
 	r.RecordPolicy = m.recordPolicy(n, explicit, st.exists, r.Policy)
 	d := newDiffer(n.Kind)
 	if !st.exists {
@@ -520,13 +567,16 @@ func (m *maker) decide(st *nodeState) *Resource {
 		if st.notRead {
 			r.Reason = ReasonOwnerCreated
 		}
+		if m.replaceSet[r.Address] {
+			r.Notes = append(r.Notes, "-replace: it does not exist in Azure, so it is created")
+		}
 		r.Notes = append(r.Notes, m.waitNotes(n, nil)...)
 		if !m.opts.Drift {
 			r.Changes = d.diff(r.Desired, nil)
 		}
 		return r
 	}
-	if m.opts.Base != nil && !m.opts.Base[r.Address] {
+	if m.opts.Base != nil && m.baseNodes[r.Address] == nil {
 		r.Adopt = &Adoption{Policy: r.Policy.Value, Destroy: destroyEffect(r.Policy.Value)}
 	}
 	if len(n.IgnoreChanges) > 0 {
@@ -539,11 +589,15 @@ func (m *maker) decide(st *nodeState) *Resource {
 	if m.opts.Drift {
 		r.Changes, r.AzureOnly = changes, compared.azureOnly
 	}
+	if !m.opts.Drift && m.replace(st, r) {
+		r.Ignored = nil // a create carries the manifests' values
+		return r
+	}
 	if r.Policy.Value == graph.PolicySkip {
 		r.Action, r.Reason = ActionSkip, ReasonPolicySkip // never written, so nothing to replace either
 		return r
 	}
-	if reasons := replaceReasons(r.Desired, st.current); len(reasons) > 0 {
+	if reasons := replaceReasons(r.Address, r.Desired, st.current); len(reasons) > 0 {
 		r.Action, r.Reason, r.Reasons, r.Changes = ActionReplace, ReasonCannotUpdate, reasons, changes
 		return r
 	}
@@ -551,9 +605,15 @@ func (m *maker) decide(st *nodeState) *Resource {
 		r.Notes = append(r.Notes, "detach-on-delete: azk destroy will leave it in Azure")
 	}
 	r.Changes = changes
+	rotated := st.baseDiff.secrets
+	if len(rotated) > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("the value of a Secret it sends differs from the base's (compared by digest, never shown) at %s: the PUT sends it again", strings.Join(rotated, ", ")))
+	}
 	switch state := provisioningState(st.current); {
 	case len(changes) > 0:
 		r.Action, r.Reason = ActionUpdate, ReasonChanged
+	case len(rotated) > 0:
+		r.Action, r.Reason = ActionUpdate, ReasonSecretChanged
 	case failedState(state):
 		r.Action, r.Reason = ActionUpdate, ReasonFailed
 		r.Notes = append(r.Notes, fmt.Sprintf("Azure holds it with provisioningState %s: the PUT is sent again, as the operator would", state))
@@ -656,13 +716,13 @@ func fieldMessage(d *diag.Diagnostic) string {
 	return d.Message
 }
 
-// replaceReasons lists changes Azure cannot make in place. azk never deletes
-// to recreate, so each is an error for the user to resolve.
-func replaceReasons(desired, current map[string]any) []string {
+// replaceReasons lists changes Azure cannot make in place. azk deletes to
+// create again only when asked (-replace=address), so each is an error.
+func replaceReasons(address string, desired, current map[string]any) []string {
 	want, _ := desired["location"].(string)
 	have, _ := current["location"].(string)
 	if want != "" && have != "" && normalLocation(want) != normalLocation(have) {
-		return []string{fmt.Sprintf("location: Azure has %q, the manifest says %q; Azure cannot move it in place and azk does not delete to recreate", have, want)}
+		return []string{fmt.Sprintf("location: Azure has %q, the manifest says %q; Azure cannot move it in place: -replace=%s deletes it and creates it again (with what ARM deletes with it), --allow-partial applies the rest", have, want, address)}
 	}
 	return nil
 }
@@ -782,13 +842,19 @@ func resourceGroupOf(id string) string {
 	return ""
 }
 
-// inputsDigest identifies the resolved inputs: every object as parsed, the
-// subscription and the policy flag. Secrets are left out (their values are
-// compared through the salted digests of the desired bodies instead).
-func inputsDigest(g *graph.Graph, ifExists string) string {
+// inputsDigest identifies the resolved inputs: every object as parsed (and
+// the base's resources), the subscription and the policy flag. Secrets are
+// left out (their values are compared through the salted digests of the
+// desired bodies instead).
+func inputsDigest(g, base *graph.Graph, ifExists string) string {
 	var docs []string
 	for _, n := range g.Nodes {
 		docs = append(docs, n.Address()+"\n"+n.ID+"\n"+n.Object.Node.MustString())
+	}
+	if base != nil {
+		for _, n := range base.Nodes {
+			docs = append(docs, "base "+n.Address()+"\n"+n.ID+"\n"+n.Object.Node.MustString())
+		}
 	}
 	for _, cm := range g.ConfigMaps {
 		docs = append(docs, cm.Address()+"\n"+cm.Node.MustString())

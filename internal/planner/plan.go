@@ -38,6 +38,16 @@ const (
 	ActionSkip     Action = "skip"             // reconcile-policy skip: read only, never written
 	ActionBlocked  Action = "blocked"          // cannot proceed: see Reasons
 	ActionReplace  Action = "replace-required" // a change Azure cannot make in place: an error, never applied
+	// ActionRecreate: delete, then create (-replace=ADDRESS): a DELETE and
+	// a PUT, or only the PUT when ARM deletes it with its owner (CascadedBy).
+	ActionRecreate Action = "replace"
+	// ActionDelete: removed from the manifests (azk plan --base) under
+	// reconcile-policy manage: a DELETE, or none when ARM deletes it with
+	// its owner (CascadedBy).
+	ActionDelete Action = "delete"
+	// ActionDetach: removed from the manifests under detach-on-delete or
+	// skip: left in Azure, no request; azk stops managing it.
+	ActionDetach Action = "detach"
 )
 
 // Reason says why a resource got its action, as a stable code for tools
@@ -68,6 +78,35 @@ const (
 	ReasonBlocked Reason = "blocked"
 	// ReasonCannotUpdate: replace-required, see Reasons.
 	ReasonCannotUpdate Reason = "replace_because_cannot_update"
+	// ReasonReplaceRequested: replace, named by -replace=ADDRESS.
+	ReasonReplaceRequested Reason = "replace_because_requested"
+	// ReasonOwnerReplaced: replace, its owner is replaced and ARM deletes
+	// it with the owner, so it is created again after the owner.
+	ReasonOwnerReplaced Reason = "replace_because_owner_replaced"
+	// ReasonSecretChanged: update, the value of a v1 Secret it sends changed
+	// between the base manifests and these (azk plan --base); the values
+	// are compared by digest, never shown.
+	ReasonSecretChanged Reason = "update_because_secret_changed"
+	// ReasonRemoved: delete, the resource is in the base manifests and not
+	// in these, under reconcile-policy manage.
+	ReasonRemoved Reason = "delete_because_removed_from_manifests"
+	// ReasonForget: detach, the resource is in the base manifests and not
+	// in these, under detach-on-delete or skip: the operator leaves it.
+	ReasonForget Reason = "forget_because_removed_from_manifests"
+)
+
+// Origin says, in a three-way plan (azk plan --base), where a difference
+// comes from, as Terraform tells changes to the configuration from changes
+// outside it.
+type Origin string
+
+const (
+	// OriginChange: the manifests changed there between the base and these
+	// (the change under review), or the resource is new in this change.
+	OriginChange Origin = "change"
+	// OriginDrift: the manifests did not change there; Azure differs from
+	// them, and applying reverts it.
+	OriginDrift Origin = "drift"
 )
 
 // Policy is the reconcile policy that drove a decision, and where it came from.
@@ -91,6 +130,8 @@ type Change struct {
 	Sensitive bool `json:"sensitive,omitempty"`
 	// Unknown means After is known only after a dependency is applied.
 	Unknown bool `json:"unknown,omitempty"`
+	// Origin is set in a three-way plan (azk plan --base) only.
+	Origin Origin `json:"origin,omitempty"`
 }
 
 // PathValue is a value at a body path: Azure's in Resource.AzureOnly, the
@@ -176,6 +217,14 @@ type Resource struct {
 	Adopt *Adoption `json:"adopt,omitempty"`
 	// RecordPolicy is the reconcile-policy apply writes into the manifest.
 	RecordPolicy *PolicyRecord `json:"recordPolicy,omitempty"`
+	// CascadedBy is, for a delete or replace, the address of the resource
+	// ARM deletes it with (its owner, or the owner's owner): no DELETE of
+	// its own is sent.
+	CascadedBy string `json:"cascadedBy,omitempty"`
+	// Cascades are what deleting it (delete, replace) would remove beyond
+	// what the plan deletes: resources not in the manifests, or marked
+	// detach-on-delete or skip. Apply refuses unless --allow-cascade.
+	Cascades []Cascade `json:"cascades,omitempty"`
 	// Reasons explain blocked and replace-required.
 	Reasons []string `json:"reasons,omitempty"`
 	// Notes are other things applying will do (e.g. "will recover a soft-deleted vault").
@@ -202,7 +251,19 @@ type Resource struct {
 }
 
 // Writes reports whether applying sends a write (one PUT) for r.
-func (r *Resource) Writes() bool { return r.Action == ActionCreate || r.Action == ActionUpdate }
+func (r *Resource) Writes() bool {
+	return r.Action == ActionCreate || r.Action == ActionUpdate || r.Action == ActionRecreate
+}
+
+// Deletes reports whether applying sends a DELETE for r: a delete or a
+// replace that ARM does not take care of with its owner.
+func (r *Resource) Deletes() bool {
+	return (r.Action == ActionDelete || r.Action == ActionRecreate) && r.CascadedBy == ""
+}
+
+// Removed reports a decision for a resource the manifests no longer hold
+// (delete or detach): apply carries it out after every create and update.
+func (r *Resource) Removed() bool { return r.Action == ActionDelete || r.Action == ActionDetach }
 
 // Inputs are what a plan was made from, so a saved plan can be applied later
 // by resolving the same inputs again (secret values are never saved).
@@ -214,6 +275,11 @@ type Inputs struct {
 	// --selector): those resources and what they depend on.
 	Targets  []string `json:"targets,omitempty"`
 	Selector string   `json:"selector,omitempty"`
+	// Base is the manifests before the change under review (azk plan
+	// --base): the commit a git revision named, or the directory. The plan
+	// is then three-way: differences carry an Origin, and resources
+	// removed since are deleted or detached.
+	Base string `json:"base,omitempty"`
 }
 
 // Plan is the decisions for every input resource, in dependency order.
@@ -246,10 +312,19 @@ type Summary struct {
 	Skip            int `json:"skip"`
 	Blocked         int `json:"blocked"`
 	ReplaceRequired int `json:"replaceRequired"`
+	// Replace, Delete and Detach count those actions (-replace, --base).
+	Replace int `json:"replace,omitempty"`
+	Delete  int `json:"delete,omitempty"`
+	Detach  int `json:"detach,omitempty"`
 	// Adopt counts the resources flagged for adoption (with --base).
 	Adopt int `json:"adopt,omitempty"`
+	// Changed counts, in a three-way plan, the resources this change acts
+	// on: a difference of origin change (a rotated secret among them), a
+	// removal, a replacement, an adoption.
+	Changed int `json:"changed,omitempty"`
 	// Drifted counts the resources whose Azure state differs from the
-	// manifests, in a drift report only.
+	// manifests: in a drift report, every one; in a three-way plan, those
+	// with a difference of origin drift (or a failed provisioning).
 	Drifted   int `json:"drifted,omitempty"`
 	Unmanaged int `json:"unmanaged"`
 }
@@ -271,12 +346,27 @@ func (p *Plan) Summary() Summary {
 			s.Blocked++
 		case ActionReplace:
 			s.ReplaceRequired++
+		case ActionRecreate:
+			s.Replace++
+		case ActionDelete:
+			s.Delete++
+		case ActionDetach:
+			s.Detach++
 		}
 		if r.Adopt != nil {
 			s.Adopt++
 		}
 		if p.Drift && r.Exists && len(r.Changes) > 0 {
 			s.Drifted++
+		}
+		if p.Inputs.Base != "" && !p.Drift {
+			change, drift := r.origins()
+			if change {
+				s.Changed++
+			}
+			if drift {
+				s.Drifted++
+			}
 		}
 	}
 	s.Unmanaged = len(p.Unmanaged)
@@ -294,7 +384,7 @@ func (p *Plan) HasChanges() bool {
 			}
 			continue
 		}
-		if r.Writes() || r.RecordPolicy != nil {
+		if r.Writes() || r.Action == ActionDelete || r.RecordPolicy != nil {
 			return true
 		}
 	}

@@ -64,6 +64,8 @@ func lookOf(r *Resource, drift bool) look {
 			return look{"~", ansiYellow, "will be sent again (its last provisioning failed)" + adopt}
 		case ReasonSecretsRequested:
 			return look{"~", ansiYellow, "will be updated to send its secrets again" + adopt}
+		case ReasonSecretChanged:
+			return look{"~", ansiYellow, "will be updated to send a changed Secret" + adopt}
 		}
 		return look{"~", ansiYellow, "will be updated in place" + adopt}
 	case ActionNoChange:
@@ -79,7 +81,19 @@ func lookOf(r *Resource, drift bool) look {
 	case ActionBlocked:
 		return look{"x", ansiRed, "is blocked"}
 	case ActionReplace:
-		return look{"!", ansiRed, "needs replacing: azk will not apply it"}
+		return look{"!", ansiRed, "needs replacing: azk applies it only with -replace"}
+	case ActionRecreate:
+		if r.CascadedBy != "" {
+			return look{"-/+", ansiRed, "will be replaced: ARM deletes it with " + r.CascadedBy + ", then it is created"}
+		}
+		return look{"-/+", ansiRed, "will be replaced: deleted, then created"}
+	case ActionDelete:
+		if r.CascadedBy != "" {
+			return look{"-", ansiRed, "will be deleted by ARM with " + r.CascadedBy}
+		}
+		return look{"-", ansiRed, "will be deleted"}
+	case ActionDetach:
+		return look{".", ansiDim, "will be left in Azure, no longer managed"}
 	}
 	return look{"?", "", string(r.Action)}
 }
@@ -91,13 +105,24 @@ func (p *Plan) SummaryLine() string {
 	if p.Drift {
 		return fmt.Sprintf("Drift: %d of %d existing resources changed in Azure.", s.Drifted, s.Update+s.NoChange+s.Skip+s.ReplaceRequired-p.skipMissing())
 	}
-	line := fmt.Sprintf("Plan: %d to create, %d to update, %d unchanged, %d skipped, %d blocked",
-		s.Create, s.Update, s.NoChange, s.Skip, s.Blocked)
+	line := fmt.Sprintf("Plan: %d to create, %d to update, ", s.Create, s.Update)
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{s.Replace, "to replace"}, {s.Delete, "to delete"}, {s.Detach, "to detach"}} {
+		if c.n > 0 {
+			line += fmt.Sprintf("%d %s, ", c.n, c.what)
+		}
+	}
+	line += fmt.Sprintf("%d unchanged, %d skipped, %d blocked", s.NoChange, s.Skip, s.Blocked)
 	if s.ReplaceRequired > 0 {
 		line += fmt.Sprintf(", %d need replacing (error)", s.ReplaceRequired)
 	}
 	if s.Adopt > 0 {
 		line += fmt.Sprintf("; %d adopted from Azure", s.Adopt)
+	}
+	if p.Inputs.Base != "" {
+		line += fmt.Sprintf("; this change: %d, drift: %d", s.Changed, s.Drifted)
 	}
 	return line + "."
 }
@@ -145,12 +170,16 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 		fmt.Fprintln(bw, "Drift report: Azure compared with the manifests; nothing is proposed.")
 	}
 	unchanged := 0
-	for _, r := range p.Resources {
+	list := p.listing()
+	for _, r := range list.resources {
 		if quiet(r, p.Drift) {
 			unchanged++
 			if !opts.ShowUnchanged {
 				continue
 			}
+		}
+		if title := list.next(r); title != "" {
+			fmt.Fprintf(bw, "\n%s\n", paint(ansiBold, title))
 		}
 		l := lookOf(r, p.Drift)
 		fmt.Fprintf(bw, "\n%s %s %s\n", paint(l.color, l.symbol), paint(ansiBold, r.Kind+" "+r.Namespace+"/"+r.Name), l.phrase)
@@ -180,6 +209,9 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 		fmt.Fprintf(bw, "\nunmanaged: %d (in the input's resource groups, not in the input)\n", len(p.Unmanaged))
 		for _, id := range p.Unmanaged {
 			fmt.Fprintf(bw, "    %s\n", id)
+		}
+		if p.Inputs.Base == "" && !p.Drift {
+			fmt.Fprintf(bw, "%s\n", removalsNeedBase)
 		}
 	}
 	if !p.Drift && !p.HasChanges() && !p.HasErrors() {
@@ -260,6 +292,13 @@ func detailLines(r *Resource, drift bool) []detailLine {
 	}
 	for _, reason := range r.Reasons {
 		out = append(out, detailLine{indent: "    ", symbol: "reason:", color: ansiRed, text: reason})
+	}
+	for _, c := range r.Cascades {
+		what := c.ID
+		if c.Address != "" {
+			what = c.Address
+		}
+		out = append(out, detailLine{indent: "    ", symbol: "cascade:", color: ansiRed, text: fmt.Sprintf("deleting it also removes %s (%s): apply refuses unless --allow-cascade", what, c.Reason)})
 	}
 	if r.Adopt != nil && !drift {
 		add(fmt.Sprintf("adopt:  it exists in Azure and is new in this change: taken over under %s; %s", r.Adopt.Policy, r.Adopt.Destroy))
@@ -440,9 +479,9 @@ func WriteMarkdown(w io.Writer, p *Plan, opts RenderOptions) error {
 		label string
 		n     int
 	}{
-		{"create", s.Create}, {"update", s.Update}, {"adopt", s.Adopt},
+		{"create", s.Create}, {"update", s.Update}, {"replace", s.Replace}, {"delete", s.Delete}, {"detach", s.Detach}, {"adopt", s.Adopt},
 		{"unchanged", s.NoChange}, {"skip", s.Skip}, {"blocked", s.Blocked}, {"replace required", s.ReplaceRequired},
-		{"drifted", s.Drifted}, {"unmanaged", s.Unmanaged},
+		{"this change", s.Changed}, {"drifted", s.Drifted}, {"unmanaged", s.Unmanaged},
 	} {
 		if row.n > 0 {
 			fmt.Fprintf(&head, "| %s | %d |\n", row.label, row.n)
@@ -454,14 +493,15 @@ func WriteMarkdown(w io.Writer, p *Plan, opts RenderOptions) error {
 	}
 
 	var shown, unchanged []*Resource
-	placed := make(map[*Resource]bool, len(p.Resources))
+	list := p.listing()
+	placed := make(map[*Resource]bool, len(list.resources))
 	for _, rank := range []func(*Resource) bool{
-		func(r *Resource) bool { return r.Writes() || p.Drift && len(r.Changes) > 0 },
+		func(r *Resource) bool { return r.Writes() || r.Removed() || p.Drift && len(r.Changes) > 0 },
 		func(r *Resource) bool { return r.Action == ActionBlocked },
 		func(r *Resource) bool { return r.Action == ActionReplace },
 		func(r *Resource) bool { return true },
 	} {
-		for _, r := range p.Resources {
+		for _, r := range list.resources {
 			if !placed[r] && rank(r) {
 				placed[r] = true
 				if quiet(r, p.Drift) {
@@ -475,7 +515,11 @@ func WriteMarkdown(w io.Writer, p *Plan, opts RenderOptions) error {
 	full := make([]string, len(shown))
 	short := make([]string, len(shown))
 	for i, r := range shown {
-		full[i], short[i] = markdownResource(r, p.Drift, true), markdownResource(r, p.Drift, false)
+		heading := ""
+		if title := list.next(r); title != "" {
+			heading = "#### " + title + "\n\n"
+		}
+		full[i], short[i] = heading+markdownResource(r, p.Drift, true), heading+markdownResource(r, p.Drift, false)
 	}
 	var unchangedBlock string
 	if len(unchanged) > 0 {
@@ -494,6 +538,9 @@ func WriteMarkdown(w io.Writer, p *Plan, opts RenderOptions) error {
 	var unmanagedBlock string
 	if len(p.Unmanaged) > 0 {
 		unmanagedBlock = fmt.Sprintf("<details><summary>unmanaged: %d</summary>\n\n```\n%s\n```\n</details>\n\n", len(p.Unmanaged), strings.Join(p.Unmanaged, "\n"))
+		if p.Inputs.Base == "" && !p.Drift {
+			unmanagedBlock += "_" + strings.TrimSpace(removalsNeedBase) + "_\n\n"
+		}
 	}
 	size := func(blocks []string) int {
 		n := head.Len() + len(unchangedBlock) + len(unmanagedBlock) + 200

@@ -341,6 +341,9 @@ func Stale(_ context.Context, saved, fresh *Plan) []string {
 		seen[s.Address] = true
 		f := byAddress[s.Address]
 		switch {
+		case f == nil && s.Removed():
+			moved = append(moved, s.Address+": no longer to "+string(s.Action)+" (gone from Azure, or back in the manifests)")
+			continue
 		case f == nil:
 			moved = append(moved, s.Address+": no longer in the inputs")
 			continue
