@@ -125,9 +125,14 @@ func (d *differ) collectSpec(f *registry.Field, path string) {
 type comparison struct {
 	// changes are what the PUT changes.
 	changes []Change
-	// notReturned are properties the body sets that Azure's object lacks:
-	// ARM does not return them, so they are not compared.
+	// notReturned are properties the body sets that ARM does not return (the
+	// REST specification says so, or Azure masks them), so they are not compared.
 	notReturned []PathValue
+	// lacking are properties the body sets that Azure's object lacks and
+	// that the REST specification does not call write-only: either ARM does
+	// not return them or Azure does not have them yet. Only a prior (the
+	// body that was sent before: the base of a three-way plan) tells which.
+	lacking []PathValue
 	// azureOnly are values Azure holds that the body omits at paths a PUT
 	// can set: whether a PUT keeps or resets them is the provider's choice.
 	azureOnly []PathValue
@@ -196,12 +201,14 @@ func (d *differ) fields(c *comparison, path, schema string, want, have map[strin
 	}
 }
 
-// absent handles a property the body sets that Azure's object lacks: ARM
-// does not return it (it is write-only, or withheld, or the provider keeps
-// it to itself), so what a GET shows says nothing about it. It is listed,
-// not compared. A value the body leaves empty or false is one a provider
-// leaves out of what it returns; a value known only after apply is a
-// change, unless the REST specification says ARM never returns it.
+// absent handles a property the body sets that Azure's object lacks. Either
+// ARM does not return it (it is write-only, or withheld, or the provider
+// keeps it to itself), and what a GET shows says nothing about it, or Azure
+// does not have it yet: it is notReturned when the REST specification says
+// ARM never returns it, else lacking, for the caller to decide with what it
+// knows of what was sent before. A value the body leaves empty or false is
+// one a provider leaves out of what it returns; a value known only after
+// apply is a change, unless the REST specification says ARM never returns it.
 func (d *differ) absent(c *comparison, path, schema string, want any) {
 	switch w := want.(type) {
 	case convert.Sensitive, SensitiveDigest:
@@ -226,7 +233,12 @@ func (d *differ) absent(c *comparison, path, schema string, want any) {
 	if isNil(want) || isZero(want) || d.secrets[schema] {
 		return
 	}
-	c.notReturned = append(c.notReturned, PathValue{Path: path, Value: d.display(schema, want)})
+	v := PathValue{Path: path, Value: d.display(schema, want)}
+	if d.writeOnly[schema] {
+		c.notReturned = append(c.notReturned, v)
+		return
+	}
+	c.lacking = append(c.lacking, v)
 }
 
 // held records a value Azure holds at path that the body omits, when a PUT
@@ -519,6 +531,7 @@ func (d *differ) droppedItems(c *comparison, path, schema string, want, have []a
 		return false
 	}
 	c.notReturned = append(c.notReturned, rest.notReturned...)
+	c.lacking = append(c.lacking, rest.lacking...)
 	c.azureOnly = append(c.azureOnly, rest.azureOnly...)
 	for _, i := range dropped {
 		c.notReturned = append(c.notReturned, PathValue{Path: fmt.Sprintf("%s[%d]", path, i), Value: d.display(schema+"[]", want[i])})

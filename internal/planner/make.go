@@ -552,7 +552,7 @@ func (m *maker) decide(st *nodeState) *Resource {
 		r.Action, r.Reason, r.Reasons = ActionBlocked, ReasonBlocked, reasons
 		return r
 	}
-	if m.threeWay() {
+	if m.opts.Base != nil {
 		st.baseDiff = m.baseDiffOf(n, st, r.Desired)
 	}
 	r.RecordPolicy = m.recordPolicy(n, explicit, st.exists, r.Policy)
@@ -584,8 +584,8 @@ func (m *maker) decide(st *nodeState) *Resource {
 		r.Notes = append(r.Notes, "ignore-changes ("+graph.AnnotationIgnoreChanges+") is azk's own: the operator, once enabled, does not honour it and sends the manifests' values")
 	}
 	compared := d.compare(r.Desired, st.current)
-	changes := compared.changes
 	r.NotReturned = compared.notReturned
+	changes := m.lackingChanges(r, st.baseDiff, compared)
 	if m.opts.Drift {
 		r.Changes, r.AzureOnly = changes, compared.azureOnly
 	}
@@ -605,7 +605,10 @@ func (m *maker) decide(st *nodeState) *Resource {
 		r.Notes = append(r.Notes, "detach-on-delete: azk destroy will leave it in Azure")
 	}
 	r.Changes = changes
-	rotated := st.baseDiff.secrets
+	var rotated []string
+	if m.threeWay() {
+		rotated = st.baseDiff.secrets
+	}
 	if len(rotated) > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("the value of a Secret it sends differs from the base's (compared by digest, never shown) at %s: the PUT sends it again", strings.Join(rotated, ", ")))
 	}

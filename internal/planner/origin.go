@@ -237,3 +237,30 @@ func (r *Resource) origins() (change, drift bool) {
 	}
 	return change, drift
 }
+
+// lackingChanges returns compared's changes, with each property Azure lacks
+// (comparison.lacking) decided by what was sent before. Where the base set
+// the property as the manifests do, it was sent then and Azure does not
+// return it: it is not returned, not a change. Anywhere else (no base, a
+// resource new in this change, a property this change sets) Azure may not
+// have it yet, and only the PUT makes sure it does: it is a change, so that
+// a property added to the manifests is never left unapplied for looking like
+// one ARM withholds.
+func (m *maker) lackingChanges(r *Resource, d baseDiff, compared comparison) []Change {
+	changes := compared.changes
+	var unsure []string
+	for _, v := range compared.lacking {
+		if d.inBase && d.origin(v.Path) == OriginDrift {
+			r.NotReturned = append(r.NotReturned, v)
+			continue
+		}
+		changes = append(changes, Change{Path: v.Path, After: v.Value, Sensitive: v.Sensitive})
+		if !d.inBase {
+			unsure = append(unsure, v.Path)
+		}
+	}
+	if len(unsure) > 0 && m.opts.Base == nil {
+		r.Notes = append(r.Notes, fmt.Sprintf("Azure does not return %s: sent, as Azure may not have it yet; a plan with --base at the revision last applied tells a property ARM never returns from a new one", strings.Join(unsure, ", ")))
+	}
+	return changes
+}

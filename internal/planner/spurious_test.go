@@ -209,9 +209,12 @@ func (m *measurement) compare(t *testing.T, k *registry.Kind, desired, current m
 		compared comparison
 	}{{&m.all, all}, {&m.general, general}} {
 		r.report.total++
-		if len(r.compared.notReturned) > 0 {
+		// The comparison is with the GET after the PUT that sent desired, as
+		// a re-plan with --base at the applied revision compares: what the
+		// GET lacks was sent, so it is not returned rather than a change.
+		if lacking := append(r.compared.notReturned, r.compared.lacking...); len(lacking) > 0 {
 			var paths []string
-			for _, v := range r.compared.notReturned {
+			for _, v := range lacking {
 				paths = append(paths, v.Path)
 			}
 			r.report.notReturned = append(r.report.notReturned, where.recording+": "+where.key+": "+strings.Join(paths, ", "))
