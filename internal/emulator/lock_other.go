@@ -1,9 +1,0 @@
-//go:build !unix
-
-package emulator
-
-import "os"
-
-// lockDir does not lock on systems without flock; one emulator per state
-// folder is then up to the user.
-func lockDir(string) (*os.File, error) { return nil, nil }
