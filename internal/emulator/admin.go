@@ -12,6 +12,8 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/azkcli/azk/internal/emulator/armcore"
 )
 
 // adminPrefix is reserved for the admin API; ARM paths never start with it.
@@ -30,12 +32,12 @@ const adminPrefix = "/_emulator/"
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if subtle.ConstantTimeCompare([]byte(got), []byte(s.adminToken)) != 1 {
-		writeError(w, http.StatusUnauthorized, "AuthenticationFailed", "The admin API needs 'Authorization: Bearer TOKEN' with the token the emulator printed at start.")
+		armcore.WriteError(w, http.StatusUnauthorized, "AuthenticationFailed", "The admin API needs 'Authorization: Bearer TOKEN' with the token the emulator printed at start.")
 		return
 	}
 	if r.Method != http.MethodGet {
 		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-			writeError(w, http.StatusUnsupportedMediaType, "UnsupportedMediaType", "The admin API accepts only 'Content-Type: application/json'.")
+			armcore.WriteError(w, http.StatusUnsupportedMediaType, "UnsupportedMediaType", "The admin API accepts only 'Content-Type: application/json'.")
 			return
 		}
 	}
@@ -43,16 +45,16 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	case "faults":
 		switch r.Method {
 		case http.MethodGet:
-			writeJSON(w, http.StatusOK, s.Faults())
+			armcore.WriteJSON(w, http.StatusOK, s.Faults())
 			return
 		case http.MethodPut:
 			var f Faults
-			if err := json.NewDecoder(io.LimitReader(r.Body, s.opts.maxBodyBytes())).Decode(&f); err != nil {
-				writeError(w, http.StatusBadRequest, "InvalidRequestContent", "faults: %v", err)
+			if err := json.NewDecoder(io.LimitReader(r.Body, s.opts.coreConfig().BodyLimit())).Decode(&f); err != nil {
+				armcore.WriteError(w, http.StatusBadRequest, "InvalidRequestContent", "faults: %v", err)
 				return
 			}
 			s.SetFaults(f)
-			writeJSON(w, http.StatusOK, f)
+			armcore.WriteJSON(w, http.StatusOK, f)
 			return
 		}
 	case "drift":
@@ -61,22 +63,22 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 				ID    string          `json:"id"`
 				Patch json.RawMessage `json:"patch"`
 			}
-			if err := json.NewDecoder(io.LimitReader(r.Body, s.opts.maxBodyBytes())).Decode(&req); err != nil {
-				writeError(w, http.StatusBadRequest, "InvalidRequestContent", "drift: %v", err)
+			if err := json.NewDecoder(io.LimitReader(r.Body, s.opts.coreConfig().BodyLimit())).Decode(&req); err != nil {
+				armcore.WriteError(w, http.StatusBadRequest, "InvalidRequestContent", "drift: %v", err)
 				return
 			}
 			if err := s.Drift(req.ID, req.Patch); err != nil {
-				writeARMError(w, err)
+				armcore.WriteARMError(w, err)
 				return
 			}
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
 	default:
-		writeError(w, http.StatusNotFound, "NotFound", "no admin endpoint %s", r.URL.Path)
+		armcore.WriteError(w, http.StatusNotFound, "NotFound", "no admin endpoint %s", r.URL.Path)
 		return
 	}
-	writeError(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "%s is not supported on %s", r.Method, r.URL.Path)
+	armcore.WriteError(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "%s is not supported on %s", r.Method, r.URL.Path)
 }
 
 // AdminClient drives a running emulator's admin API; Running.AdminClient

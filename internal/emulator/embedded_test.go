@@ -13,6 +13,8 @@ import (
 
 	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/corpus"
+	"github.com/azkcli/azk/internal/emulator/armcore"
+	"github.com/azkcli/azk/internal/emulator/armpath"
 )
 
 // collectionAt returns the array at path in body, failing when it is absent.
@@ -41,10 +43,10 @@ func itemNames(items []any) []string {
 func TestEmbeddedCollectionsFollowTheChildren(t *testing.T) {
 	c := start(t, Options{}, false)
 	c.mustPut(rgID, map[string]any{"location": "westus2"})
-	for _, col := range embeddedCollections {
-		t.Run(col.childType, func(t *testing.T) {
-			parentID := rgID + "/providers/" + col.parentType + "/p-" + col.childType
-			childID := func(name string) string { return parentID + "/" + col.childType + "/" + name }
+	for _, col := range armcore.EmbeddedCollections() {
+		t.Run(col.ChildType, func(t *testing.T) {
+			parentID := rgID + "/providers/" + col.ParentType + "/p-" + col.ChildType
+			childID := func(name string) string { return parentID + "/" + col.ChildType + "/" + name }
 			parentBody := func(items ...map[string]any) map[string]any {
 				b := map[string]any{"location": "westus2", "properties": map[string]any{"keep": "me"}}
 				if items != nil {
@@ -52,7 +54,7 @@ func TestEmbeddedCollectionsFollowTheChildren(t *testing.T) {
 					for _, it := range items {
 						list = append(list, it)
 					}
-					armjson.Put(b, col.path, list)
+					armjson.Put(b, col.Path, list)
 				}
 				return b
 			}
@@ -60,9 +62,9 @@ func TestEmbeddedCollectionsFollowTheChildren(t *testing.T) {
 			// Empty collections show as [] where their container exists (as
 			// in the recordings) and are not invented where it does not.
 			created := c.mustPut(parentID, parentBody())
-			v, listed := armjson.Lookup(created, col.path)
-			if container := pathExists(created, col.path[:len(col.path)-1]); listed != container || (listed && len(v.([]any)) != 0) {
-				t.Fatalf("new parent: %s is %v (present %v)", strings.Join(col.path, "."), v, listed)
+			v, listed := armjson.Lookup(created, col.Path)
+			if container := pathExists(created, col.Path[:len(col.Path)-1]); listed != container || (listed && len(v.([]any)) != 0) {
+				t.Fatalf("new parent: %s is %v (present %v)", strings.Join(col.Path, "."), v, listed)
 			}
 
 			c.mustPut(childID("a"), map[string]any{"properties": map[string]any{"v": "1"}})
@@ -71,12 +73,12 @@ func TestEmbeddedCollectionsFollowTheChildren(t *testing.T) {
 			mustStatus(t, resp, child, http.StatusOK)
 			resp, parent := c.do(http.MethodGet, parentID+apiFor(parentID), nil)
 			mustStatus(t, resp, parent, http.StatusOK)
-			items := collectionAt(t, parent, col.path)
+			items := collectionAt(t, parent, col.Path)
 			if names := itemNames(items); !reflect.DeepEqual(names, []string{"a", "b"}) {
 				t.Fatalf("parent lists %v, want [a b]", names)
 			}
 			first := items[0].(map[string]any)
-			if col.brief {
+			if col.Brief {
 				// The child's properties as its own GET shows them, without provisioningState.
 				props := map[string]any{}
 				for k, v := range child["properties"].(map[string]any) {
@@ -96,7 +98,7 @@ func TestEmbeddedCollectionsFollowTheChildren(t *testing.T) {
 			updated := c.mustPut(parentID, parentBody(
 				map[string]any{"name": "a", "properties": map[string]any{"v": "2"}},
 				map[string]any{"name": "c", "properties": map[string]any{"v": "1"}}))
-			if names := itemNames(collectionAt(t, updated, col.path)); !reflect.DeepEqual(names, []string{"a", "c"}) {
+			if names := itemNames(collectionAt(t, updated, col.Path)); !reflect.DeepEqual(names, []string{"a", "c"}) {
 				t.Fatalf("after a PUT naming a and c the parent lists %v", names)
 			}
 			if updated["properties"].(map[string]any)["keep"] != "me" {
@@ -109,7 +111,7 @@ func TestEmbeddedCollectionsFollowTheChildren(t *testing.T) {
 			}
 			resp, gone := c.do(http.MethodGet, childID("b")+apiFor(childID("b")), nil)
 			mustStatus(t, resp, gone, http.StatusNotFound)
-			resp, list := c.do(http.MethodGet, parentID+"/"+col.childType+apiFor(parentID+"/"+col.childType), nil)
+			resp, list := c.do(http.MethodGet, parentID+"/"+col.ChildType+apiFor(parentID+"/"+col.ChildType), nil)
 			mustStatus(t, resp, list, http.StatusOK)
 			if names := itemNames(list["value"].([]any)); !reflect.DeepEqual(names, []string{"a", "c"}) {
 				t.Fatalf("child collection lists %v", names)
@@ -118,7 +120,7 @@ func TestEmbeddedCollectionsFollowTheChildren(t *testing.T) {
 			// A PATCH that does not name the collection leaves it alone.
 			resp, patched := c.do(http.MethodPatch, parentID+apiFor(parentID), map[string]any{"tags": map[string]any{"k": "v"}})
 			mustStatus(t, resp, patched, http.StatusOK)
-			if names := itemNames(collectionAt(t, patched, col.path)); len(names) != 2 {
+			if names := itemNames(collectionAt(t, patched, col.Path)); len(names) != 2 {
 				t.Fatalf("PATCH without the collection changed it: %v", names)
 			}
 
@@ -127,13 +129,13 @@ func TestEmbeddedCollectionsFollowTheChildren(t *testing.T) {
 			mustStatus(t, resp, nil, http.StatusOK)
 			resp, parent = c.do(http.MethodGet, parentID+apiFor(parentID), nil)
 			mustStatus(t, resp, parent, http.StatusOK)
-			if names := itemNames(collectionAt(t, parent, col.path)); !reflect.DeepEqual(names, []string{"a"}) {
+			if names := itemNames(collectionAt(t, parent, col.Path)); !reflect.DeepEqual(names, []string{"a"}) {
 				t.Fatalf("after deleting c the parent lists %v", names)
 			}
 
 			// A PUT without the collection empties it.
 			emptied := c.mustPut(parentID, parentBody())
-			if v, ok := armjson.Lookup(emptied, col.path); ok && len(v.([]any)) != 0 {
+			if v, ok := armjson.Lookup(emptied, col.Path); ok && len(v.([]any)) != 0 {
 				t.Fatalf("a PUT without the collection left %v", v)
 			}
 			resp, gone = c.do(http.MethodGet, childID("a")+apiFor(childID("a")), nil)
@@ -254,24 +256,24 @@ func TestEmbeddedShapesMatchRecordings(t *testing.T) {
 			if err != nil {
 				t.Skipf("ASO corpus recording not found (set AZK_CORPUS): %v", err)
 			}
-			col := collectionsOf(tc.parent)[0]
+			col := armcore.CollectionsOf(tc.parent)[0]
 			compared := 0
 			for i, it := range cas.Interactions {
 				u, err := url.Parse(it.Request.URL)
-				tg, ok := parseTarget(u.Path)
-				if err != nil || !ok || it.Request.Method != http.MethodPut || it.Response.Code >= 300 || !strings.EqualFold(tg.typ, tc.parent) || tg.kind != targetResource {
+				tg, ok := armpath.Parse(u.Path)
+				if err != nil || !ok || it.Request.Method != http.MethodPut || it.Response.Code >= 300 || !strings.EqualFold(tg.Type, tc.parent) || tg.Kind != armpath.Resource {
 					continue
 				}
 				var sent, answered map[string]any
 				_ = json.Unmarshal([]byte(it.Request.Body), &sent)
 				_ = json.Unmarshal([]byte(it.Response.Body), &answered)
-				if v, _ := armjson.Lookup(sent, col.path); v == nil {
+				if v, _ := armjson.Lookup(sent, col.Path); v == nil {
 					continue
 				}
-				want := collectionAt(t, answered, col.path)
+				want := collectionAt(t, answered, col.Path)
 				c := start(t, Options{}, false)
-				c.mustPut("/subscriptions/"+tg.sub+"/resourceGroups/"+tg.rg, map[string]any{"location": "westus2"})
-				got := collectionAt(t, c.mustPut(u.Path, sent), col.path)
+				c.mustPut("/subscriptions/"+tg.Sub+"/resourceGroups/"+tg.RG, map[string]any{"location": "westus2"})
+				got := collectionAt(t, c.mustPut(u.Path, sent), col.Path)
 				if !reflect.DeepEqual(itemNames(got), itemNames(want)) {
 					t.Fatalf("interaction %d: emulator embeds %v, ARM %v", i, itemNames(got), itemNames(want))
 				}
@@ -288,7 +290,7 @@ func TestEmbeddedShapesMatchRecordings(t *testing.T) {
 				compared++
 			}
 			if compared == 0 {
-				t.Fatalf("%s has no %s PUT carrying %s", tc.file, tc.parent, strings.Join(col.path, "."))
+				t.Fatalf("%s has no %s PUT carrying %s", tc.file, tc.parent, strings.Join(col.Path, "."))
 			}
 		})
 	}
@@ -316,32 +318,4 @@ func pathExists(m map[string]any, path []string) bool {
 		m = next
 	}
 	return true
-}
-
-func TestSpliceJSON(t *testing.T) {
-	for _, tc := range []struct {
-		body   string
-		path   []string
-		create bool
-		want   string // "" for not ok
-	}{
-		{`{"properties":{"n":1}}`, []string{"properties", "subnets"}, false, `{"properties":{"subnets":[1],"n":1}}`},
-		{`{ "properties" : { } , "x":true}`, []string{"properties", "subnets"}, false, `{ "properties" : {"subnets":[1] } , "x":true}`},
-		{`{"a":"}\"{","properties":{"s":"x\\","subnets":[9]},"z":null}`, []string{"properties", "subnets"}, false, `{"a":"}\"{","properties":{"s":"x\\","subnets":[1]},"z":null}`},
-		{`{"properties":{"v":[{"p":{}}]}}`, []string{"properties", "vmp", "ext", "list"}, false, `{"properties":{"v":[{"p":{}}]}}`},
-		{`{"properties":{"v":2.5e3}}`, []string{"properties", "vmp", "ext", "list"}, true, `{"properties":{"vmp":{"ext":{"list":[1]}},"v":2.5e3}}`},
-		{`{}`, []string{"properties", "subnets"}, false, `{}`},
-		{`{}`, []string{"properties", "subnets"}, true, `{"properties":{"subnets":[1]}}`},
-		{`{"properties":"text"}`, []string{"properties", "subnets"}, true, ""},
-		{`{"properties":{"a":1`, []string{"properties", "subnets"}, true, ""},
-		{`[1]`, []string{"properties"}, true, ""},
-	} {
-		got, ok := spliceJSON([]byte(tc.body), tc.path, []byte("[1]"), tc.create)
-		if (tc.want == "") != !ok || (ok && string(got) != tc.want) {
-			t.Errorf("spliceJSON(%s, %v, create=%v) = %s, %v; want %q", tc.body, tc.path, tc.create, got, ok, tc.want)
-		}
-		if ok && !json.Valid(got) {
-			t.Errorf("spliceJSON(%s) is not JSON: %s", tc.body, got)
-		}
-	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/azkcli/azk/internal/corpus"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +11,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/azkcli/azk/internal/emulator/armcore"
+	"github.com/azkcli/azk/internal/emulator/armpath"
+	"github.com/azkcli/azk/internal/emulator/store"
 )
 
 const vnetID = rgID + "/providers/Microsoft.Network/virtualNetworks/vnet1"
@@ -19,7 +22,7 @@ const vnetID = rgID + "/providers/Microsoft.Network/virtualNetworks/vnet1"
 func networkLRO(write, del time.Duration) []LRORule {
 	return []LRORule{
 		{Type: "Microsoft.Network/*", Write: write, Delete: del},
-		{Type: typeResourceGroup, Delete: del},
+		{Type: armpath.TypeResourceGroup, Delete: del},
 	}
 }
 
@@ -221,56 +224,6 @@ func TestPaging(t *testing.T) {
 	}
 }
 
-func TestRoleDefinitions(t *testing.T) {
-	c := start(t, Options{}, false)
-	for _, scope := range []string{"", sub} {
-		resp, page := c.do(http.MethodGet, scope+"/providers/Microsoft.Authorization/roleDefinitions?api-version=2022-04-01&$filter="+
-			"roleName%20eq%20'Storage%20Blob%20Data%20Reader'", nil)
-		mustStatus(t, resp, page, http.StatusOK)
-		v := page["value"].([]any)
-		if len(v) != 1 {
-			t.Fatalf("scope %q: %d matches", scope, len(v))
-		}
-		role := v[0].(map[string]any)
-		if role["name"] != "2a2b9908-6ea1-4ae2-8e65-a410df84e7d1" || role["id"] != scope+"/providers/Microsoft.Authorization/roleDefinitions/2a2b9908-6ea1-4ae2-8e65-a410df84e7d1" {
-			t.Fatalf("scope %q: %v", scope, role)
-		}
-	}
-	resp, page := c.do(http.MethodGet, "/providers/Microsoft.Authorization/roleDefinitions?api-version=2022-04-01", nil)
-	mustStatus(t, resp, page, http.StatusOK)
-	if len(page["value"].([]any)) != len(builtInRoles) {
-		t.Fatalf("unfiltered list has %d roles", len(page["value"].([]any)))
-	}
-	resp, one := c.do(http.MethodGet, sub+"/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7?api-version=2022-04-01", nil)
-	mustStatus(t, resp, one, http.StatusOK)
-	if one["properties"].(map[string]any)["roleName"] != "Reader" {
-		t.Fatalf("role by GUID: %v", one)
-	}
-	resp, bad := c.do(http.MethodGet, "/providers/Microsoft.Authorization/roleDefinitions?api-version=2022-04-01&$filter=type%20eq%20'x'", nil)
-	mustStatus(t, resp, bad, http.StatusBadRequest)
-}
-
-// TestBuiltInRoleGUIDsMatchCorpus checks every seeded GUID against the role
-// list real ARM returned in a corpus recording.
-func TestBuiltInRoleGUIDsMatchCorpus(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(corpus.Dir(t), "recordings", "Test_Authorization_v20220401_CreationAndDeletion.yaml"))
-	if err != nil {
-		t.Skipf("corpus recording not available: %v", err)
-	}
-	text := string(data)
-	for _, r := range builtInRoles {
-		i := strings.Index(text, `"roleName":"`+r.name+`","type":"BuiltInRole"`)
-		if i < 0 {
-			t.Errorf("%s: not in the recorded role list", r.name)
-			continue
-		}
-		end := min(len(text), i+20000)
-		if j := strings.Index(text[i:end], `"name":"`); j < 0 || !strings.HasPrefix(text[i+j+8:], r.guid) {
-			t.Errorf("%s: recorded GUID differs from %s", r.name, r.guid)
-		}
-	}
-}
-
 func TestKeyVaultSoftDeleteRecoverPurge(t *testing.T) {
 	c := start(t, Options{}, false)
 	c.mustPut(rgID, map[string]any{"location": "westus2"})
@@ -334,7 +287,7 @@ func TestStateSurvivesRestartAndTornJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A crash mid-append leaves half a line behind.
-	f, err := os.OpenFile(filepath.Join(dir, journalFile), os.O_APPEND|os.O_WRONLY, 0)
+	f, err := os.OpenFile(filepath.Join(dir, store.JournalFile), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,9 +305,7 @@ func TestStateSurvivesRestartAndTornJournal(t *testing.T) {
 		t.Fatalf("after restart: %v, want %v", got, v)
 	}
 	// Compaction folds the journal into a snapshot; later writes go to the fresh journal.
-	run.Server.mu.Lock()
-	err = run.Server.st.compact(time.Now())
-	run.Server.mu.Unlock()
+	err = run.Server.core.Write(func(tx armcore.Tx) error { return tx.Store().Compact(time.Now()) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/azkcli/azk/internal/emulator/armpath"
+	"github.com/azkcli/azk/internal/emulator/store"
 )
 
 // TestSecondEmulatorOnOneFolderFails: two emulators on one state folder
@@ -52,7 +55,7 @@ func TestCorruptJournalLineIsSkipped(t *testing.T) {
 	c.mustPut(vnetID+"/subnets/s1", map[string]any{})
 	run.Close()
 
-	path := filepath.Join(dir, journalFile)
+	path := filepath.Join(dir, store.JournalFile)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +85,7 @@ func TestCorruptJournalLineIsSkipped(t *testing.T) {
 	if !strings.Contains(warnings, fmt.Sprintf("line %d", hit+1)) {
 		t.Errorf("the corrupt line is not reported: %q", warnings)
 	}
-	if s.st.resources[key(vnetID+"/subnets/s1")] == nil || s.st.resources[key(rgID)] == nil {
+	if s.st.Resource(armpath.Key(vnetID+"/subnets/s1")) == nil || s.st.Resource(armpath.Key(rgID)) == nil {
 		t.Errorf("records after the corrupt line were dropped")
 	}
 	s.Close()
@@ -118,7 +121,7 @@ func TestDeepBodyRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if len(s.Warnings()) != 0 || s.st.resources[key(vnetID+"2")] == nil {
+	if len(s.Warnings()) != 0 || s.st.Resource(armpath.Key(vnetID+"2")) == nil {
 		t.Fatalf("state after restart: warnings %v", s.Warnings())
 	}
 }

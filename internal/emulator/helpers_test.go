@@ -14,6 +14,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+
+	"github.com/azkcli/azk/internal/emulator/armcore"
+	"github.com/azkcli/azk/internal/emulator/armpath"
 )
 
 const (
@@ -114,12 +117,12 @@ func (c *client) send(method, path string, body any, headers ...string) *http.Re
 // apiFor is the api-version query for an ARM path: 2020-11-01 (api) where
 // the type serves it, else the newest version the registry knows for the type.
 func apiFor(path string) string {
-	t, _ := parseTarget(path)
-	f := factsOf(t.typ)
-	if f.arm == nil || len(f.arm.APIVersions) == 0 || slices.Contains(f.arm.APIVersions, "2020-11-01") || strings.EqualFold(namespaceOf(t.typ), "Microsoft.Resources") {
+	t, _ := armpath.Parse(path)
+	arm := armcore.ARMType(t.Type)
+	if arm == nil || len(arm.APIVersions) == 0 || slices.Contains(arm.APIVersions, "2020-11-01") || strings.EqualFold(armpath.NamespaceOf(t.Type), "Microsoft.Resources") {
 		return api
 	}
-	return "?api-version=" + f.arm.APIVersions[len(f.arm.APIVersions)-1]
+	return "?api-version=" + arm.APIVersions[len(arm.APIVersions)-1]
 }
 
 // mustStatus fails unless resp has the status.

@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"encoding/json"
-	"github.com/azkcli/azk/internal/corpus"
 	"net/http"
 	"net/url"
 	"os"
@@ -11,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/azkcli/azk/internal/corpus"
+	"github.com/azkcli/azk/internal/emulator/armpath"
 )
 
 // TestReplayCorpusRecordings sends the PUT, GET and DELETE requests of real
@@ -44,20 +46,20 @@ func replay(t *testing.T, file string) {
 	}
 	// Configure long-running writes for the types whose first successful PUT
 	// ARM answered that way.
-	lro := []LRORule{{Type: typeResourceGroup, Delete: time.Millisecond}}
+	lro := []LRORule{{Type: armpath.TypeResourceGroup, Delete: time.Millisecond}}
 	seen := map[string]bool{}
 	for _, it := range cas.Interactions {
 		u, err := url.Parse(it.Request.URL)
 		if err != nil || it.Request.Method != http.MethodPut || it.Response.Code >= 300 {
 			continue
 		}
-		tg, ok := parseTarget(u.Path)
-		if !ok || seen[strings.ToLower(tg.typ)] {
+		tg, ok := armpath.Parse(u.Path)
+		if !ok || seen[strings.ToLower(tg.Type)] {
 			continue
 		}
-		seen[strings.ToLower(tg.typ)] = true
+		seen[strings.ToLower(tg.Type)] = true
 		if header(it.Response.Headers, "Azure-AsyncOperation") != "" {
-			lro = append(lro, LRORule{Type: tg.typ, Write: time.Millisecond})
+			lro = append(lro, LRORule{Type: tg.Type, Write: time.Millisecond})
 		}
 	}
 	c := start(t, Options{LRO: lro}, false)
@@ -76,7 +78,7 @@ func replay(t *testing.T, file string) {
 			want.Code == 429, want.Code == 400, req.Method == http.MethodPut && (want.Code == 409 || want.Code == 404):
 			continue
 		}
-		if tg, ok := parseTarget(u.Path); !ok || tg.kind != targetResource {
+		if tg, ok := armpath.Parse(u.Path); !ok || tg.Kind != armpath.Resource {
 			continue
 		}
 		var body any

@@ -1,4 +1,4 @@
-package emulator
+package deploy
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/deployment/armtemplate"
+	"github.com/azkcli/azk/internal/emulator/armcore"
+	"github.com/azkcli/azk/internal/emulator/armpath"
 )
 
 // whatIf predicts what a deployment would change, as ARM's what-if does:
@@ -21,29 +23,29 @@ import (
 // reference() resources not yet deployed stay as their expression. The
 // emulator compares what the template sets (and the tags Azure has beyond
 // it); it does not guess which omitted properties a PUT would reset.
-func (s *Server) whatIf(w http.ResponseWriter, r *http.Request, t target, body []byte) error {
-	dt, ok := parseTarget(t.parent)
-	if !ok || dt.kind != targetResource {
-		return errorf(http.StatusNotFound, "InvalidResourceType", "whatIf is an action of a deployment.")
+func (e *Engine) whatIf(w http.ResponseWriter, r *http.Request, t armpath.Target, body []byte) error {
+	dt, ok := armpath.Parse(t.Parent)
+	if !ok || dt.Kind != armpath.Resource {
+		return armcore.Errorf(http.StatusNotFound, "InvalidResourceType", "whatIf is an action of a deployment.")
 	}
 	req, err := decodeDeploymentRequest(body)
 	if err != nil {
 		return err
 	}
-	scope, err := s.deploymentScope(dt, req.Location)
+	scope, err := e.deploymentScope(dt, req.Location)
 	if err != nil {
 		return err
 	}
-	changes, err := s.predict(r.Context(), scope, req.Properties.Template, req.Properties.Parameters, dt.id, dt.name)
+	changes, err := e.predict(r.Context(), scope, req.Properties.Template, req.Properties.Parameters, dt.ID, dt.Name)
 	if err != nil {
 		return err
 	}
-	result, err := json.Marshal(map[string]any{"status": stateSucceeded, "properties": map[string]any{"changes": changes}})
+	result, err := json.Marshal(map[string]any{"status": armcore.StateSucceeded, "properties": map[string]any{"changes": changes}})
 	if err != nil {
 		return err
 	}
-	id := s.lockedUUID()
-	d := s.engine()
+	id := e.core.NewUUID()
+	d := e.engine()
 	d.mu.Lock()
 	d.whatIfs[id] = result
 	d.order = append(d.order, id)
@@ -52,32 +54,32 @@ func (s *Server) whatIf(w http.ResponseWriter, r *http.Request, t target, body [
 		d.order = d.order[1:]
 	}
 	d.mu.Unlock()
-	w.Header().Set("Location", followURL(r, dt.id, "whatIfResults", id))
+	w.Header().Set("Location", followURL(r, dt.ID, "whatIfResults", id))
 	w.Header().Set("Retry-After", "0")
 	w.WriteHeader(http.StatusAccepted)
 	return nil
 }
 
-func (s *Server) whatIfResult(w http.ResponseWriter, t target) error {
-	d := s.engine()
+func (e *Engine) whatIfResult(w http.ResponseWriter, t armpath.Target) error {
+	d := e.engine()
 	d.mu.Lock()
-	result := d.whatIfs[t.name]
+	result := d.whatIfs[t.Name]
 	d.mu.Unlock()
 	if result == nil {
-		return errorf(http.StatusNotFound, "OperationNotFound", "The what-if result '%s' was not found.", t.name)
+		return armcore.Errorf(http.StatusNotFound, "OperationNotFound", "The what-if result '%s' was not found.", t.Name)
 	}
-	writeRaw(w, http.StatusOK, result)
+	armcore.WriteRaw(w, http.StatusOK, result)
 	return nil
 }
 
 // predict lists the changes of one template at scope.
-func (s *Server) predict(ctx context.Context, scope deployScope, tmpl, params map[string]any, deploymentID, name string) ([]any, error) {
+func (e *Engine) predict(ctx context.Context, scope deployScope, tmpl, params map[string]any, deploymentID, name string) ([]any, error) {
 	p, err := prepare(tmpl, params, scope, deploymentID, name)
 	if err != nil {
 		return nil, err
 	}
 	p.env.reference = func(id, apiVersion string, full bool) (any, error) {
-		return s.reference(ctx, p, id, apiVersion, full)
+		return e.reference(ctx, p, id, apiVersion, full)
 	}
 	changes := []any{}
 	named := map[string]bool{}
@@ -94,23 +96,23 @@ func (s *Server) predict(ctx context.Context, scope deployScope, tmpl, params ma
 			innerParams, _ := props["parameters"].(map[string]any)
 			sc := r.scope
 			if sc.rg != "" {
-				sc.location, _ = s.groupLocation(sc)
+				sc.location, _ = e.groupLocation(sc)
 			}
-			more, err := s.predict(ctx, sc, inner, innerParams, r.id, r.name)
+			more, err := e.predict(ctx, sc, inner, innerParams, r.id, r.name)
 			if err != nil {
 				return nil, err
 			}
 			changes = append(changes, more...)
 			continue
 		}
-		named[key(r.id)] = true
+		named[armpath.Key(r.id)] = true
 		after := map[string]any{"id": r.id, "name": r.name[strings.LastIndexByte(r.name, '/')+1:], "type": r.typ, "apiVersion": r.apiVersion}
 		for k, v := range r.raw {
 			if !armtemplate.TemplateKey(k) {
 				after[k] = p.env.evalLenient(v)
 			}
 		}
-		rec := s.selfRequest(ctx, http.MethodGet, r.id, r.apiVersion, nil, "")
+		rec := e.selfRequest(ctx, http.MethodGet, r.id, r.apiVersion, nil, "")
 		switch {
 		case rec.Code == http.StatusNotFound:
 			changes = append(changes, map[string]any{"resourceId": r.id, "changeType": "Create", "after": after})
@@ -131,14 +133,12 @@ func (s *Server) predict(ctx context.Context, scope deployScope, tmpl, params ma
 		changes = append(changes, map[string]any{"resourceId": r.id, "changeType": kind, "before": before, "after": after, "delta": delta})
 	}
 	if scope.rg != "" {
-		s.mu.RLock()
 		var others []string
-		for c := range s.st.children[key(scope.id())] {
-			if rec := s.live(c); rec != nil && !named[c] {
-				others = append(others, rec.ID)
+		for _, id := range e.core.ChildrenOf(scope.id()) {
+			if !named[armpath.Key(id)] {
+				others = append(others, id)
 			}
 		}
-		s.mu.RUnlock()
 		sort.Strings(others)
 		for _, id := range others {
 			changes = append(changes, map[string]any{"resourceId": id, "changeType": "Ignore"})

@@ -1,4 +1,4 @@
-package emulator
+package providers
 
 import (
 	"crypto/sha256"
@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/azkcli/azk/internal/emulator/armcore"
+	"github.com/azkcli/azk/internal/emulator/armpath"
+	"github.com/azkcli/azk/internal/emulator/store"
 	"github.com/azkcli/azk/internal/registry"
 )
 
@@ -22,42 +25,57 @@ import (
 // generation: they are stable across reads and restarts, change on
 // regeneration, and are fake, so nothing secret is stored to serve them.
 
-func (s *Server) post(w http.ResponseWriter, r *http.Request, t target, body []byte) error {
-	action := t.typ[strings.LastIndexByte(t.typ, '/')+1:]
+// actions serves POST on a collection path: the resource actions the REST
+// specs define, and checkNameAvailability.
+type actions struct{ c *armcore.Core }
+
+// Route answers every POST on a collection path.
+func (a actions) Route(w http.ResponseWriter, r *http.Request, t armpath.Target, body []byte) (bool, error) {
+	if r.Method != http.MethodPost || t.Kind != armpath.Collection {
+		return false, nil
+	}
+	return true, a.post(w, r, t, body)
+}
+
+func (a actions) post(w http.ResponseWriter, r *http.Request, t armpath.Target, body []byte) error {
+	action := t.Type[strings.LastIndexByte(t.Type, '/')+1:]
 	if strings.EqualFold(action, "checkNameAvailability") {
-		return s.checkNameAvailability(w, t, body)
+		return a.checkNameAvailability(w, t, body)
 	}
-	if !t.parentIsResource {
-		return errorf(http.StatusNotFound, "InvalidResourceType", "The resource type '%s' could not be found.", t.typ)
+	if !t.ParentIsResource {
+		return armcore.Errorf(http.StatusNotFound, "InvalidResourceType", "The resource type '%s' could not be found.", t.Type)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pt, _ := parseTarget(t.parent)
-	if err := s.ancestors(pt, false); err != nil {
+	return a.c.Write(func(tx armcore.Tx) error { return act(tx, w, t, action) })
+}
+
+// act runs a resource action on the resource t's path is under.
+func act(tx armcore.Tx, w http.ResponseWriter, t armpath.Target, action string) error {
+	pt, _ := armpath.Parse(t.Parent)
+	if err := tx.Ancestors(pt, false); err != nil {
 		return err
 	}
-	k := key(t.parent)
-	rec := s.live(k)
+	k := armpath.Key(t.Parent)
+	rec := tx.Live(k)
 	if rec == nil {
-		return notFound(pt, pt.rg)
+		return armcore.NotFound(pt, pt.RG)
 	}
 	var shape *registry.Shape
 	found := false
-	if f := factsOf(rec.Type); f.arm != nil {
-		for _, a := range f.arm.Actions {
+	if arm := armcore.ARMType(rec.Type); arm != nil {
+		for _, a := range arm.Actions {
 			if strings.EqualFold(a.Name, action) {
 				shape, found = a.Output, true
 			}
 		}
 	}
 	if !found {
-		return errorf(http.StatusNotFound, "InvalidResourceType",
+		return armcore.Errorf(http.StatusNotFound, "InvalidResourceType",
 			"The resource type '%s/%s' could not be found: the REST specs define no action '%s' on '%s'.", rec.Type, action, action, rec.Type)
 	}
 	if strings.HasPrefix(strings.ToLower(action), "regenerate") {
 		next := *rec
 		next.KeyGeneration++
-		if err := s.st.putResource(k, &next); err != nil {
+		if err := tx.Store().PutResource(k, &next); err != nil {
 			return err
 		}
 		rec = &next
@@ -66,11 +84,11 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, t target, body []b
 		w.WriteHeader(http.StatusOK)
 		return nil
 	}
-	writeJSON(w, http.StatusOK, instantiate(shape, keySeed(rec), rec.Created.UTC().Format(time.RFC3339), "", 0))
+	armcore.WriteJSON(w, http.StatusOK, instantiate(shape, keySeed(rec), rec.Created.UTC().Format(time.RFC3339), "", 0))
 	return nil
 }
 
-func keySeed(rec *record) string {
+func keySeed(rec *store.Record) string {
 	return rec.ID + "\x00" + rec.Created.UTC().Format(time.RFC3339Nano) + "\x00" + strconv.Itoa(rec.KeyGeneration)
 }
 
@@ -115,40 +133,41 @@ func instantiate(shape *registry.Shape, seed, created, path string, item int) an
 
 // checkNameAvailability answers whether a name is taken by a stored (or
 // soft-deleted) resource of the type the request names.
-func (s *Server) checkNameAvailability(w http.ResponseWriter, t target, body []byte) error {
-	req, err := decodeObject(body)
+func (a actions) checkNameAvailability(w http.ResponseWriter, t armpath.Target, body []byte) error {
+	req, err := armcore.DecodeObject(body)
 	if err != nil {
 		return err
 	}
 	name, _ := req["name"].(string)
 	typ, _ := req["type"].(string)
 	if name == "" {
-		return errorf(http.StatusBadRequest, "InvalidRequestContent", "checkNameAvailability needs a 'name'.")
+		return armcore.Errorf(http.StatusBadRequest, "InvalidRequestContent", "checkNameAvailability needs a 'name'.")
 	}
 	if typ == "" {
-		typ = namespaceOf(t.typ)
+		typ = armpath.NamespaceOf(t.Type)
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
 	taken := false
-	for _, rec := range s.st.resources {
-		if s.live(key(rec.ID)) != nil && nameAndTypeMatch(rec, name, typ) {
-			taken = true
-			break
-		}
-	}
-	if !taken && isVault(typ) {
-		for _, rec := range s.st.vaults {
-			if strings.EqualFold(rec.ID[strings.LastIndexByte(rec.ID, '/')+1:], name) {
+	_ = a.c.Read(func(tx armcore.Tx) error {
+		for _, rec := range tx.Store().Resources() {
+			if tx.Live(armpath.Key(rec.ID)) != nil && nameAndTypeMatch(rec, name, typ) {
 				taken = true
+				break
 			}
 		}
-	}
+		if !taken && isVault(typ) {
+			for _, rec := range tx.Store().DeletedRecords() {
+				if strings.EqualFold(rec.ID[strings.LastIndexByte(rec.ID, '/')+1:], name) {
+					taken = true
+				}
+			}
+		}
+		return nil
+	})
 	if !taken {
-		writeJSON(w, http.StatusOK, map[string]any{"nameAvailable": true})
+		armcore.WriteJSON(w, http.StatusOK, map[string]any{"nameAvailable": true})
 		return nil
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	armcore.WriteJSON(w, http.StatusOK, map[string]any{
 		"nameAvailable": false, "reason": "AlreadyExists",
 		"message": fmt.Sprintf("The name '%s' is already in use.", name),
 	})
@@ -157,12 +176,12 @@ func (s *Server) checkNameAvailability(w http.ResponseWriter, t target, body []b
 
 // nameAndTypeMatch: the record is named name and is of type typ (or, when
 // typ is only a namespace, of any type in it).
-func nameAndTypeMatch(rec *record, name, typ string) bool {
+func nameAndTypeMatch(rec *store.Record, name, typ string) bool {
 	if !strings.EqualFold(rec.ID[strings.LastIndexByte(rec.ID, '/')+1:], name) {
 		return false
 	}
 	if strings.Contains(typ, "/") {
 		return strings.EqualFold(rec.Type, typ)
 	}
-	return strings.EqualFold(namespaceOf(rec.Type), typ)
+	return strings.EqualFold(armpath.NamespaceOf(rec.Type), typ)
 }

@@ -1,4 +1,4 @@
-package emulator
+package armcore
 
 import (
 	"bytes"
@@ -11,47 +11,49 @@ import (
 	"time"
 
 	"github.com/azkcli/azk/internal/armjson"
+	"github.com/azkcli/azk/internal/emulator/armpath"
+	"github.com/azkcli/azk/internal/emulator/store"
 )
 
-// embeddedCollection is a child collection that ARM keeps inside its parent's
+// EmbeddedCollection is a child collection that ARM keeps inside its parent's
 // body: the parent's GET lists the children there, and the parent's PUT
 // replaces them (children it does not name are deleted). The children stay
 // resources of their own, stored as such; the parent's stored body never
 // holds the collection, it is rendered from the children on every read.
-type embeddedCollection struct {
-	parentType string   // glob on the parent's resource type
-	path       []string // where the collection sits in the parent's body
-	childType  string   // the children's type segment, e.g. "subnets"
+type EmbeddedCollection struct {
+	ParentType string   // glob on the parent's resource type
+	Path       []string // where the collection sits in the parent's body
+	ChildType  string   // the children's type segment, e.g. "subnets"
 	// brief: items carry only name and properties (without
 	// provisioningState), as Compute embeds them; otherwise each item is the
 	// full child body, as Network embeds them.
-	brief bool
-	// inUseCode, when set, is the 400 error code ARM answers for removing a
+	Brief bool
+	// InUseCode, when set, is the 400 error code ARM answers for removing a
 	// child that another resource still refers to by ID.
-	inUseCode string
+	InUseCode string
 }
 
 // embeddedCollections are the collections the corpus recordings show
 // embedded in their parent's body.
-var embeddedCollections = []embeddedCollection{
-	{parentType: "Microsoft.Network/virtualNetworks", path: []string{"properties", "subnets"}, childType: "subnets", inUseCode: "InUseSubnetCannotBeDeleted"},
-	{parentType: "Microsoft.Network/networkSecurityGroups", path: []string{"properties", "securityRules"}, childType: "securityRules"},
-	{parentType: "Microsoft.Network/routeTables", path: []string{"properties", "routes"}, childType: "routes"},
-	{parentType: "Microsoft.Network/loadBalancers", path: []string{"properties", "inboundNatRules"}, childType: "inboundNatRules"},
-	{parentType: "Microsoft.Compute/virtualMachineScaleSets", path: []string{"properties", "virtualMachineProfile", "extensionProfile", "extensions"}, childType: "extensions", brief: true},
+var embeddedCollections = []EmbeddedCollection{
+	{ParentType: "Microsoft.Network/virtualNetworks", Path: []string{"properties", "subnets"}, ChildType: "subnets", InUseCode: "InUseSubnetCannotBeDeleted"},
+	{ParentType: "Microsoft.Network/networkSecurityGroups", Path: []string{"properties", "securityRules"}, ChildType: "securityRules"},
+	{ParentType: "Microsoft.Network/routeTables", Path: []string{"properties", "routes"}, ChildType: "routes"},
+	{ParentType: "Microsoft.Network/loadBalancers", Path: []string{"properties", "inboundNatRules"}, ChildType: "inboundNatRules"},
+	{ParentType: "Microsoft.Compute/virtualMachineScaleSets", Path: []string{"properties", "virtualMachineProfile", "extensionProfile", "extensions"}, ChildType: "extensions", Brief: true},
 }
 
 // collectionsByType caches collectionsOf: reads ask for every resource they render.
-var collectionsByType sync.Map // resource type -> []embeddedCollection
+var collectionsByType sync.Map // resource type -> []EmbeddedCollection
 
 // collectionsOf lists the embedded collections of resources of type typ.
-func collectionsOf(typ string) []embeddedCollection {
+func collectionsOf(typ string) []EmbeddedCollection {
 	if v, ok := collectionsByType.Load(typ); ok {
-		return v.([]embeddedCollection)
+		return v.([]EmbeddedCollection)
 	}
-	var out []embeddedCollection
+	var out []EmbeddedCollection
 	for _, c := range embeddedCollections {
-		if globMatch(c.parentType, typ) {
+		if armpath.GlobMatch(c.ParentType, typ) {
 			out = append(out, c)
 		}
 	}
@@ -59,28 +61,35 @@ func collectionsOf(typ string) []embeddedCollection {
 	return out
 }
 
+// EmbeddedCollections are the collections the corpus recordings show
+// embedded in their parent's body.
+func EmbeddedCollections() []EmbeddedCollection { return slices.Clone(embeddedCollections) }
+
+// CollectionsOf lists the embedded collections of resources of type typ.
+func CollectionsOf(typ string) []EmbeddedCollection { return slices.Clone(collectionsOf(typ)) }
+
 // embeddedCollectionOf returns the collection a child type belongs to, if any.
-func embeddedCollectionOf(childTyp string) (embeddedCollection, bool) {
+func embeddedCollectionOf(childTyp string) (EmbeddedCollection, bool) {
 	i := strings.LastIndexByte(childTyp, '/')
 	if i < 0 {
-		return embeddedCollection{}, false
+		return EmbeddedCollection{}, false
 	}
 	for _, c := range collectionsOf(childTyp[:i]) {
-		if strings.EqualFold(c.childType, childTyp[i+1:]) {
+		if strings.EqualFold(c.ChildType, childTyp[i+1:]) {
 			return c, true
 		}
 	}
-	return embeddedCollection{}, false
+	return EmbeddedCollection{}, false
 }
 
 // render is a record's body as clients read it now: view plus its embedded
 // collections, spliced into the stored bytes (which never hold them) rather
-// than decoded and encoded again, since reads are the hot path. Callers hold s.mu.
-func (s *Server) render(rec *record, now time.Time) []byte {
-	body := s.own(rec, now)
-	for _, c := range collectionsOf(rec.Type) {
-		items := s.embeddedItems(rec, c, now)
-		if next, ok := spliceJSON(body, c.path, items, string(items) != "[]" || filledAt(rec.Type, c.path)); ok {
+// than decoded and encoded again, since reads are the hot path. Callers hold c.mu.
+func (c *Core) render(rec *store.Record, now time.Time) []byte {
+	body := c.own(rec, now)
+	for _, col := range collectionsOf(rec.Type) {
+		items := c.embeddedItems(rec, col, now)
+		if next, ok := spliceJSON(body, col.Path, items, string(items) != "[]" || filledAt(rec.Type, col.Path)); ok {
 			body = next
 		}
 	}
@@ -89,11 +98,13 @@ func (s *Server) render(rec *record, now time.Time) []byte {
 
 // own is view plus the read-only back-references ARM lists in a resource
 // (a subnet's IP configurations).
-func (s *Server) own(rec *record, now time.Time) []byte {
-	body := view(rec, now)
-	if ipc := s.subnetIPConfigurations(rec); ipc != nil {
-		if next, ok := spliceJSON(body, []string{"properties", "ipConfigurations"}, ipc, true); ok {
-			body = next
+func (c *Core) own(rec *store.Record, now time.Time) []byte {
+	body := View(rec, now)
+	for _, br := range c.hooks.backRefs {
+		if path, v := br.BackReferences(Tx{c}, rec); v != nil {
+			if next, ok := spliceJSON(body, path, v, true); ok {
+				body = next
+			}
 		}
 	}
 	return body
@@ -223,11 +234,11 @@ func skipValue(b []byte, i int) int {
 
 // embeddedItems is the JSON array of the live children of rec in collection c, oldest first
 // (children created by one parent PUT keep the order of its body).
-func (s *Server) embeddedItems(rec *record, c embeddedCollection, now time.Time) []byte {
-	typ := rec.Type + "/" + c.childType
-	var kids []*record
-	for k := range s.st.children[key(rec.ID)] {
-		if kid := s.live(k); kid != nil && strings.EqualFold(kid.Type, typ) {
+func (c *Core) embeddedItems(rec *store.Record, col EmbeddedCollection, now time.Time) []byte {
+	typ := rec.Type + "/" + col.ChildType
+	var kids []*store.Record
+	for k := range c.st.Children(armpath.Key(rec.ID)) {
+		if kid := c.live(k); kid != nil && strings.EqualFold(kid.Type, typ) {
 			kids = append(kids, kid)
 		}
 	}
@@ -235,13 +246,13 @@ func (s *Server) embeddedItems(rec *record, c embeddedCollection, now time.Time)
 		if !kids[i].Created.Equal(kids[j].Created) {
 			return kids[i].Created.Before(kids[j].Created)
 		}
-		return key(kids[i].ID) < key(kids[j].ID)
+		return armpath.Key(kids[i].ID) < armpath.Key(kids[j].ID)
 	})
 	items := []byte{'['}
 	for _, kid := range kids {
-		body := s.own(kid, now)
-		if c.brief {
-			m, err := decodeObject(body)
+		body := c.own(kid, now)
+		if col.Brief {
+			m, err := DecodeObject(body)
 			if err != nil {
 				continue
 			}
@@ -276,40 +287,40 @@ type childChanges struct {
 // nothing stored, so that a refused request leaves no trace. A PATCH that
 // does not name a collection leaves it alone; a PUT that does not name one
 // empties it, as ARM does.
-func (s *Server) planChildren(parentID, parentType string, req map[string]any, patch bool) (childChanges, error) {
+func (c *Core) planChildren(parentID, parentType string, req map[string]any, patch bool) (childChanges, error) {
 	var ch childChanges
-	for _, c := range collectionsOf(parentType) {
-		v, present := armjson.Lookup(req, c.path)
+	for _, col := range collectionsOf(parentType) {
+		v, present := armjson.Lookup(req, col.Path)
 		if !present && patch {
 			continue
 		}
-		dropPath(req, c.path)
-		field := strings.Join(c.path, ".")
+		dropPath(req, col.Path)
+		field := strings.Join(col.Path, ".")
 		list, ok := v.([]any)
 		if v != nil && !ok {
-			return ch, errorf(http.StatusBadRequest, "InvalidRequestFormat", "Cannot parse the request: '%s' must be an array.", field)
+			return ch, Errorf(http.StatusBadRequest, "InvalidRequestFormat", "Cannot parse the request: '%s' must be an array.", field)
 		}
-		childTyp := parentType + "/" + c.childType
+		childTyp := parentType + "/" + col.ChildType
 		named := map[string]bool{}
 		for i, item := range list {
 			m, _ := item.(map[string]any)
 			name, _ := m["name"].(string)
 			if name == "" || strings.Contains(name, "/") {
-				return ch, errorf(http.StatusBadRequest, "InvalidRequestFormat", "Cannot parse the request: '%s[%d]' needs a name without '/'.", field, i)
+				return ch, Errorf(http.StatusBadRequest, "InvalidRequestFormat", "Cannot parse the request: '%s[%d]' needs a name without '/'.", field, i)
 			}
 			if named[strings.ToLower(name)] {
-				return ch, errorf(http.StatusBadRequest, "InvalidRequestFormat", "Cannot parse the request: '%s' names '%s' twice.", field, name)
+				return ch, Errorf(http.StatusBadRequest, "InvalidRequestFormat", "Cannot parse the request: '%s' names '%s' twice.", field, name)
 			}
 			named[strings.ToLower(name)] = true
-			ch.writes = append(ch.writes, childWrite{id: parentID + "/" + c.childType + "/" + name, typ: childTyp, body: m})
+			ch.writes = append(ch.writes, childWrite{id: parentID + "/" + col.ChildType + "/" + name, typ: childTyp, body: m})
 		}
 		var removes []string
-		for k := range s.st.children[key(parentID)] {
-			kid := s.live(k)
+		for k := range c.st.Children(armpath.Key(parentID)) {
+			kid := c.live(k)
 			if kid == nil || !strings.EqualFold(kid.Type, childTyp) || named[strings.ToLower(kid.ID[strings.LastIndexByte(kid.ID, '/')+1:])] {
 				continue
 			}
-			if err := s.inUse(kid, c); err != nil {
+			if err := c.inUse(kid, col); err != nil {
 				return ch, err
 			}
 			removes = append(removes, k)
@@ -322,24 +333,24 @@ func (s *Server) planChildren(parentID, parentType string, req map[string]any, p
 
 // applyChildren stores what planChildren decided. Written children share the
 // parent's operation (p, nil when synchronous) and are created in body order.
-func (s *Server) applyChildren(ch childChanges, parentKey string, now time.Time, state string, p *pending) error {
+func (c *Core) applyChildren(ch childChanges, parentKey string, now time.Time, state string, p *store.Pending) error {
 	for _, k := range ch.removes {
-		if err := s.removeSubtreeLocked(k, now); err != nil {
+		if err := c.removeSubtreeLocked(k, now); err != nil {
 			return err
 		}
 	}
 	for i, w := range ch.writes {
-		k := key(w.id)
-		existing := s.live(k)
+		k := armpath.Key(w.id)
+		existing := c.live(k)
 		// A nanosecond apart, so that reads list new children in body order.
-		rec := &record{ID: w.id, Type: w.typ, Parent: parentKey, Created: now.Add(time.Duration(i))}
+		rec := &store.Record{ID: w.id, Type: w.typ, Parent: parentKey, Created: now.Add(time.Duration(i))}
 		var prev map[string]any
 		if existing != nil {
 			rec.ID, rec.Type, rec.Created = existing.ID, existing.Type, existing.Created
 			_ = json.Unmarshal(existing.Body, &prev)
 		}
-		rec.ETag = `W/"` + s.newUUID() + `"`
-		body, err := json.Marshal(s.buildBody(rec, w.body, prev, now, state))
+		rec.ETag = `W/"` + c.newUUID() + `"`
+		body, err := json.Marshal(c.buildBody(rec, w.body, prev, now, state))
 		if err != nil {
 			return err
 		}
@@ -347,11 +358,11 @@ func (s *Server) applyChildren(ch childChanges, parentKey string, now time.Time,
 		if p != nil {
 			childPending := *p
 			if existing != nil {
-				childPending.State = stateUpdating
+				childPending.State = StateUpdating
 			}
 			rec.Pending = &childPending
 		}
-		if err := s.st.putResource(k, rec); err != nil {
+		if err := c.st.PutResource(k, rec); err != nil {
 			return err
 		}
 	}
@@ -362,11 +373,11 @@ func (s *Server) applyChildren(ch childChanges, parentKey string, now time.Time,
 // collection with an inUseCode and a resource outside the subtree refers to
 // it, as ARM refuses to delete a virtual network whose subnet a network
 // interface is in.
-func (s *Server) subtreeInUse(k string) error {
-	for _, c := range s.subtree(k) {
-		rec := s.st.resources[c]
+func (c *Core) subtreeInUse(k string) error {
+	for _, sk := range c.subtree(k) {
+		rec := c.st.Resource(sk)
 		if col, ok := embeddedCollectionOf(rec.Type); ok {
-			if err := s.inUseOutside(rec, col, k); err != nil {
+			if err := c.inUseOutside(rec, col, k); err != nil {
 				return err
 			}
 		}
@@ -377,22 +388,22 @@ func (s *Server) subtreeInUse(k string) error {
 // inUse refuses to remove a child of a collection with an inUseCode while
 // another stored resource refers to it by ID, as ARM refuses to delete a
 // subnet a network interface's IP configuration is in.
-func (s *Server) inUse(kid *record, c embeddedCollection) error {
-	return s.inUseOutside(kid, c, key(kid.ID))
+func (c *Core) inUse(kid *store.Record, col EmbeddedCollection) error {
+	return c.inUseOutside(kid, col, armpath.Key(kid.ID))
 }
 
 // inUseOutside is inUse, counting only referrers outside the subtree at root.
-func (s *Server) inUseOutside(kid *record, c embeddedCollection, root string) error {
-	if c.inUseCode == "" {
+func (c *Core) inUseOutside(kid *store.Record, col EmbeddedCollection, root string) error {
+	if col.InUseCode == "" {
 		return nil
 	}
 	quoted := []byte(`"` + strings.ToLower(kid.ID))
-	own := key(kid.ID)
-	for k, rec := range s.st.resources {
+	own := armpath.Key(kid.ID)
+	for k, rec := range c.st.Resources() {
 		if k == own || k == kid.Parent || k == root || strings.HasPrefix(k, own+"/") || strings.HasPrefix(k, root+"/") || !containsIDFold(rec.Body, quoted) {
 			continue
 		}
-		return errorf(http.StatusBadRequest, c.inUseCode,
+		return Errorf(http.StatusBadRequest, col.InUseCode,
 			"%s %s is in use by %s and cannot be deleted. In order to delete it, delete all the resources that refer to it.",
 			kid.Type[strings.LastIndexByte(kid.Type, '/')+1:], kid.ID[strings.LastIndexByte(kid.ID, '/')+1:], rec.ID)
 	}

@@ -1,4 +1,9 @@
-package emulator
+// Package store holds the emulator's state: the resources, the
+// soft-deleted resources and the long-running operations, in memory and,
+// with a folder, in a checksummed journal and snapshot under an exclusive
+// lock. It knows records and keys, not ARM: what a record means is the
+// layers' above. It is the lowest layer beside armpath.
+package store
 
 import (
 	"bufio"
@@ -8,13 +13,15 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"iter"
+	"maps"
 	"os"
 	"path/filepath"
 	"time"
 )
 
-// record is one stored resource (or soft-deleted key vault).
-type record struct {
+// Record is one stored resource (or soft-deleted key vault).
+type Record struct {
 	ID   string `json:"id"`
 	Type string `json:"type"`
 	// Parent is the key of the containing subscription, resource group or resource.
@@ -23,34 +30,40 @@ type record struct {
 	Body    json.RawMessage `json:"body"`
 	ETag    string          `json:"etag,omitempty"`
 	Created time.Time       `json:"created"`
-	Pending *pending        `json:"pending,omitempty"`
+	Pending *Pending        `json:"pending,omitempty"`
 	// Vault is, for a soft-deleted key vault, the vault's body for recovery.
 	Vault json.RawMessage `json:"vault,omitempty"`
 	// KeyGeneration counts the regenerate actions, from which the keys that
-	// list actions answer are derived (see actions.go).
+	// list actions answer are derived.
 	KeyGeneration int `json:"keyGen,omitempty"`
 }
 
-// pending is a long-running operation still running on a record.
-type pending struct {
+// Pending is a long-running operation still running on a record.
+type Pending struct {
 	Op    string    `json:"op"`
 	State string    `json:"state"` // Creating, Updating or Deleting
 	Start time.Time `json:"start"`
 	Until time.Time `json:"until"`
 }
 
-// operation is the pollable status of a long-running request.
-type operation struct {
+// Operation is the pollable status of a long-running request.
+type Operation struct {
 	ID       string `json:"id"`
 	Resource string `json:"resource"`
 	// Method is PUT for a write, whose result URL answers the resource once done.
-	Method     string    `json:"method,omitempty"`
-	APIVersion string    `json:"apiVersion"`
-	Start      time.Time `json:"start"`
-	Until      time.Time `json:"until"`
-	Error      *armError `json:"error,omitempty"`
-	// Hints are the Retry-After its answers give (see opTiming); nil answers the time left.
+	Method     string          `json:"method,omitempty"`
+	APIVersion string          `json:"apiVersion"`
+	Start      time.Time       `json:"start"`
+	Until      time.Time       `json:"until"`
+	Error      *OperationError `json:"error,omitempty"`
+	// Hints are the Retry-After its answers give (see armcore's timing); nil answers the time left.
 	Hints []time.Duration `json:"hints,omitempty"`
+}
+
+// OperationError is the ARM error a failed operation ends with.
+type OperationError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 // journalEntry is one line of the state files: a record or operation set or
@@ -58,8 +71,8 @@ type operation struct {
 type journalEntry struct {
 	Table string     `json:"t"` // "r" resources, "v" deleted vaults, "o" operations
 	Key   string     `json:"k"`
-	Rec   *record    `json:"r,omitempty"`
-	Op    *operation `json:"o,omitempty"`
+	Rec   *Record    `json:"r,omitempty"`
+	Op    *Operation `json:"o,omitempty"`
 }
 
 const (
@@ -68,7 +81,8 @@ const (
 	tableOps       = "o"
 
 	snapshotFile = "state.snapshot"
-	journalFile  = "state.journal"
+	// JournalFile is the journal's name in the state folder.
+	JournalFile = "state.journal"
 	// compactAfter is the least number of journal lines before the journal is
 	// folded into a new snapshot; compaction also waits for the journal to
 	// outgrow the live state, so rewrites stay amortised O(1) per write.
@@ -77,7 +91,15 @@ const (
 	keepOperations = time.Hour
 )
 
-// store holds the state in memory and, when dir is set, mirrors each change
+// Index keeps a view derived from the resources current (such as which
+// network interfaces are in a subnet): Update is called with the old and
+// the new record of a key (either nil) before every change, including those
+// replayed at start.
+type Index interface {
+	Update(old, rec *Record)
+}
+
+// Store holds the state in memory and, when dir is set, mirrors each change
 // as a checksummed line appended to a journal. On start the snapshot is read
 // and the journal replayed; a line that fails its checksum is skipped and
 // reported, the lines after it still count, and only an unterminated last
@@ -85,7 +107,7 @@ const (
 // file, syncs it and renames it over the old one, then empties the journal;
 // replaying an old journal over a new snapshot is harmless because every line
 // sets the final value of one key. Callers serialise access.
-type store struct {
+type Store struct {
 	dir      string
 	lock     *os.File
 	journal  *os.File
@@ -93,26 +115,27 @@ type store struct {
 	// warnings report damaged lines found at start.
 	warnings []string
 
-	resources map[string]*record
+	resources map[string]*Record
 	children  map[string]map[string]struct{} // parent key -> child keys
-	vaults    map[string]*record
-	ops       map[string]*operation
-	// subnetUsers indexes, per subnet key, the IP configurations of network
-	// interfaces in it (network.go).
-	subnetUsers map[string]map[string]struct{}
+	// deleted are soft-deleted resources (key vaults), kept apart from the
+	// live ones; the journal calls their table "v".
+	deleted map[string]*Record
+	ops     map[string]*Operation
+	indexes []Index
 	// loaded counts the lines read at start, to vary generated IDs across restarts.
 	loaded int
 }
 
-func newStore(dir string) (*store, error) {
-	st := &store{
+// Open opens (or creates) the state in dir, keeping indexes current from
+// the first replayed line on; an empty dir keeps the state in memory only.
+func Open(dir string, indexes ...Index) (*Store, error) {
+	st := &Store{
 		dir:       dir,
-		resources: map[string]*record{},
+		resources: map[string]*Record{},
 		children:  map[string]map[string]struct{}{},
-		vaults:    map[string]*record{},
-		ops:       map[string]*operation{},
-
-		subnetUsers: map[string]map[string]struct{}{},
+		deleted:   map[string]*Record{},
+		ops:       map[string]*Operation{},
+		indexes:   indexes,
 	}
 	if dir == "" {
 		return st, nil
@@ -126,7 +149,7 @@ func newStore(dir string) (*store, error) {
 	}
 	st.lock = lock
 	if err := st.load(); err != nil {
-		st.close()
+		st.Close()
 		return nil, err
 	}
 	return st, nil
@@ -134,7 +157,7 @@ func newStore(dir string) (*store, error) {
 
 // load reads the snapshot and replays the journal, leaving the journal open
 // for appending after its last complete line.
-func (st *store) load() error {
+func (st *Store) load() error {
 	snap := filepath.Join(st.dir, snapshotFile)
 	if f, err := os.Open(snap); err == nil {
 		_, err := st.replay(f, snap)
@@ -145,7 +168,7 @@ func (st *store) load() error {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	jpath := filepath.Join(st.dir, journalFile)
+	jpath := filepath.Join(st.dir, JournalFile)
 	j, err := os.OpenFile(jpath, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
@@ -165,11 +188,15 @@ func (st *store) load() error {
 
 // Warnings reports the damaged lines of the state files found at start;
 // each was skipped and the rest of the state loaded.
-func (s *Server) Warnings() []string { return append([]string(nil), s.st.warnings...) }
+func (st *Store) Warnings() []string { return append([]string(nil), st.warnings...) }
+
+// Loaded counts the lines read at start, so that generated IDs can vary
+// across restarts.
+func (st *Store) Loaded() int { return st.loaded }
 
 // replay applies every good line of r, skipping and reporting damaged ones;
 // it returns the offset after the last complete line.
-func (st *store) replay(r io.Reader, name string) (end int64, err error) {
+func (st *Store) replay(r io.Reader, name string) (end int64, err error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
@@ -223,10 +250,12 @@ func decodeLine(line []byte) (journalEntry, bool) {
 }
 
 // apply changes memory only.
-func (st *store) apply(e journalEntry) {
+func (st *Store) apply(e journalEntry) {
 	switch e.Table {
 	case tableResources:
-		st.indexSubnetUsers(st.resources[e.Key], e.Rec)
+		for _, ix := range st.indexes {
+			ix.Update(st.resources[e.Key], e.Rec)
+		}
 		if old := st.resources[e.Key]; old != nil {
 			delete(st.children[old.Parent], e.Key)
 			if len(st.children[old.Parent]) == 0 {
@@ -245,9 +274,9 @@ func (st *store) apply(e journalEntry) {
 		}
 	case tableVaults:
 		if e.Rec == nil {
-			delete(st.vaults, e.Key)
+			delete(st.deleted, e.Key)
 		} else {
-			st.vaults[e.Key] = e.Rec
+			st.deleted[e.Key] = e.Rec
 		}
 	case tableOps:
 		if e.Op == nil {
@@ -259,7 +288,7 @@ func (st *store) apply(e journalEntry) {
 }
 
 // commit applies e and appends it to the journal.
-func (st *store) commit(e journalEntry) error {
+func (st *Store) commit(e journalEntry) error {
 	if st.journal != nil {
 		line, err := encodeLine(e)
 		if err != nil {
@@ -274,37 +303,61 @@ func (st *store) commit(e journalEntry) error {
 	return nil
 }
 
-func (st *store) putResource(k string, r *record) error {
+// Resource is the record under key k, or nil.
+func (st *Store) Resource(k string) *Record { return st.resources[k] }
+
+// Resources yields every resource record by key, in no order.
+func (st *Store) Resources() iter.Seq2[string, *Record] { return maps.All(st.resources) }
+
+// Children yields the keys of the records whose Parent is k, in no order.
+func (st *Store) Children(k string) iter.Seq[string] { return maps.Keys(st.children[k]) }
+
+// PutResource sets the record under key k.
+func (st *Store) PutResource(k string, r *Record) error {
 	return st.commit(journalEntry{Table: tableResources, Key: k, Rec: r})
 }
 
-func (st *store) deleteResource(k string) error {
+// DeleteResource removes the record under key k.
+func (st *Store) DeleteResource(k string) error {
 	return st.commit(journalEntry{Table: tableResources, Key: k})
 }
 
-func (st *store) putVault(k string, r *record) error {
+// Deleted is the soft-deleted record under key k, or nil.
+func (st *Store) Deleted(k string) *Record { return st.deleted[k] }
+
+// DeletedRecords yields every soft-deleted record by key, in no order.
+func (st *Store) DeletedRecords() iter.Seq2[string, *Record] { return maps.All(st.deleted) }
+
+// PutDeleted sets the soft-deleted record under key k.
+func (st *Store) PutDeleted(k string, r *Record) error {
 	return st.commit(journalEntry{Table: tableVaults, Key: k, Rec: r})
 }
 
-func (st *store) deleteVault(k string) error {
+// Purge removes the soft-deleted record under key k.
+func (st *Store) Purge(k string) error {
 	return st.commit(journalEntry{Table: tableVaults, Key: k})
 }
 
-func (st *store) putOp(op *operation) error {
+// Op is the operation of ID id (lower-cased), or nil.
+func (st *Store) Op(id string) *Operation { return st.ops[id] }
+
+// PutOp sets an operation.
+func (st *Store) PutOp(op *Operation) error {
 	return st.commit(journalEntry{Table: tableOps, Key: op.ID, Op: op})
 }
 
-// maybeCompact folds the journal into a new snapshot when it has grown past
+// MaybeCompact folds the journal into a new snapshot when it has grown past
 // both compactAfter lines and twice the live state.
-func (st *store) maybeCompact(now time.Time) error {
-	live := len(st.resources) + len(st.vaults) + len(st.ops)
+func (st *Store) MaybeCompact(now time.Time) error {
+	live := len(st.resources) + len(st.deleted) + len(st.ops)
 	if st.journal == nil || st.journalN < compactAfter || st.journalN < 2*live {
 		return nil
 	}
-	return st.compact(now)
+	return st.Compact(now)
 }
 
-func (st *store) compact(now time.Time) error {
+// Compact folds the journal into a new snapshot and empties it.
+func (st *Store) Compact(now time.Time) error {
 	for id, op := range st.ops {
 		if now.Sub(op.Until) > keepOperations {
 			delete(st.ops, id)
@@ -330,7 +383,7 @@ func (st *store) compact(now time.Time) error {
 			break
 		}
 	}
-	for k, r := range st.vaults {
+	for k, r := range st.deleted {
 		if err == nil {
 			err = write(journalEntry{Table: tableVaults, Key: k, Rec: r})
 		}
@@ -378,8 +431,8 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// close syncs the journal to disk and releases the folder.
-func (st *store) close() error {
+// Close syncs the journal to disk and releases the folder.
+func (st *Store) Close() error {
 	var err error
 	if st.journal != nil {
 		err = st.journal.Sync()

@@ -1,4 +1,4 @@
-package emulator
+package deploy
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/azkcli/azk/internal/deployment/armtemplate"
+	"github.com/azkcli/azk/internal/emulator/armcore"
+	"github.com/azkcli/azk/internal/emulator/armpath"
 )
 
 // This file evaluates ARM template expressions: the subset deployment
@@ -473,14 +475,14 @@ func (env *exprEnv) call(name string, args []any) (any, error) {
 		if env.scope.rg == "" {
 			return nil, exprErrorf("the template function 'resourceGroup' is not expected at this location: the deployment is not at resource group scope")
 		}
-		return map[string]any{"id": env.scope.id(), "name": env.scope.rg, "type": typeResourceGroup, "location": env.scope.location}, nil
+		return map[string]any{"id": env.scope.id(), "name": env.scope.rg, "type": armpath.TypeResourceGroup, "location": env.scope.location}, nil
 	case "subscription":
 		if env.scope.sub == "" {
 			return nil, exprErrorf("the template function 'subscription' is not expected at this location: the deployment is at tenant scope")
 		}
-		return map[string]any{"id": "/subscriptions/" + env.scope.sub, "subscriptionId": env.scope.sub, "tenantId": Tenant, "displayName": "Emulated subscription"}, nil
+		return map[string]any{"id": "/subscriptions/" + env.scope.sub, "subscriptionId": env.scope.sub, "tenantId": armcore.Tenant, "displayName": "Emulated subscription"}, nil
 	case "tenant":
-		return map[string]any{"tenantId": Tenant}, nil
+		return map[string]any{"tenantId": armcore.Tenant}, nil
 	case "resourceid", "subscriptionresourceid", "tenantresourceid":
 		return env.resourceID(name, args)
 	case "extensionresourceid":
@@ -574,7 +576,7 @@ func typedID(scope string, typeAndNames []any) (string, error) {
 	if len(segs) < 2 || len(segs)-1 != len(names) {
 		return "", exprErrorf("unable to evaluate template language function 'resourceId': the type '%s' requires %d resource name argument(s)", typ, len(segs)-1)
 	}
-	if strings.EqualFold(typ, typeResourceGroup) && strings.HasPrefix(scope, "/subscriptions/") && !strings.Contains(scope, "/providers/") {
+	if strings.EqualFold(typ, armpath.TypeResourceGroup) && strings.HasPrefix(scope, "/subscriptions/") && !strings.Contains(scope, "/providers/") {
 		return scope + "/resourceGroups/" + exprString(names[0]), nil
 	}
 	var b strings.Builder

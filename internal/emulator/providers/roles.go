@@ -1,4 +1,4 @@
-package emulator
+package providers
 
 import (
 	"encoding/json"
@@ -6,6 +6,10 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/azkcli/azk/internal/emulator/armcore"
+	"github.com/azkcli/azk/internal/emulator/armpath"
+	"github.com/azkcli/azk/internal/emulator/store"
 )
 
 // builtInRole is a well-known Azure built-in role with its public GUID.
@@ -76,32 +80,44 @@ func (r builtInRole) body(scope string) map[string]any {
 	}
 }
 
-// getRoleDefinitions lists built-in roles at any scope, optionally filtered by
-// "roleName eq '...'", or reads one by GUID. Role definitions a client PUT are
-// served by the generic store.
-func (s *Server) getRoleDefinitions(w http.ResponseWriter, r *http.Request, t target) error {
-	scope := t.parent
-	if t.kind == targetResource {
+// roles is the Microsoft.Authorization behaviour: ARM's built-in role definitions.
+type roles struct{ c *armcore.Core }
+
+// Route answers GET of role definitions: it lists built-in roles at any
+// scope, optionally filtered by "roleName eq '...'", or reads one by GUID.
+// Role definitions a client PUT are served by the generic store.
+func (ro roles) Route(w http.ResponseWriter, r *http.Request, t armpath.Target, _ []byte) (bool, error) {
+	if !strings.EqualFold(t.Type, "microsoft.authorization/roledefinitions") || r.Method != http.MethodGet {
+		return false, nil
+	}
+	return true, ro.get(w, r, t)
+}
+
+func (ro roles) get(w http.ResponseWriter, r *http.Request, t armpath.Target) error {
+	scope := t.Parent
+	if t.Kind == armpath.Resource {
 		for _, role := range builtInRoles {
-			if strings.EqualFold(role.guid, t.name) {
-				writeJSON(w, http.StatusOK, role.body(scope))
+			if strings.EqualFold(role.guid, t.Name) {
+				armcore.WriteJSON(w, http.StatusOK, role.body(scope))
 				return nil
 			}
 		}
-		s.mu.RLock()
-		rec := s.live(key(t.id))
-		s.mu.RUnlock()
+		var rec *store.Record
+		_ = ro.c.Read(func(tx armcore.Tx) error {
+			rec = tx.Live(armpath.Key(t.ID))
+			return nil
+		})
 		if rec == nil {
-			return errorf(http.StatusNotFound, "RoleDefinitionDoesNotExist", "The specified role definition with ID '%s' does not exist.", t.name)
+			return armcore.Errorf(http.StatusNotFound, "RoleDefinitionDoesNotExist", "The specified role definition with ID '%s' does not exist.", t.Name)
 		}
-		writeRaw(w, http.StatusOK, view(rec, time.Now()))
+		armcore.WriteRaw(w, http.StatusOK, armcore.View(rec, time.Now()))
 		return nil
 	}
 	want := ""
 	if f := r.URL.Query().Get("$filter"); f != "" {
 		m := roleNameFilter.FindStringSubmatch(f)
 		if m == nil {
-			return errorf(http.StatusBadRequest, "InvalidFilter", "The filter '%s' is not supported; use roleName eq 'name'.", f)
+			return armcore.Errorf(http.StatusBadRequest, "InvalidFilter", "The filter '%s' is not supported; use roleName eq 'name'.", f)
 		}
 		want = strings.ReplaceAll(m[1], "''", "'")
 	}
@@ -116,6 +132,6 @@ func (s *Server) getRoleDefinitions(w http.ResponseWriter, r *http.Request, t ta
 		}
 		items = append(items, b)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"value": items})
+	armcore.WriteJSON(w, http.StatusOK, map[string]any{"value": items})
 	return nil
 }

@@ -1,12 +1,25 @@
-package emulator
+package armcore
 
 import (
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/azkcli/azk/internal/emulator/armpath"
+	"github.com/azkcli/azk/internal/emulator/store"
 	"github.com/azkcli/azk/internal/registry"
 )
+
+// LRORule makes operations on resource types matching Type (a case-insensitive
+// glob where "*" matches anything, e.g. "Microsoft.Network/*") long-running.
+// A zero duration leaves that verb synchronous.
+type LRORule struct {
+	Type string `json:"type"`
+	// Write is how long a PUT or PATCH stays in progress.
+	Write time.Duration `json:"write,omitempty"`
+	// Delete is how long a DELETE stays in progress.
+	Delete time.Duration `json:"delete,omitempty"`
+}
 
 // opTiming is how long an operation lasts and what its answers hint.
 type opTiming struct {
@@ -24,18 +37,19 @@ const (
 	opDelete = registry.OpDelete
 )
 
-func (o Options) compression() float64 { return max(o.TimeCompression, 1) }
+// Compression is how many times faster than real time the core runs.
+func (o Config) Compression() float64 { return max(o.TimeCompression, 1) }
 
 // compress shortens a real-Azure duration to the emulator's time.
-func (o Options) compress(d time.Duration) time.Duration {
-	return time.Duration(float64(d) / o.compression())
+func (o Config) compress(d time.Duration) time.Duration {
+	return time.Duration(float64(d) / o.Compression())
 }
 
 // timingFor is the timing of an operation on a type: an LRO rule's when one
 // matches, else with RecordedTiming the recordings', else none.
-func (o Options) timingFor(typ string, kind registry.Op) opTiming {
+func (o Config) timingFor(typ string, kind registry.Op) opTiming {
 	for _, r := range o.LRO {
-		if globMatch(r.Type, typ) {
+		if armpath.GlobMatch(r.Type, typ) {
 			d := r.Write
 			if kind == opDelete {
 				d = r.Delete
@@ -67,7 +81,7 @@ func (o Options) timingFor(typ string, kind registry.Op) opTiming {
 // hintAt is the Retry-After of an answer about op at now: with recorded
 // hints, the one of the answer a client honouring them would be at (a hint
 // of 0 counts as the SDKs' default wait); else the time left.
-func (s *Server) hintAt(op *operation, now time.Time) (time.Duration, bool) {
+func (c *Core) hintAt(op *store.Operation, now time.Time) (time.Duration, bool) {
 	if op.Hints == nil {
 		return op.Until.Sub(now), true
 	}
@@ -76,7 +90,7 @@ func (s *Server) hintAt(op *operation, now time.Time) (time.Duration, bool) {
 	for ; i < len(op.Hints)-1; i++ {
 		wait := op.Hints[i]
 		if wait == 0 {
-			wait = s.opts.compress(registry.UnhintedPollSeconds * time.Second)
+			wait = c.cfg.compress(registry.UnhintedPollSeconds * time.Second)
 		}
 		if at+wait > elapsed {
 			break
@@ -91,17 +105,17 @@ func (s *Server) hintAt(op *operation, now time.Time) (time.Duration, bool) {
 // A wait that is not whole seconds (compressed time, the sub-second
 // operations of tests) is also given as retry-after-ms, which the Azure SDKs
 // read first.
-func (s *Server) setRetryAfter(h http.Header, d time.Duration) {
+func (c *Core) setRetryAfter(h http.Header, d time.Duration) {
 	d = max(d, 0)
 	h.Set("Retry-After", strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10))
-	if s.opts.compression() > 1 || d%time.Second != 0 {
+	if c.cfg.Compression() > 1 || d%time.Second != 0 {
 		h.Set("retry-after-ms", strconv.FormatInt(max(d.Milliseconds(), 0), 10))
 	}
 }
 
 // answerHint sets the Retry-After of an answer about a running op, if any.
-func (s *Server) answerHint(h http.Header, op *operation, now time.Time) {
-	if d, ok := s.hintAt(op, now); ok {
-		s.setRetryAfter(h, d)
+func (c *Core) answerHint(h http.Header, op *store.Operation, now time.Time) {
+	if d, ok := c.hintAt(op, now); ok {
+		c.setRetryAfter(h, d)
 	}
 }

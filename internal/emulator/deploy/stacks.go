@@ -1,4 +1,4 @@
-package emulator
+package deploy
 
 import (
 	"context"
@@ -7,6 +7,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/azkcli/azk/internal/emulator/armcore"
+	"github.com/azkcli/azk/internal/emulator/armpath"
 )
 
 // stack is a deployment stack: a deployment whose resources the stack
@@ -34,54 +37,54 @@ type stack struct {
 }
 
 type stackFailure struct {
-	ID    string    `json:"id"`
-	Error *armError `json:"error"`
+	ID    string         `json:"id"`
+	Error *armcore.Error `json:"error"`
 }
 
 func stackTerminal(state string) bool {
 	return state == "succeeded" || state == "failed" || state == "canceled"
 }
 
-func (s *Server) serveStacks(w http.ResponseWriter, r *http.Request, t target, body []byte) error {
-	lt := strings.ToLower(t.typ)
+func (e *Engine) serveStacks(w http.ResponseWriter, r *http.Request, t armpath.Target, body []byte) error {
+	lt := strings.ToLower(t.Type)
 	switch {
-	case lt == typeStacks && t.kind == targetResource && r.Method == http.MethodPut:
-		return s.putStack(w, r, t, body)
-	case lt == typeStacks && t.kind == targetResource && (r.Method == http.MethodGet || r.Method == http.MethodHead):
-		d := s.engine()
+	case lt == typeStacks && t.Kind == armpath.Resource && r.Method == http.MethodPut:
+		return e.putStack(w, r, t, body)
+	case lt == typeStacks && t.Kind == armpath.Resource && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+		d := e.engine()
 		d.mu.Lock()
 		defer d.mu.Unlock()
-		st := d.stacks[key(t.id)]
+		st := d.stacks[armpath.Key(t.ID)]
 		if st == nil {
-			return errorf(http.StatusNotFound, "DeploymentStackNotFound", "The deployment stack '%s' could not be found.", t.name)
+			return armcore.Errorf(http.StatusNotFound, "DeploymentStackNotFound", "The deployment stack '%s' could not be found.", t.Name)
 		}
-		writeJSON(w, http.StatusOK, st.view())
+		armcore.WriteJSON(w, http.StatusOK, st.view())
 		return nil
-	case lt == typeStacks && t.kind == targetResource && r.Method == http.MethodDelete:
-		return s.deleteStack(w, r, t)
+	case lt == typeStacks && t.Kind == armpath.Resource && r.Method == http.MethodDelete:
+		return e.deleteStack(w, r, t)
 	case lt == typeStacks+"/operationstatuses" && r.Method == http.MethodGet:
-		d := s.engine()
+		d := e.engine()
 		d.mu.Lock()
 		defer d.mu.Unlock()
-		st := d.stacks[key(t.parent)]
-		if st == nil || !strings.EqualFold(st.StatusID, t.name) {
-			return errorf(http.StatusNotFound, "OperationNotFound", "The operation '%s' was not found.", t.name)
+		st := d.stacks[armpath.Key(t.Parent)]
+		if st == nil || !strings.EqualFold(st.StatusID, t.Name) {
+			return armcore.Errorf(http.StatusNotFound, "OperationNotFound", "The operation '%s' was not found.", t.Name)
 		}
 		status := map[string]any{"status": "Running"}
 		switch {
 		case st.State == "succeeded":
-			status["status"] = stateSucceeded
+			status["status"] = armcore.StateSucceeded
 		case st.State == "failed":
-			status["status"], status["error"] = stateFailed, st.Error
+			status["status"], status["error"] = armcore.StateFailed, st.Error
 		case st.State == "canceled":
 			status["status"] = "Canceled"
 		default:
 			w.Header().Set("Retry-After", "1")
 		}
-		writeJSON(w, http.StatusOK, status)
+		armcore.WriteJSON(w, http.StatusOK, status)
 		return nil
 	}
-	return errorf(http.StatusMethodNotAllowed, "MethodNotAllowed", "The method '%s' is not supported on '%s'.", r.Method, t.typ)
+	return armcore.Errorf(http.StatusMethodNotAllowed, "MethodNotAllowed", "The method '%s' is not supported on '%s'.", r.Method, t.Type)
 }
 
 type stackRequest struct {
@@ -94,7 +97,7 @@ type stackRequest struct {
 	} `json:"properties"`
 }
 
-func (s *Server) putStack(w http.ResponseWriter, r *http.Request, t target, body []byte) error {
+func (e *Engine) putStack(w http.ResponseWriter, r *http.Request, t armpath.Target, body []byte) error {
 	var req stackRequest
 	if err := decodeTemplateRequest(body, &req); err != nil {
 		return err
@@ -102,55 +105,55 @@ func (s *Server) putStack(w http.ResponseWriter, r *http.Request, t target, body
 	p := req.Properties
 	switch {
 	case p.Template == nil:
-		return errorf(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid: properties.template is required.")
+		return armcore.Errorf(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid: properties.template is required.")
 	case !oneOf(p.ActionOnUnmanage["resources"], "delete", "detach"):
-		return errorf(http.StatusBadRequest, "InvalidRequestContent", "properties.actionOnUnmanage.resources must be delete or detach.")
+		return armcore.Errorf(http.StatusBadRequest, "InvalidRequestContent", "properties.actionOnUnmanage.resources must be delete or detach.")
 	case p.ActionOnUnmanage["resourceGroups"] != "" && !oneOf(p.ActionOnUnmanage["resourceGroups"], "delete", "detach"):
-		return errorf(http.StatusBadRequest, "InvalidRequestContent", "properties.actionOnUnmanage.resourceGroups must be delete or detach.")
+		return armcore.Errorf(http.StatusBadRequest, "InvalidRequestContent", "properties.actionOnUnmanage.resourceGroups must be delete or detach.")
 	case p.DenySettings == nil || !oneOf(fmt.Sprint(p.DenySettings["mode"]), "none", "denyDelete", "denyWriteAndDelete"):
-		return errorf(http.StatusBadRequest, "InvalidRequestContent", "properties.denySettings.mode must be none, denyDelete or denyWriteAndDelete.")
+		return armcore.Errorf(http.StatusBadRequest, "InvalidRequestContent", "properties.denySettings.mode must be none, denyDelete or denyWriteAndDelete.")
 	}
-	scope, err := s.deploymentScope(t, req.Location)
+	scope, err := e.deploymentScope(t, req.Location)
 	if err != nil {
 		return err
 	}
-	d := s.engine()
+	d := e.engine()
 	d.mu.Lock()
-	prev := d.stacks[key(t.id)]
+	prev := d.stacks[armpath.Key(t.ID)]
 	if prev != nil && !stackTerminal(prev.State) {
 		d.mu.Unlock()
-		return errorf(http.StatusConflict, "DeploymentStackInNonTerminalState", "The deployment stack '%s' is being changed; try again when it ends.", t.name)
+		return armcore.Errorf(http.StatusConflict, "DeploymentStackInNonTerminalState", "The deployment stack '%s' is being changed; try again when it ends.", t.Name)
 	}
-	st := &stack{ID: t.id, Name: t.name, Sub: scope.sub, RG: scope.rg, Location: req.Location, ActionOnUnmanage: p.ActionOnUnmanage,
+	st := &stack{ID: t.ID, Name: t.Name, Sub: scope.sub, RG: scope.rg, Location: req.Location, ActionOnUnmanage: p.ActionOnUnmanage,
 		DenySettings: p.DenySettings, State: "deploying", Started: time.Now()}
 	if prev != nil {
 		st.Managed = prev.Managed
 	}
 	d.mu.Unlock()
-	st.StatusID = s.lockedUUID()
-	depName := fmt.Sprintf("%s-%s", t.name, time.Now().UTC().Format("20060102150405.000"))
+	st.StatusID = e.core.NewUUID()
+	depName := fmt.Sprintf("%s-%s", t.Name, time.Now().UTC().Format("20060102150405.000"))
 	depName = strings.ReplaceAll(depName, ".", "")
-	dt, _ := parseTarget(scope.id() + "/providers/Microsoft.Resources/deployments/" + depName)
+	dt, _ := armpath.Parse(scope.id() + "/providers/Microsoft.Resources/deployments/" + depName)
 	dreq := &deploymentRequest{Location: req.Location}
 	dreq.Properties.Mode, dreq.Properties.Template, dreq.Properties.Parameters = "Incremental", p.Template, p.Parameters
-	run, err := s.startDeployment(dt, scope, dreq, r.Header.Get("x-ms-correlation-request-id"))
+	run, err := e.startDeployment(dt, scope, dreq, r.Header.Get("x-ms-correlation-request-id"))
 	if err != nil {
 		return err
 	}
 	d.mu.Lock()
 	st.DeploymentID = run.ID
-	d.stacks[key(t.id)] = st
+	d.stacks[armpath.Key(t.ID)] = st
 	d.saveLocked()
 	view := st.view()
 	d.mu.Unlock()
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		s.settleStack(d.ctx, st, run)
+		e.settleStack(d.ctx, st, run)
 	}()
-	w.Header().Set("Azure-AsyncOperation", followURL(r, t.id, "operationStatuses", st.StatusID))
+	w.Header().Set("Azure-AsyncOperation", followURL(r, t.ID, "operationStatuses", st.StatusID))
 	w.Header().Set("Retry-After", "1")
-	writeJSON(w, http.StatusCreated, view)
+	armcore.WriteJSON(w, http.StatusCreated, view)
 	return nil
 }
 
@@ -165,13 +168,13 @@ func oneOf(v string, allowed ...string) bool {
 
 // settleStack waits for the stack's deployment, then takes the resources it
 // deployed as the managed set and deletes or detaches those it no longer names.
-func (s *Server) settleStack(ctx context.Context, st *stack, run *deploymentRun) {
+func (e *Engine) settleStack(ctx context.Context, st *stack, run *deploymentRun) {
 	select {
 	case <-run.done:
 	case <-ctx.Done():
 		return
 	}
-	d := s.engine()
+	d := e.engine()
 	d.mu.Lock()
 	state, deployed := run.State, append([]string(nil), run.OutputResources...)
 	var runErr *deploymentError
@@ -181,7 +184,7 @@ func (s *Server) settleStack(ctx context.Context, st *stack, run *deploymentRun)
 	}
 	prev := st.Managed
 	d.mu.Unlock()
-	if state != stateSucceeded {
+	if state != armcore.StateSucceeded {
 		d.mu.Lock()
 		st.State, st.Error, st.Ended = "failed", runErr, time.Now()
 		d.saveLocked()
@@ -191,18 +194,18 @@ func (s *Server) settleStack(ctx context.Context, st *stack, run *deploymentRun)
 	var managed []string
 	now := map[string]bool{}
 	for _, id := range deployed {
-		t, ok := parseTarget(id)
-		if ok && strings.EqualFold(t.typ, "Microsoft.Resources/deployments") {
+		t, ok := armpath.Parse(id)
+		if ok && strings.EqualFold(t.Type, "Microsoft.Resources/deployments") {
 			continue // nested deployments are how, not what, the stack deploys
 		}
-		if !now[key(id)] {
-			now[key(id)] = true
+		if !now[armpath.Key(id)] {
+			now[armpath.Key(id)] = true
 			managed = append(managed, id)
 		}
 	}
 	var gone []string
 	for _, id := range prev {
-		if !now[key(id)] {
+		if !now[armpath.Key(id)] {
 			gone = append(gone, id)
 		}
 	}
@@ -211,16 +214,16 @@ func (s *Server) settleStack(ctx context.Context, st *stack, run *deploymentRun)
 	var deleted, detached []string
 	var failed []stackFailure
 	for _, id := range gone {
-		t, _ := parseTarget(id)
+		t, _ := armpath.Parse(id)
 		action := st.ActionOnUnmanage["resources"]
-		if strings.EqualFold(t.typ, typeResourceGroup) {
+		if strings.EqualFold(t.Type, armpath.TypeResourceGroup) {
 			action = st.ActionOnUnmanage["resourceGroups"]
 		}
 		if !strings.EqualFold(action, "delete") {
 			detached = append(detached, id)
 			continue
 		}
-		if err := s.deleteManaged(ctx, id); err != nil {
+		if err := e.deleteManaged(ctx, id); err != nil {
 			failed = append(failed, stackFailure{ID: id, Error: err})
 			continue
 		}
@@ -238,34 +241,34 @@ func (s *Server) settleStack(ctx context.Context, st *stack, run *deploymentRun)
 }
 
 // deleteManaged deletes a resource the stack no longer names and waits for it.
-func (s *Server) deleteManaged(ctx context.Context, id string) *armError {
-	t, ok := parseTarget(id)
+func (e *Engine) deleteManaged(ctx context.Context, id string) *armcore.Error {
+	t, ok := armpath.Parse(id)
 	if !ok {
-		return &armError{Code: "InvalidResourceId", Message: id}
+		return &armcore.Error{Code: "InvalidResourceId", Message: id}
 	}
 	apiVersion := "2021-04-01"
-	if f := factsOf(t.typ); f.arm != nil && len(f.arm.APIVersions) > 0 {
-		apiVersion = f.arm.APIVersions[len(f.arm.APIVersions)-1]
+	if arm := armcore.ARMType(t.Type); arm != nil && len(arm.APIVersions) > 0 {
+		apiVersion = arm.APIVersions[len(arm.APIVersions)-1]
 	}
-	rec, err := s.sendWithRetry(ctx, http.MethodDelete, id, apiVersion, nil, "")
+	rec, err := e.sendWithRetry(ctx, http.MethodDelete, id, apiVersion, nil, "")
 	if err == nil && rec.Code == http.StatusAccepted {
-		err = s.follow(ctx, rec.Header().Get("Location"), true)
+		err = e.follow(ctx, rec.Header().Get("Location"), true)
 	}
 	if err == nil {
 		return nil
 	}
-	if ae, ok := err.(*armError); ok {
+	if ae, ok := err.(*armcore.Error); ok {
 		return ae
 	}
-	return &armError{Code: "InternalServerError", Message: err.Error()}
+	return &armcore.Error{Code: "InternalServerError", Message: err.Error()}
 }
 
 // deleteStack deletes the stack; its resources are detached unless the
 // request's unmanageAction.Resources says delete.
-func (s *Server) deleteStack(w http.ResponseWriter, r *http.Request, t target) error {
-	d := s.engine()
+func (e *Engine) deleteStack(w http.ResponseWriter, r *http.Request, t armpath.Target) error {
+	d := e.engine()
 	d.mu.Lock()
-	st := d.stacks[key(t.id)]
+	st := d.stacks[armpath.Key(t.ID)]
 	if st == nil {
 		d.mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
@@ -273,16 +276,16 @@ func (s *Server) deleteStack(w http.ResponseWriter, r *http.Request, t target) e
 	}
 	if !stackTerminal(st.State) {
 		d.mu.Unlock()
-		return errorf(http.StatusConflict, "DeploymentStackInNonTerminalState", "The deployment stack '%s' is being changed; try again when it ends.", t.name)
+		return armcore.Errorf(http.StatusConflict, "DeploymentStackInNonTerminalState", "The deployment stack '%s' is being changed; try again when it ends.", t.Name)
 	}
 	managed := append([]string(nil), st.Managed...)
-	delete(d.stacks, key(t.id))
+	delete(d.stacks, armpath.Key(t.ID))
 	d.saveLocked()
 	d.mu.Unlock()
 	if strings.EqualFold(r.URL.Query().Get("unmanageAction.Resources"), "delete") {
 		sort.Slice(managed, func(i, j int) bool { return len(managed[i]) > len(managed[j]) })
 		for _, id := range managed {
-			if err := s.deleteManaged(r.Context(), id); err != nil {
+			if err := e.deleteManaged(r.Context(), id); err != nil {
 				return err
 			}
 		}

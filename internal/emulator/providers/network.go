@@ -1,4 +1,4 @@
-package emulator
+package providers
 
 import (
 	"encoding/json"
@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"github.com/azkcli/azk/internal/armjson"
+	"github.com/azkcli/azk/internal/emulator/armcore"
+	"github.com/azkcli/azk/internal/emulator/armpath"
+	"github.com/azkcli/azk/internal/emulator/store"
 )
 
 // Network behaviours that no recording can teach by example, since they
@@ -43,44 +46,55 @@ func nicSubnets(body []byte) (ipConfigs, subnets []string) {
 	for _, c := range nic.Properties.IPConfigurations {
 		if c.ID != "" && c.Properties.Subnet.ID != "" {
 			ipConfigs = append(ipConfigs, c.ID)
-			subnets = append(subnets, key(c.Properties.Subnet.ID))
+			subnets = append(subnets, armpath.Key(c.Properties.Subnet.ID))
 		}
 	}
 	return ipConfigs, subnets
 }
 
-// indexSubnetUsers keeps st.subnetUsers in step with a network interface
-// being set (body) or removed (nil).
-func (st *store) indexSubnetUsers(old, rec *record) {
+// network is the Microsoft.Network behaviour: a store index of the IP
+// configurations in each subnet, the private addresses it hands out, and
+// the subnets' back-references.
+type network struct {
+	// subnetUsers indexes, per subnet key, the IP configurations of network
+	// interfaces in it. The store calls Update under the core's lock.
+	subnetUsers map[string]map[string]struct{}
+}
+
+func newNetwork() *network { return &network{subnetUsers: map[string]map[string]struct{}{}} }
+
+// Update keeps subnetUsers in step with a network interface being set
+// (rec) or removed (nil); it is the network's store.Index.
+func (n *network) Update(old, rec *store.Record) {
 	if old != nil && strings.EqualFold(old.Type, typeNetworkInterface) {
 		ids, subnets := nicSubnets(old.Body)
 		for i := range ids {
-			delete(st.subnetUsers[subnets[i]], ids[i])
-			if len(st.subnetUsers[subnets[i]]) == 0 {
-				delete(st.subnetUsers, subnets[i])
+			delete(n.subnetUsers[subnets[i]], ids[i])
+			if len(n.subnetUsers[subnets[i]]) == 0 {
+				delete(n.subnetUsers, subnets[i])
 			}
 		}
 	}
 	if rec != nil && strings.EqualFold(rec.Type, typeNetworkInterface) {
 		ids, subnets := nicSubnets(rec.Body)
 		for i := range ids {
-			if st.subnetUsers[subnets[i]] == nil {
-				st.subnetUsers[subnets[i]] = map[string]struct{}{}
+			if n.subnetUsers[subnets[i]] == nil {
+				n.subnetUsers[subnets[i]] = map[string]struct{}{}
 			}
-			st.subnetUsers[subnets[i]][ids[i]] = struct{}{}
+			n.subnetUsers[subnets[i]][ids[i]] = struct{}{}
 		}
 	}
 }
 
-// subnetIPConfigurations is the JSON list of {id} of the IP configurations
-// in a subnet, or nil when there are none. Callers hold s.mu.
-func (s *Server) subnetIPConfigurations(rec *record) []byte {
+// BackReferences gives a subnet the JSON list of {id} of the IP
+// configurations in it (properties.ipConfigurations), or nil when there are none.
+func (n *network) BackReferences(_ armcore.Tx, rec *store.Record) ([]string, []byte) {
 	if !strings.EqualFold(rec.Type, typeSubnet) {
-		return nil
+		return nil, nil
 	}
-	users := s.st.subnetUsers[key(rec.ID)]
+	users := n.subnetUsers[armpath.Key(rec.ID)]
 	if len(users) == 0 {
-		return nil
+		return nil, nil
 	}
 	ids := make([]string, 0, len(users))
 	for id := range users {
@@ -92,13 +106,14 @@ func (s *Server) subnetIPConfigurations(rec *record) []byte {
 		items[i] = map[string]string{"id": id}
 	}
 	b, _ := json.Marshal(items)
-	return b
+	return []string{"properties", "ipConfigurations"}, b
 }
 
-// assignPrivateIPs gives each IP configuration of a network interface body
-// that names a subnet and no address (or a dynamic one) the first free
-// address of the subnet, keeping the address it had before.
-func (s *Server) assignPrivateIPs(rec *record, out, prev map[string]any) {
+// FillBody gives each IP configuration of a network interface body that
+// names a subnet and no address (or a dynamic one) the first free address of
+// the subnet, keeping the address it had before.
+func (n *network) FillBody(tx armcore.Tx, b *armcore.Body) {
+	rec, out, prev := b.Record, b.Out, b.Prev
 	if !strings.EqualFold(rec.Type, typeNetworkInterface) {
 		return
 	}
@@ -139,7 +154,7 @@ func (s *Server) assignPrivateIPs(rec *record, out, prev map[string]any) {
 				continue
 			}
 		}
-		if ip := s.freeAddress(subnetID, rec.ID); ip != "" {
+		if ip := n.freeAddress(tx, subnetID, rec.ID); ip != "" {
 			cp["privateIPAddress"] = ip
 		}
 	}
@@ -147,8 +162,8 @@ func (s *Server) assignPrivateIPs(rec *record, out, prev map[string]any) {
 
 // freeAddress is the first address of the subnet after the reserved ones
 // that no other network interface holds.
-func (s *Server) freeAddress(subnetID, nicID string) string {
-	sub := s.live(key(subnetID))
+func (n *network) freeAddress(tx armcore.Tx, subnetID, nicID string) string {
+	sub := tx.Live(armpath.Key(subnetID))
 	if sub == nil {
 		return ""
 	}
@@ -168,8 +183,8 @@ func (s *Server) freeAddress(subnetID, nicID string) string {
 		return ""
 	}
 	used := map[netip.Addr]bool{}
-	for id := range s.st.subnetUsers[key(subnetID)] {
-		nic := s.st.resources[key(id[:strings.Index(strings.ToLower(id), "/ipconfigurations/")])]
+	for id := range n.subnetUsers[armpath.Key(subnetID)] {
+		nic := tx.Store().Resource(armpath.Key(id[:strings.Index(strings.ToLower(id), "/ipconfigurations/")]))
 		if nic == nil || strings.EqualFold(nic.ID, nicID) {
 			continue
 		}

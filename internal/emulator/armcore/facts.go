@@ -1,4 +1,4 @@
-package emulator
+package armcore
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/azkcli/azk/internal/armjson"
+	"github.com/azkcli/azk/internal/emulator/armpath"
+	"github.com/azkcli/azk/internal/emulator/store"
 	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/registry"
 )
@@ -55,6 +57,10 @@ func factsOf(typ string) *typeFacts {
 	v, _ := factsByType.LoadOrStore(k, f)
 	return v.(*typeFacts)
 }
+
+// ARMType is what the corpus shows of typ (registry.ARMType: api-versions,
+// actions, timings, filled values), or nil.
+func ARMType(typ string) *registry.ARMType { return factsOf(typ).arm }
 
 // secretPaths calls found with the ARM path of every secret field under f,
 // whose own ARM form sits at prefix.
@@ -169,7 +175,7 @@ var writeOnlyByVersion sync.Map // lower-cased type@api-version -> [][]string
 // fill sets the values ARM fills in (registry.ARMType.Filled) that body
 // lacks; a value the previous version had is kept, as ARM keeps read-only
 // values across updates.
-func (f *typeFacts) fill(s *Server, rec *record, body, prev map[string]any, now time.Time) {
+func (f *typeFacts) fill(c *Core, rec *store.Record, body, prev map[string]any, now time.Time) {
 	if f.arm == nil {
 		return
 	}
@@ -182,7 +188,7 @@ func (f *typeFacts) fill(s *Server, rec *record, body, prev map[string]any, now 
 		}
 		v, ok := armjson.Lookup(prev, path)
 		if !ok {
-			v = s.expand(fv.Value, rec.ID, name, location, now)
+			v = c.expand(fv.Value, rec.ID, name, location, now)
 		}
 		armjson.Put(body, path, v)
 	}
@@ -202,18 +208,18 @@ func (f *typeFacts) fill(s *Server, rec *record, body, prev map[string]any, now 
 var placeholder = regexp.MustCompile(`\{(id|name|location|etag|guid|time)\}`)
 
 // expand instantiates a registry.FilledValue template for one resource.
-func (s *Server) expand(v any, id, name, location string, now time.Time) any {
+func (c *Core) expand(v any, id, name, location string, now time.Time) any {
 	switch t := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, e := range t {
-			out[k] = s.expand(e, id, name, location, now)
+			out[k] = c.expand(e, id, name, location, now)
 		}
 		return out
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
-			out[i] = s.expand(e, id, name, location, now)
+			out[i] = c.expand(e, id, name, location, now)
 		}
 		return out
 	case string:
@@ -226,9 +232,9 @@ func (s *Server) expand(v any, id, name, location string, now time.Time) any {
 			case "{location}":
 				return location
 			case "{etag}":
-				return `W/"` + s.newUUID() + `"`
+				return `W/"` + c.newUUID() + `"`
 			case "{guid}":
-				return s.newUUID()
+				return c.newUUID()
 			}
 			return now.UTC().Format(time.RFC3339Nano)
 		})
@@ -264,7 +270,7 @@ var versionChecks sync.Map
 
 func apiVersionError(typ, version string) error {
 	var served []string
-	if typ != "" && !strings.EqualFold(namespaceOf(typ), "Microsoft.Resources") {
+	if typ != "" && !strings.EqualFold(armpath.NamespaceOf(typ), "Microsoft.Resources") {
 		if f := factsOf(typ); f.arm != nil {
 			served = f.arm.APIVersions
 		}
@@ -274,21 +280,21 @@ func apiVersionError(typ, version string) error {
 	}
 	newest := slices.Clone(served)
 	slices.Reverse(newest)
-	return errorf(http.StatusBadRequest, "InvalidApiVersionParameter",
+	return Errorf(http.StatusBadRequest, "InvalidApiVersionParameter",
 		"The api-version '%s' is invalid. The supported versions are '%s'.", version, strings.Join(newest, ","))
 }
 
 // createWithParent stores the children ARM creates with the new resource
 // rec, sharing its operation (a create that fails creates none).
-func (s *Server) createWithParent(rec *record, now time.Time, state string) error {
+func (c *Core) createWithParent(rec *store.Record, now time.Time, state string) error {
 	for i, child := range extensions.ChildrenCreatedWith(rec.Type) {
 		seg, name, _ := strings.Cut(child, "/")
-		kid := &record{ID: rec.ID + "/" + child, Type: rec.Type + "/" + seg, Parent: key(rec.ID), Created: now.Add(time.Duration(i))}
-		if s.live(key(kid.ID)) != nil {
+		kid := &store.Record{ID: rec.ID + "/" + child, Type: rec.Type + "/" + seg, Parent: armpath.Key(rec.ID), Created: now.Add(time.Duration(i))}
+		if c.live(armpath.Key(kid.ID)) != nil {
 			continue
 		}
-		kid.ETag = `W/"` + s.newUUID() + `"`
-		body, err := json.Marshal(s.buildBody(kid, map[string]any{"name": name, "properties": map[string]any{}}, nil, now, state))
+		kid.ETag = `W/"` + c.newUUID() + `"`
+		body, err := json.Marshal(c.buildBody(kid, map[string]any{"name": name, "properties": map[string]any{}}, nil, now, state))
 		if err != nil {
 			return err
 		}
@@ -297,7 +303,7 @@ func (s *Server) createWithParent(rec *record, now time.Time, state string) erro
 			p := *rec.Pending
 			kid.Pending = &p
 		}
-		if err := s.st.putResource(key(kid.ID), kid); err != nil {
+		if err := c.st.PutResource(armpath.Key(kid.ID), kid); err != nil {
 			return err
 		}
 	}
@@ -306,7 +312,7 @@ func (s *Server) createWithParent(rec *record, now time.Time, state string) erro
 
 func isEmbeddedPath(typ string, path []string) bool {
 	for _, c := range collectionsOf(typ) {
-		if slices.Equal(c.path, path) {
+		if slices.Equal(c.Path, path) {
 			return true
 		}
 	}

@@ -1,33 +1,37 @@
-package emulator
+package providers
 
 import (
 	"strings"
-)
 
-// Tenant is the Microsoft Entra tenant the emulator reports identities in.
-const Tenant = "72f988bf-0000-4000-8000-000000000000"
+	"github.com/azkcli/azk/internal/emulator/armcore"
+)
 
 const typeUserAssignedIdentity = "Microsoft.ManagedIdentity/userAssignedIdentities"
 
-// assignIdentities gives managed identities what ARM gives them: a
+// identity is the Microsoft.ManagedIdentity behaviour, on every type that
+// can have a managed identity.
+type identity struct{}
+
+// FillBody gives managed identities what ARM gives them: a
 // user-assigned identity its principalId, clientId and tenantId, and a
 // resource with a system-assigned identity that identity's principalId and
 // tenantId. Values already assigned are kept across updates, as in Azure.
-func (s *Server) assignIdentities(rec *record, out, props, prev, prevProps map[string]any) {
+func (identity) FillBody(tx armcore.Tx, b *armcore.Body) {
+	rec, out, props, prev, prevProps := b.Record, b.Out, b.Props, b.Prev, b.PrevProps
 	if strings.EqualFold(rec.Type, typeUserAssignedIdentity) {
 		for _, k := range []string{"principalId", "clientId"} {
-			props[k] = keep(prevProps, k, s.newUUID)
+			props[k] = keep(prevProps, k, tx.NewUUID)
 		}
-		props["tenantId"] = Tenant
+		props["tenantId"] = armcore.Tenant
 	}
-	identity, _ := out["identity"].(map[string]any)
-	kind, _ := identity["type"].(string)
+	id, _ := out["identity"].(map[string]any)
+	kind, _ := id["type"].(string)
 	if !strings.Contains(strings.ToLower(kind), "systemassigned") {
 		return
 	}
 	prevIdentity, _ := prev["identity"].(map[string]any)
-	identity["principalId"] = keep(prevIdentity, "principalId", s.newUUID)
-	identity["tenantId"] = Tenant
+	id["principalId"] = keep(prevIdentity, "principalId", tx.NewUUID)
+	id["tenantId"] = armcore.Tenant
 }
 
 // keep returns m[key] when it is a non-empty string, else a fresh value.

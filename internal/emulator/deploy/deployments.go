@@ -1,4 +1,10 @@
-package emulator
+// Package deploy is the emulator's deployment engine: ARM template
+// deployments, what-if and deployment stacks. It is a client of the ARM
+// core: it sends its writes and reads through the core's HTTP handler and
+// asks the core (the Core interface) only what a request cannot tell; it
+// never touches the store. The core routes the deployment paths to it as an
+// armcore.Router.
+package deploy
 
 import (
 	"bytes"
@@ -20,6 +26,8 @@ import (
 	"time"
 
 	"github.com/azkcli/azk/internal/deployment/armtemplate"
+	"github.com/azkcli/azk/internal/emulator/armcore"
+	"github.com/azkcli/azk/internal/emulator/armpath"
 )
 
 // This file runs ARM deployments: a template's resources PUT in dependency
@@ -85,16 +93,16 @@ type deploymentRun struct {
 
 // deployOp is one deployment operation: the write of one template resource.
 type deployOp struct {
-	OperationID string    `json:"operationId"`
-	Target      string    `json:"target"`
-	Type        string    `json:"type"`
-	Name        string    `json:"name"`
-	APIVersion  string    `json:"apiVersion"`
-	State       string    `json:"state"`
-	StatusCode  string    `json:"statusCode,omitempty"`
-	Started     time.Time `json:"started"`
-	Ended       time.Time `json:"ended,omitzero"`
-	Error       *armError `json:"error,omitempty"`
+	OperationID string         `json:"operationId"`
+	Target      string         `json:"target"`
+	Type        string         `json:"type"`
+	Name        string         `json:"name"`
+	APIVersion  string         `json:"apiVersion"`
+	State       string         `json:"state"`
+	StatusCode  string         `json:"statusCode,omitempty"`
+	Started     time.Time      `json:"started"`
+	Ended       time.Time      `json:"ended,omitzero"`
+	Error       *armcore.Error `json:"error,omitempty"`
 }
 
 // deploymentError is ARM's error of a failed deployment, with the failed
@@ -119,29 +127,66 @@ type deployments struct {
 	wg      sync.WaitGroup
 }
 
-// engine returns the deployment engine, loading what the state directory
-// keeps of it on first use.
-func (s *Server) engine() *deployments {
-	s.deployOnce.Do(func() {
-		ctx, stop := context.WithCancel(context.Background())
-		d := &deployments{runs: map[string]*deploymentRun{}, stacks: map[string]*stack{}, whatIfs: map[string][]byte{}, ctx: ctx, stop: stop}
-		if s.opts.StateDir != "" {
-			d.file = filepath.Join(s.opts.StateDir, deploymentsFile)
-			d.load()
-		}
-		s.deploys = d
-	})
-	return s.deploys
+// Core is what the engine needs of the ARM core besides its HTTP surface:
+// reads the engine makes without a request (which would count against the
+// faults and rate limits), and the core's ID generator, so that a seeded
+// emulator's IDs stay repeatable.
+type Core interface {
+	// NewUUID is a new UUID from the core's generator.
+	NewUUID() string
+	// Location is the location of the live resource id, and whether it exists.
+	Location(id string) (location string, exists bool)
+	// ChildrenOf lists the IDs of the live resources directly under id.
+	ChildrenOf(id string) []string
+	// OperationEnds is when the stored long-running operation id ends.
+	OperationEnds(id string) (time.Time, bool)
+	// PageSize is the number of items per list page.
+	PageSize() int
 }
 
-// stopDeployments stops the running deployments and stacks, failing them,
-// and saves the engine's state. Close calls it before taking the lock the
-// runs need.
-func (s *Server) stopDeployments() {
-	if s.deploys == nil {
+// Engine runs deployments and stacks. It is a client of the ARM core: it
+// writes and reads resources by requests to the core's handler, as ARM's
+// deployment engine calls resource providers, and is registered with the
+// core as the armcore.Router of the deployment and stack paths.
+type Engine struct {
+	core Core
+	// handler serves ARM requests, faults and throttling included.
+	handler  http.Handler
+	stateDir string
+
+	// deploys is the engine's state, made on first use.
+	deploys    *deployments
+	deployOnce sync.Once
+}
+
+// New returns an engine that sends its requests to handler (the emulator's
+// ARM surface) and keeps its state in stateDir (none when empty).
+func New(core Core, handler http.Handler, stateDir string) *Engine {
+	return &Engine{core: core, handler: handler, stateDir: stateDir}
+}
+
+// engine returns the deployment engine's state, loading what the state
+// directory keeps of it on first use.
+func (e *Engine) engine() *deployments {
+	e.deployOnce.Do(func() {
+		ctx, stop := context.WithCancel(context.Background())
+		d := &deployments{runs: map[string]*deploymentRun{}, stacks: map[string]*stack{}, whatIfs: map[string][]byte{}, ctx: ctx, stop: stop}
+		if e.stateDir != "" {
+			d.file = filepath.Join(e.stateDir, deploymentsFile)
+			d.load()
+		}
+		e.deploys = d
+	})
+	return e.deploys
+}
+
+// Stop stops the running deployments and stacks, failing them, and saves
+// the engine's state. Call it before closing the core, whose lock the runs need.
+func (e *Engine) Stop() {
+	if e.deploys == nil {
 		return
 	}
-	d := s.deploys
+	d := e.deploys
 	d.mu.Lock()
 	if d.stopped {
 		d.mu.Unlock()
@@ -174,17 +219,17 @@ func (d *deployments) load() {
 		r.done = make(chan struct{})
 		close(r.done)
 		if !terminal(r.State) {
-			r.State, r.Ended = stateFailed, time.Now()
+			r.State, r.Ended = armcore.StateFailed, time.Now()
 			r.Error = &deploymentError{Code: "EmulatorStopped", Message: "The emulator stopped while the deployment ran."}
 		}
-		d.runs[key(r.ID)] = r
+		d.runs[armpath.Key(r.ID)] = r
 	}
 	for _, st := range p.Stacks {
 		if !stackTerminal(st.State) {
 			st.State = "failed"
 			st.Error = &deploymentError{Code: "EmulatorStopped", Message: "The emulator stopped while the stack was being deployed."}
 		}
-		d.stacks[key(st.ID)] = st
+		d.stacks[armpath.Key(st.ID)] = st
 	}
 }
 
@@ -220,38 +265,38 @@ func (d *deployments) saveLocked() {
 }
 
 func terminal(state string) bool {
-	return state == stateSucceeded || state == stateFailed || state == "Canceled"
+	return state == armcore.StateSucceeded || state == armcore.StateFailed || state == "Canceled"
 }
 
-// serveDeployments answers the Microsoft.Resources deployment and
-// deployment stack paths; handled is false for every other path.
-func (s *Server) serveDeployments(w http.ResponseWriter, r *http.Request, t target, body []byte) (handled bool, err error) {
-	lt := strings.ToLower(t.typ)
+// Route answers the Microsoft.Resources deployment and deployment stack
+// paths; handled is false for every other path.
+func (e *Engine) Route(w http.ResponseWriter, r *http.Request, t armpath.Target, body []byte) (handled bool, err error) {
+	lt := strings.ToLower(t.Type)
 	switch {
-	case lt == typeDeployments && t.kind == targetResource:
+	case lt == typeDeployments && t.Kind == armpath.Resource:
 		switch r.Method {
 		case http.MethodPut:
-			return true, s.putDeployment(w, r, t, body)
+			return true, e.putDeployment(w, r, t, body)
 		case http.MethodGet, http.MethodHead:
-			return true, s.getDeployment(w, r, t)
+			return true, e.getDeployment(w, r, t)
 		case http.MethodDelete:
-			return true, s.deleteDeployment(w, t)
+			return true, e.deleteDeployment(w, t)
 		}
-		return true, errorf(http.StatusMethodNotAllowed, "MethodNotAllowed", "The method '%s' is not supported on deployments.", r.Method)
-	case lt == typeDeployments && t.kind == targetCollection && r.Method == http.MethodGet:
-		return true, s.listDeployments(w, t)
+		return true, armcore.Errorf(http.StatusMethodNotAllowed, "MethodNotAllowed", "The method '%s' is not supported on deployments.", r.Method)
+	case lt == typeDeployments && t.Kind == armpath.Collection && r.Method == http.MethodGet:
+		return true, e.listDeployments(w, t)
 	case lt == typeDeployments+"/operations" && r.Method == http.MethodGet:
-		return true, s.listOperations(w, r, t)
+		return true, e.listOperations(w, r, t)
 	case lt == typeDeployments+"/operationstatuses" && r.Method == http.MethodGet:
-		return true, s.deploymentStatus(w, t)
+		return true, e.deploymentStatus(w, t)
 	case lt == typeDeployments+"/whatif" && r.Method == http.MethodPost:
-		return true, s.whatIf(w, r, t, body)
+		return true, e.whatIf(w, r, t, body)
 	case lt == typeDeployments+"/whatifresults" && r.Method == http.MethodGet:
-		return true, s.whatIfResult(w, t)
+		return true, e.whatIfResult(w, t)
 	case lt == typeDeployments+"/cancel" && r.Method == http.MethodPost:
-		return true, s.cancelDeployment(w, t)
+		return true, e.cancelDeployment(w, t)
 	case strings.HasPrefix(lt, typeStacks):
-		return true, s.serveStacks(w, r, t, body)
+		return true, e.serveStacks(w, r, t, body)
 	}
 	return false, nil
 }
@@ -259,17 +304,17 @@ func (s *Server) serveDeployments(w http.ResponseWriter, r *http.Request, t targ
 // deploymentScope checks that a deployment's scope exists and, outside a
 // resource group, that the request gives the deployment a location; it
 // returns the scope.
-func (s *Server) deploymentScope(t target, location string) (deployScope, error) {
-	sc := deployScope{sub: t.sub, rg: t.rg}
-	if t.rg == "" {
+func (e *Engine) deploymentScope(t armpath.Target, location string) (deployScope, error) {
+	sc := deployScope{sub: t.Sub, rg: t.RG}
+	if t.RG == "" {
 		if location == "" {
-			return sc, errorf(http.StatusBadRequest, "LocationRequired", "The location property is required for this definition.")
+			return sc, armcore.Errorf(http.StatusBadRequest, "LocationRequired", "The location property is required for this definition.")
 		}
 		return sc, nil
 	}
-	loc, ok := s.groupLocation(sc)
+	loc, ok := e.groupLocation(sc)
 	if !ok {
-		return sc, errorf(http.StatusNotFound, "ResourceGroupNotFound", "Resource group '%s' could not be found.", t.rg)
+		return sc, armcore.Errorf(http.StatusNotFound, "ResourceGroupNotFound", "Resource group '%s' could not be found.", t.RG)
 	}
 	sc.location = loc
 	return sc, nil
@@ -277,18 +322,8 @@ func (s *Server) deploymentScope(t target, location string) (deployScope, error)
 
 // groupLocation is the location of the resource group sc names; ok is
 // false when the group does not exist.
-func (s *Server) groupLocation(sc deployScope) (location string, ok bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	rec := s.live(key(sc.id()))
-	if rec == nil {
-		return "", false
-	}
-	var m struct {
-		Location string `json:"location"`
-	}
-	_ = json.Unmarshal(rec.Body, &m)
-	return m.Location, true
+func (e *Engine) groupLocation(sc deployScope) (location string, ok bool) {
+	return e.core.Location(sc.id())
 }
 
 // deploymentRequest is the body of a deployment (or what-if, or stack) request.
@@ -313,7 +348,7 @@ func decodeTemplateRequest(body []byte, req any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(req); err != nil {
-		return errorf(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: %v.", err)
+		return armcore.Errorf(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: %v.", err)
 	}
 	return nil
 }
@@ -324,30 +359,30 @@ func decodeDeploymentRequest(body []byte) (*deploymentRequest, error) {
 		return nil, err
 	}
 	if req.Properties.TemplateLink != nil {
-		return nil, errorf(http.StatusBadRequest, "InvalidTemplate", "The emulator runs inline templates only, not templateLink.")
+		return nil, armcore.Errorf(http.StatusBadRequest, "InvalidTemplate", "The emulator runs inline templates only, not templateLink.")
 	}
 	if req.Properties.Template == nil {
-		return nil, errorf(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid: properties.template is required.")
+		return nil, armcore.Errorf(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid: properties.template is required.")
 	}
 	switch {
 	case req.Properties.Mode == "":
-		return nil, errorf(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid: properties.mode is required.")
+		return nil, armcore.Errorf(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid: properties.mode is required.")
 	case !strings.EqualFold(req.Properties.Mode, "Incremental"):
-		return nil, errorf(http.StatusBadRequest, "InvalidDeploymentMode", "The emulator runs Incremental deployments only, not '%s'.", req.Properties.Mode)
+		return nil, armcore.Errorf(http.StatusBadRequest, "InvalidDeploymentMode", "The emulator runs Incremental deployments only, not '%s'.", req.Properties.Mode)
 	}
 	return &req, nil
 }
 
-func (s *Server) putDeployment(w http.ResponseWriter, r *http.Request, t target, body []byte) error {
+func (e *Engine) putDeployment(w http.ResponseWriter, r *http.Request, t armpath.Target, body []byte) error {
 	req, err := decodeDeploymentRequest(body)
 	if err != nil {
 		return err
 	}
-	scope, err := s.deploymentScope(t, req.Location)
+	scope, err := e.deploymentScope(t, req.Location)
 	if err != nil {
 		return err
 	}
-	run, err := s.startDeployment(t, scope, req, r.Header.Get("x-ms-correlation-request-id"))
+	run, err := e.startDeployment(t, scope, req, r.Header.Get("x-ms-correlation-request-id"))
 	if err != nil {
 		return err
 	}
@@ -362,11 +397,11 @@ func (s *Server) putDeployment(w http.ResponseWriter, r *http.Request, t target,
 	h := w.Header()
 	h.Set("Azure-AsyncOperation", followURL(r, run.ID, "operationStatuses", run.StatusID))
 	h.Set("Retry-After", retry)
-	d := s.engine()
+	d := e.engine()
 	d.mu.Lock()
 	view := run.view()
 	d.mu.Unlock()
-	writeJSON(w, http.StatusCreated, view)
+	armcore.WriteJSON(w, http.StatusCreated, view)
 	return nil
 }
 
@@ -374,49 +409,42 @@ func (s *Server) putDeployment(w http.ResponseWriter, r *http.Request, t target,
 // client to follow it: id's kind/name (operationStatuses, whatIfResults), at
 // the request's api-version.
 func followURL(r *http.Request, id, kind, name string) string {
-	return fmt.Sprintf("%s%s/%s/%s?api-version=%s", baseURL(r), id, kind, name, url.QueryEscape(r.URL.Query().Get("api-version")))
+	return fmt.Sprintf("%s%s/%s/%s?api-version=%s", armcore.BaseURL(r), id, kind, name, url.QueryEscape(r.URL.Query().Get("api-version")))
 }
 
 // startDeployment validates the template and starts running it.
-func (s *Server) startDeployment(t target, scope deployScope, req *deploymentRequest, correlation string) (*deploymentRun, error) {
-	name := t.name
-	prep, err := prepare(req.Properties.Template, req.Properties.Parameters, scope, t.id, name)
+func (e *Engine) startDeployment(t armpath.Target, scope deployScope, req *deploymentRequest, correlation string) (*deploymentRun, error) {
+	name := t.Name
+	prep, err := prepare(req.Properties.Template, req.Properties.Parameters, scope, t.ID, name)
 	if err != nil {
 		return nil, err
 	}
-	d := s.engine()
+	d := e.engine()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if old := d.runs[key(t.id)]; old != nil && !terminal(old.State) {
-		return nil, errorf(http.StatusConflict, "DeploymentActive", "Unable to edit or replace deployment '%s': previous deployment from '%s' is still active (see deployment operations for details).", name, old.Started.UTC().Format(time.RFC3339))
+	if old := d.runs[armpath.Key(t.ID)]; old != nil && !terminal(old.State) {
+		return nil, armcore.Errorf(http.StatusConflict, "DeploymentActive", "Unable to edit or replace deployment '%s': previous deployment from '%s' is still active (see deployment operations for details).", name, old.Started.UTC().Format(time.RFC3339))
 	}
 	if correlation == "" {
-		correlation = s.lockedUUID()
+		correlation = e.core.NewUUID()
 	}
 	ctx, cancel := context.WithCancel(d.ctx)
 	run := &deploymentRun{
-		ID: t.id, Name: name, Sub: scope.sub, RG: scope.rg, Location: req.Location, Mode: "Incremental",
-		TemplateHash: prep.hash, Parameters: prep.shown, CorrelationID: correlation, State: stateAccepted,
-		Started: time.Now(), StatusID: s.lockedUUID(), Tags: req.Tags,
+		ID: t.ID, Name: name, Sub: scope.sub, RG: scope.rg, Location: req.Location, Mode: "Incremental",
+		TemplateHash: prep.hash, Parameters: prep.shown, CorrelationID: correlation, State: armcore.StateAccepted,
+		Started: time.Now(), StatusID: e.core.NewUUID(), Tags: req.Tags,
 		done: make(chan struct{}), cancel: cancel,
 	}
-	d.runs[key(t.id)] = run
+	d.runs[armpath.Key(t.ID)] = run
 	d.pruneLocked(scope)
 	d.saveLocked()
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
 		defer cancel()
-		s.execute(ctx, run, prep)
+		e.execute(ctx, run, prep)
 	}()
 	return run, nil
-}
-
-// lockedUUID is a new UUID from the emulator's generator.
-func (s *Server) lockedUUID() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.newUUID()
 }
 
 // pruneLocked drops the oldest finished deployments of a scope beyond ARM's history.
@@ -432,7 +460,7 @@ func (d *deployments) pruneLocked(scope deployScope) {
 	}
 	sort.Slice(in, func(i, j int) bool { return in[i].Started.Before(in[j].Started) })
 	for _, r := range in[:len(in)-historyPerScope] {
-		delete(d.runs, key(r.ID))
+		delete(d.runs, armpath.Key(r.ID))
 	}
 }
 
@@ -489,18 +517,18 @@ func isoDuration(start, end time.Time) string {
 
 // runLocked is the deployment id names, or ARM's DeploymentNotFound.
 func (d *deployments) runLocked(id string) (*deploymentRun, error) {
-	if run := d.runs[key(id)]; run != nil {
+	if run := d.runs[armpath.Key(id)]; run != nil {
 		return run, nil
 	}
-	t, _ := parseTarget(id)
-	return nil, errorf(http.StatusNotFound, "DeploymentNotFound", "Deployment '%s' could not be found.", t.name)
+	t, _ := armpath.Parse(id)
+	return nil, armcore.Errorf(http.StatusNotFound, "DeploymentNotFound", "Deployment '%s' could not be found.", t.Name)
 }
 
-func (s *Server) getDeployment(w http.ResponseWriter, r *http.Request, t target) error {
-	d := s.engine()
+func (e *Engine) getDeployment(w http.ResponseWriter, r *http.Request, t armpath.Target) error {
+	d := e.engine()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	run, err := d.runLocked(t.id)
+	run, err := d.runLocked(t.ID)
 	if err != nil {
 		return err
 	}
@@ -508,33 +536,33 @@ func (s *Server) getDeployment(w http.ResponseWriter, r *http.Request, t target)
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-	writeJSON(w, http.StatusOK, run.view())
+	armcore.WriteJSON(w, http.StatusOK, run.view())
 	return nil
 }
 
-func (s *Server) deleteDeployment(w http.ResponseWriter, t target) error {
-	d := s.engine()
+func (e *Engine) deleteDeployment(w http.ResponseWriter, t armpath.Target) error {
+	d := e.engine()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	run := d.runs[key(t.id)]
+	run := d.runs[armpath.Key(t.ID)]
 	if run == nil {
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
 	if !terminal(run.State) {
-		return errorf(http.StatusConflict, "DeploymentActive", "The deployment '%s' is still running: cancel it first.", t.name)
+		return armcore.Errorf(http.StatusConflict, "DeploymentActive", "The deployment '%s' is still running: cancel it first.", t.Name)
 	}
-	delete(d.runs, key(t.id))
+	delete(d.runs, armpath.Key(t.ID))
 	d.saveLocked()
 	w.WriteHeader(http.StatusOK)
 	return nil
 }
 
-func (s *Server) listDeployments(w http.ResponseWriter, t target) error {
-	d := s.engine()
+func (e *Engine) listDeployments(w http.ResponseWriter, t armpath.Target) error {
+	d := e.engine()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	prefix := key(t.parent) + "/providers/microsoft.resources/deployments/"
+	prefix := armpath.Key(t.Parent) + "/providers/microsoft.resources/deployments/"
 	var keys []string
 	for k := range d.runs {
 		if strings.HasPrefix(k, prefix) && !strings.Contains(k[len(prefix):], "/") {
@@ -546,20 +574,20 @@ func (s *Server) listDeployments(w http.ResponseWriter, t target) error {
 	for _, k := range keys {
 		items = append(items, d.runs[k].view())
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"value": items})
+	armcore.WriteJSON(w, http.StatusOK, map[string]any{"value": items})
 	return nil
 }
 
-func (s *Server) cancelDeployment(w http.ResponseWriter, t target) error {
-	d := s.engine()
+func (e *Engine) cancelDeployment(w http.ResponseWriter, t armpath.Target) error {
+	d := e.engine()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	run, err := d.runLocked(t.parent)
+	run, err := d.runLocked(t.Parent)
 	if err != nil {
 		return err
 	}
 	if terminal(run.State) {
-		return errorf(http.StatusConflict, "DeploymentCannotBeCancelled", "The deployment '%s' has ended; it cannot be cancelled.", run.Name)
+		return armcore.Errorf(http.StatusConflict, "DeploymentCannotBeCancelled", "The deployment '%s' has ended; it cannot be cancelled.", run.Name)
 	}
 	run.cancel()
 	w.WriteHeader(http.StatusNoContent)
@@ -567,17 +595,17 @@ func (s *Server) cancelDeployment(w http.ResponseWriter, t target) error {
 }
 
 // deploymentStatus answers a deployment's Azure-AsyncOperation URL.
-func (s *Server) deploymentStatus(w http.ResponseWriter, t target) error {
-	d := s.engine()
+func (e *Engine) deploymentStatus(w http.ResponseWriter, t armpath.Target) error {
+	d := e.engine()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	run := d.runs[key(t.parent)]
-	if run == nil || !strings.EqualFold(run.StatusID, t.name) {
-		return errorf(http.StatusNotFound, "OperationNotFound", "The operation '%s' was not found.", t.name)
+	run := d.runs[armpath.Key(t.Parent)]
+	if run == nil || !strings.EqualFold(run.StatusID, t.Name) {
+		return armcore.Errorf(http.StatusNotFound, "OperationNotFound", "The operation '%s' was not found.", t.Name)
 	}
 	status := map[string]any{"status": run.State}
 	switch {
-	case run.State == stateAccepted:
+	case run.State == armcore.StateAccepted:
 		status["status"] = "Running"
 		w.Header().Set("Retry-After", "1")
 	case !terminal(run.State):
@@ -585,28 +613,28 @@ func (s *Server) deploymentStatus(w http.ResponseWriter, t target) error {
 	case run.Error != nil:
 		status["error"] = run.Error
 	}
-	writeJSON(w, http.StatusOK, status)
+	armcore.WriteJSON(w, http.StatusOK, status)
 	return nil
 }
 
 // listOperations lists a deployment's operations, a page at a time.
-func (s *Server) listOperations(w http.ResponseWriter, r *http.Request, t target) error {
-	d := s.engine()
+func (e *Engine) listOperations(w http.ResponseWriter, r *http.Request, t armpath.Target) error {
+	d := e.engine()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if t.kind == targetResource {
-		run := d.runs[key(t.parent)]
+	if t.Kind == armpath.Resource {
+		run := d.runs[armpath.Key(t.Parent)]
 		if run != nil {
 			for _, op := range run.Ops {
-				if strings.EqualFold(op.OperationID, t.name) {
-					writeJSON(w, http.StatusOK, op.view(run))
+				if strings.EqualFold(op.OperationID, t.Name) {
+					armcore.WriteJSON(w, http.StatusOK, op.view(run))
 					return nil
 				}
 			}
 		}
-		return errorf(http.StatusNotFound, "DeploymentOperationNotFound", "The deployment operation '%s' could not be found.", t.name)
+		return armcore.Errorf(http.StatusNotFound, "DeploymentOperationNotFound", "The deployment operation '%s' could not be found.", t.Name)
 	}
-	run, err := d.runLocked(t.parent)
+	run, err := d.runLocked(t.Parent)
 	if err != nil {
 		return err
 	}
@@ -614,11 +642,11 @@ func (s *Server) listOperations(w http.ResponseWriter, r *http.Request, t target
 	if skip := r.URL.Query().Get("$skiptoken"); skip != "" {
 		n, err := strconv.Atoi(skip)
 		if err != nil || n < 0 {
-			return errorf(http.StatusBadRequest, "InvalidSkipToken", "The skip token '%s' is not valid.", skip)
+			return armcore.Errorf(http.StatusBadRequest, "InvalidSkipToken", "The skip token '%s' is not valid.", skip)
 		}
 		start = min(n, len(run.Ops))
 	}
-	end := min(start+s.opts.pageSize(), len(run.Ops))
+	end := min(start+e.core.PageSize(), len(run.Ops))
 	items := []any{}
 	for _, op := range run.Ops[start:end] {
 		items = append(items, op.view(run))
@@ -627,9 +655,9 @@ func (s *Server) listOperations(w http.ResponseWriter, r *http.Request, t target
 	if end < len(run.Ops) {
 		q := r.URL.Query()
 		q.Set("$skiptoken", strconv.Itoa(end))
-		page["nextLink"] = baseURL(r) + r.URL.Path + "?" + q.Encode()
+		page["nextLink"] = armcore.BaseURL(r) + r.URL.Path + "?" + q.Encode()
 	}
-	writeJSON(w, http.StatusOK, page)
+	armcore.WriteJSON(w, http.StatusOK, page)
 	return nil
 }
 
@@ -646,7 +674,7 @@ func (op *deployOp) view(run *deploymentRun) map[string]any {
 		props["statusCode"] = op.StatusCode
 	}
 	if op.Error != nil {
-		props["statusMessage"] = map[string]any{"status": stateFailed, "error": op.Error}
+		props["statusMessage"] = map[string]any{"status": armcore.StateFailed, "error": op.Error}
 	}
 	return map[string]any{"id": run.ID + "/operations/" + op.OperationID, "operationId": op.OperationID, "properties": props}
 }
@@ -672,8 +700,8 @@ type templateResource struct {
 	scope      deployScope // a nested deployment's target scope
 }
 
-func invalidTemplate(format string, args ...any) *armError {
-	return errorf(http.StatusBadRequest, "InvalidTemplate", "Deployment template validation failed: '%s'.", fmt.Sprintf(format, args...))
+func invalidTemplate(format string, args ...any) *armcore.Error {
+	return armcore.Errorf(http.StatusBadRequest, "InvalidTemplate", "Deployment template validation failed: '%s'.", fmt.Sprintf(format, args...))
 }
 
 // prepare validates a template against its parameters, as ARM does before
@@ -752,10 +780,10 @@ func prepare(tmpl map[string]any, given map[string]any, scope deployScope, deplo
 		if err != nil {
 			return nil, err
 		}
-		if byID[key(tr.id)] != nil {
+		if byID[armpath.Key(tr.id)] != nil {
 			return nil, invalidTemplate("the resource '%s' is defined multiple times in a template", tr.id)
 		}
-		byID[key(tr.id)] = tr
+		byID[armpath.Key(tr.id)] = tr
 		p.resources = append(p.resources, tr)
 	}
 	for _, tr := range p.resources {
@@ -766,7 +794,7 @@ func prepare(tmpl map[string]any, given map[string]any, scope deployScope, deplo
 			if err != nil || !ok {
 				return nil, invalidTemplate("a dependsOn of '%s' cannot be evaluated: %v", tr.id, err)
 			}
-			dep := byID[key(ref)]
+			dep := byID[armpath.Key(ref)]
 			if dep == nil {
 				for _, other := range p.resources {
 					if strings.EqualFold(other.name, ref) {
@@ -877,7 +905,7 @@ func (env *exprEnv) templateResource(m map[string]any, scope deployScope) (*temp
 		return nil, invalidTemplate("the template resource '%s' for type '%s' has incorrect segment lengths: a type needs one name per segment after the namespace", tr.name, tr.typ)
 	}
 	tr.id = id
-	if _, ok := parseTarget(id); !ok {
+	if _, ok := armpath.Parse(id); !ok {
 		return nil, invalidTemplate("the template resource '%s' of type '%s' does not name an ARM resource", tr.name, tr.typ)
 	}
 	return tr, nil
@@ -913,13 +941,13 @@ func cycle(resources []*templateResource) string {
 
 // execute runs a prepared template: each resource starts once everything it
 // depends on succeeded, all that are ready at once, as ARM's engine does.
-func (s *Server) execute(ctx context.Context, run *deploymentRun, p *prepared) {
-	d := s.engine()
+func (e *Engine) execute(ctx context.Context, run *deploymentRun, p *prepared) {
+	d := e.engine()
 	d.mu.Lock()
 	run.State = "Running"
 	d.mu.Unlock()
 	p.env.reference = func(id, apiVersion string, full bool) (any, error) {
-		return s.reference(ctx, p, id, apiVersion, full)
+		return e.reference(ctx, p, id, apiVersion, full)
 	}
 	type result struct {
 		r  *templateResource
@@ -937,7 +965,7 @@ func (s *Server) execute(ctx context.Context, run *deploymentRun, p *prepared) {
 	running := 0
 	start := func(r *templateResource) {
 		running++
-		go func() { results <- result{r, s.deployResource(ctx, run, p, r)} }()
+		go func() { results <- result{r, e.deployResource(ctx, run, p, r)} }()
 	}
 	for _, r := range p.resources {
 		if waiting[r] == 0 {
@@ -961,19 +989,19 @@ func (s *Server) execute(ctx context.Context, run *deploymentRun, p *prepared) {
 	var outputs map[string]any
 	var outErr error
 	if !failed && ctx.Err() == nil {
-		outputs, outErr = s.outputs(p)
+		outputs, outErr = e.outputs(p)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	run.Ended = time.Now()
 	switch {
 	case ctx.Err() != nil && d.ctx.Err() != nil:
-		run.State = stateFailed
+		run.State = armcore.StateFailed
 		run.Error = &deploymentError{Code: "EmulatorStopped", Message: "The emulator stopped while the deployment ran."}
 	case ctx.Err() != nil:
 		run.State = "Canceled"
 	case failed:
-		run.State = stateFailed
+		run.State = armcore.StateFailed
 		run.Error = &deploymentError{Code: "DeploymentFailed", Message: "At least one resource deployment operation failed. Please list deployment operations for details. Please see https://aka.ms/arm-deployment-operations for usage details."}
 		for _, op := range run.Ops {
 			if op.Error != nil {
@@ -981,17 +1009,17 @@ func (s *Server) execute(ctx context.Context, run *deploymentRun, p *prepared) {
 			}
 		}
 	case outErr != nil:
-		run.State = stateFailed
+		run.State = armcore.StateFailed
 		run.Error = &deploymentError{Code: "DeploymentOutputEvaluationFailed", Message: outErr.Error()}
 	default:
-		run.State = stateSucceeded
+		run.State = armcore.StateSucceeded
 		run.Outputs = outputs
 	}
 	for _, op := range run.Ops {
-		if op.State == stateSucceeded {
+		if op.State == armcore.StateSucceeded {
 			run.OutputResources = append(run.OutputResources, op.Target)
 			if strings.EqualFold(op.Type, "Microsoft.Resources/deployments") {
-				if nested := d.runs[key(op.Target)]; nested != nil {
+				if nested := d.runs[armpath.Key(op.Target)]; nested != nil {
 					run.OutputResources = append(run.OutputResources, nested.OutputResources...)
 				}
 			}
@@ -1002,7 +1030,7 @@ func (s *Server) execute(ctx context.Context, run *deploymentRun, p *prepared) {
 }
 
 // outputs evaluates the template's outputs once its resources are deployed.
-func (s *Server) outputs(p *prepared) (map[string]any, error) {
+func (e *Engine) outputs(p *prepared) (map[string]any, error) {
 	out := map[string]any{}
 	for name, def := range p.outputs {
 		spec, _ := def.(map[string]any)
@@ -1018,7 +1046,7 @@ func (s *Server) outputs(p *prepared) (map[string]any, error) {
 
 // reference reads a resource for reference(): by ID, or by the name of a
 // resource of the template; the properties, or with full the whole body.
-func (s *Server) reference(ctx context.Context, p *prepared, id, apiVersion string, full bool) (any, error) {
+func (e *Engine) reference(ctx context.Context, p *prepared, id, apiVersion string, full bool) (any, error) {
 	if !strings.HasPrefix(id, "/") {
 		for _, r := range p.resources {
 			if strings.EqualFold(r.name, id) {
@@ -1039,7 +1067,7 @@ func (s *Server) reference(ctx context.Context, p *prepared, id, apiVersion stri
 	if apiVersion == "" {
 		return nil, exprErrorf("reference('%s') needs an api-version for a resource outside the template", id)
 	}
-	rec := s.selfRequest(ctx, http.MethodGet, id, apiVersion, nil, "")
+	rec := e.selfRequest(ctx, http.MethodGet, id, apiVersion, nil, "")
 	if rec.Code != http.StatusOK {
 		e := responseError(rec)
 		return nil, exprErrorf("the resource '%s' referenced by reference() could not be read: %s: %s", id, e.Code, e.Message)
@@ -1058,16 +1086,16 @@ func (s *Server) reference(ctx context.Context, p *prepared, id, apiVersion stri
 
 // selfRequest sends a request through the emulator's own handler, as ARM's
 // deployment engine calls resource providers.
-func (s *Server) selfRequest(ctx context.Context, method, id, apiVersion string, body []byte, correlation string) *httptest.ResponseRecorder {
+func (e *Engine) selfRequest(ctx context.Context, method, id, apiVersion string, body []byte, correlation string) *httptest.ResponseRecorder {
 	u := &url.URL{Path: id, RawQuery: "api-version=" + url.QueryEscape(apiVersion)}
-	return s.selfURL(ctx, method, u.String(), body, correlation)
+	return e.selfURL(ctx, method, u.String(), body, correlation)
 }
 
-func (s *Server) selfURL(ctx context.Context, method, target string, body []byte, correlation string) *httptest.ResponseRecorder {
+func (e *Engine) selfURL(ctx context.Context, method, target string, body []byte, correlation string) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
 	req, err := http.NewRequestWithContext(ctx, method, target, bytes.NewReader(body))
 	if err != nil {
-		writeError(rec, http.StatusBadRequest, "InvalidRequest", "%v", err)
+		armcore.WriteError(rec, http.StatusBadRequest, "InvalidRequest", "%v", err)
 		return rec
 	}
 	req.Host = "deployment-engine"
@@ -1078,30 +1106,30 @@ func (s *Server) selfURL(ctx context.Context, method, target string, body []byte
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	s.serveHTTP(rec, req)
+	e.handler.ServeHTTP(rec, req)
 	return rec
 }
 
 // responseError reads ARM's error out of a recorded answer.
-func responseError(rec *httptest.ResponseRecorder) *armError {
+func responseError(rec *httptest.ResponseRecorder) *armcore.Error {
 	var body struct {
-		Error *armError `json:"error"`
+		Error *armcore.Error `json:"error"`
 	}
 	if json.Unmarshal(rec.Body.Bytes(), &body) == nil && body.Error != nil && body.Error.Code != "" {
 		return body.Error
 	}
-	return &armError{Code: http.StatusText(rec.Code), Message: strings.TrimSpace(rec.Body.String())}
+	return &armcore.Error{Code: http.StatusText(rec.Code), Message: strings.TrimSpace(rec.Body.String())}
 }
 
 // deployResource runs one template resource as a deployment operation and
 // reports whether it succeeded.
-func (s *Server) deployResource(ctx context.Context, run *deploymentRun, p *prepared, r *templateResource) bool {
-	d := s.engine()
-	op := &deployOp{OperationID: strings.ToUpper(s.lockedUUID()[:16]), Target: r.id, Type: r.typ, Name: r.name, APIVersion: r.apiVersion, State: "Running", Started: time.Now()}
+func (e *Engine) deployResource(ctx context.Context, run *deploymentRun, p *prepared, r *templateResource) bool {
+	d := e.engine()
+	op := &deployOp{OperationID: strings.ToUpper(e.core.NewUUID()[:16]), Target: r.id, Type: r.typ, Name: r.name, APIVersion: r.apiVersion, State: "Running", Started: time.Now()}
 	d.mu.Lock()
 	run.Ops = append(run.Ops, op)
 	d.mu.Unlock()
-	status, err := s.writeResource(ctx, run, p, r)
+	status, err := e.writeResource(ctx, run, p, r)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	op.Ended = time.Now()
@@ -1110,23 +1138,23 @@ func (s *Server) deployResource(ctx context.Context, run *deploymentRun, p *prep
 		return false
 	}
 	if err != nil {
-		op.State = stateFailed
-		var ae *armError
+		op.State = armcore.StateFailed
+		var ae *armcore.Error
 		if !errors.As(err, &ae) {
-			ae = &armError{Code: "InvalidTemplate", Message: err.Error()}
+			ae = &armcore.Error{Code: "InvalidTemplate", Message: err.Error()}
 		}
-		op.Error = &armError{Code: ae.Code, Message: ae.Message}
-		if ae.status != 0 {
-			op.StatusCode = strings.ReplaceAll(http.StatusText(ae.status), " ", "")
+		op.Error = &armcore.Error{Code: ae.Code, Message: ae.Message}
+		if ae.Status != 0 {
+			op.StatusCode = strings.ReplaceAll(http.StatusText(ae.Status), " ", "")
 		}
 		return false
 	}
-	op.State, op.StatusCode = stateSucceeded, status
+	op.State, op.StatusCode = armcore.StateSucceeded, status
 	return true
 }
 
 // writeResource PUTs one template resource and follows the operation to its end.
-func (s *Server) writeResource(ctx context.Context, run *deploymentRun, p *prepared, r *templateResource) (string, error) {
+func (e *Engine) writeResource(ctx context.Context, run *deploymentRun, p *prepared, r *templateResource) (string, error) {
 	body := map[string]any{}
 	for k, v := range r.raw {
 		if armtemplate.TemplateKey(k) {
@@ -1151,18 +1179,18 @@ func (s *Server) writeResource(ctx context.Context, run *deploymentRun, p *prepa
 		return "", err
 	}
 	if r.nested {
-		return s.runNested(ctx, run, r, data)
+		return e.runNested(ctx, run, r, data)
 	}
-	rec, err := s.sendWithRetry(ctx, http.MethodPut, r.id, r.apiVersion, data, run.CorrelationID)
+	rec, err := e.sendWithRetry(ctx, http.MethodPut, r.id, r.apiVersion, data, run.CorrelationID)
 	if err != nil {
 		return "", err
 	}
 	status := strings.ReplaceAll(http.StatusText(rec.Code), " ", "")
 	if monitor := rec.Header().Get("Azure-AsyncOperation"); monitor != "" {
-		return status, s.follow(ctx, monitor, false)
+		return status, e.follow(ctx, monitor, false)
 	}
 	if loc := rec.Header().Get("Location"); loc != "" {
-		return status, s.follow(ctx, loc, true)
+		return status, e.follow(ctx, loc, true)
 	}
 	return status, nil
 }
@@ -1195,17 +1223,17 @@ func nestedProperties(env *exprEnv, v any) (map[string]any, error) {
 }
 
 // runNested starts a nested deployment and waits for it.
-func (s *Server) runNested(ctx context.Context, parent *deploymentRun, r *templateResource, body []byte) (string, error) {
-	rec := s.selfRequest(ctx, http.MethodPut, r.id, "2022-09-01", body, parent.CorrelationID)
+func (e *Engine) runNested(ctx context.Context, parent *deploymentRun, r *templateResource, body []byte) (string, error) {
+	rec := e.selfRequest(ctx, http.MethodPut, r.id, "2022-09-01", body, parent.CorrelationID)
 	if rec.Code >= 300 {
 		return "", responseError(rec)
 	}
-	d := s.engine()
+	d := e.engine()
 	d.mu.Lock()
-	nested := d.runs[key(r.id)]
+	nested := d.runs[armpath.Key(r.id)]
 	d.mu.Unlock()
 	if nested == nil {
-		return "", errorf(http.StatusInternalServerError, "InternalServerError", "the nested deployment '%s' was not started", r.id)
+		return "", armcore.Errorf(http.StatusInternalServerError, "InternalServerError", "the nested deployment '%s' was not started", r.id)
 	}
 	select {
 	case <-nested.done:
@@ -1214,8 +1242,8 @@ func (s *Server) runNested(ctx context.Context, parent *deploymentRun, r *templa
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if nested.State != stateSucceeded {
-		e := &armError{Code: "DeploymentFailed", Message: fmt.Sprintf("The nested deployment '%s' ended %s.", nested.Name, nested.State), status: http.StatusBadRequest}
+	if nested.State != armcore.StateSucceeded {
+		e := &armcore.Error{Code: "DeploymentFailed", Message: fmt.Sprintf("The nested deployment '%s' ended %s.", nested.Name, nested.State), Status: http.StatusBadRequest}
 		if nested.Error != nil {
 			e.Code, e.Message = nested.Error.Code, nested.Error.Message
 			for _, det := range nested.Error.Details {
@@ -1229,15 +1257,15 @@ func (s *Server) runNested(ctx context.Context, parent *deploymentRun, r *templa
 
 // sendWithRetry sends a write, riding through what ARM's engine retries:
 // throttling, server errors and operations in progress on the resource.
-func (s *Server) sendWithRetry(ctx context.Context, method, id, apiVersion string, body []byte, correlation string) (*httptest.ResponseRecorder, error) {
+func (e *Engine) sendWithRetry(ctx context.Context, method, id, apiVersion string, body []byte, correlation string) (*httptest.ResponseRecorder, error) {
 	wait := 100 * time.Millisecond
 	for attempt := 1; ; attempt++ {
-		rec := s.selfRequest(ctx, method, id, apiVersion, body, correlation)
+		rec := e.selfRequest(ctx, method, id, apiVersion, body, correlation)
 		if rec.Code < 300 {
 			return rec, nil
 		}
 		e := responseError(rec)
-		e.status = rec.Code
+		e.Status = rec.Code
 		retryable := rec.Code == http.StatusTooManyRequests || rec.Code >= 500 ||
 			strings.EqualFold(e.Code, "AnotherOperationInProgress") || strings.EqualFold(e.Code, "RetryableError")
 		if !retryable || attempt >= 8 {
@@ -1259,7 +1287,7 @@ func (s *Server) sendWithRetry(ctx context.Context, method, id, apiVersion strin
 // follow polls a long-running operation until it ends: an
 // Azure-AsyncOperation status, or a Location that answers 202 until done.
 // It sleeps until the operation is due, as the emulator knows.
-func (s *Server) follow(ctx context.Context, monitor string, location bool) error {
+func (e *Engine) follow(ctx context.Context, monitor string, location bool) error {
 	u, err := url.Parse(monitor)
 	if err != nil {
 		return err
@@ -1267,17 +1295,15 @@ func (s *Server) follow(ctx context.Context, monitor string, location bool) erro
 	opID := u.Path[strings.LastIndexByte(u.Path, '/')+1:]
 	for {
 		sleep := 20 * time.Millisecond
-		s.mu.RLock()
-		if op := s.st.ops[strings.ToLower(opID)]; op != nil {
-			sleep = max(time.Until(op.Until)+time.Millisecond, time.Millisecond)
+		if until, ok := e.core.OperationEnds(opID); ok {
+			sleep = max(time.Until(until)+time.Millisecond, time.Millisecond)
 		}
-		s.mu.RUnlock()
 		select {
 		case <-time.After(sleep):
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		rec := s.selfURL(ctx, http.MethodGet, u.RequestURI(), nil, "")
+		rec := e.selfURL(ctx, http.MethodGet, u.RequestURI(), nil, "")
 		if location {
 			switch {
 			case rec.Code == http.StatusAccepted:
@@ -1291,18 +1317,18 @@ func (s *Server) follow(ctx context.Context, monitor string, location bool) erro
 			return responseError(rec)
 		}
 		var status struct {
-			Status string    `json:"status"`
-			Error  *armError `json:"error"`
+			Status string         `json:"status"`
+			Error  *armcore.Error `json:"error"`
 		}
 		if err := json.Unmarshal(rec.Body.Bytes(), &status); err != nil {
 			return err
 		}
 		switch status.Status {
-		case stateSucceeded:
+		case armcore.StateSucceeded:
 			return nil
-		case stateFailed, "Canceled":
+		case armcore.StateFailed, "Canceled":
 			if status.Error == nil {
-				status.Error = &armError{Code: "ResourceDeploymentFailure", Message: "The resource operation completed with terminal provisioning state '" + status.Status + "'."}
+				status.Error = &armcore.Error{Code: "ResourceDeploymentFailure", Message: "The resource operation completed with terminal provisioning state '" + status.Status + "'."}
 			}
 			return status.Error
 		}

@@ -1,0 +1,157 @@
+// Package armpath reads ARM request paths and resource type names: what a
+// path addresses (Target), the case-insensitive key of an ID, a type's
+// provider namespace, and the type globs that rules match with. It is the
+// emulator's lowest layer and imports nothing of it.
+package armpath
+
+import (
+	"strings"
+)
+
+// Target is what an ARM request path names: one resource, a collection of
+// resources of one type under a parent, or the resources of a resource group.
+type Target struct {
+	Kind Kind
+	// ID is the resource ID as written in the request (resources only).
+	ID string
+	// Type is the full resource type, e.g. "Microsoft.Network/virtualNetworks/subnets",
+	// as written in the request.
+	Type string
+	Name string
+	// Parent is the ID of what contains the resource or collection: "" for the
+	// tenant root, a subscription, a resource group or a resource.
+	Parent string
+	// ParentIsResource is true for child and extension resources, whose parent
+	// must exist as a stored resource.
+	ParentIsResource bool
+	Sub, RG          string
+}
+
+// Kind is the kind of thing a path addresses.
+type Kind int
+
+const (
+	Resource       Kind = iota + 1
+	Collection          // resources of one type under a parent
+	GroupResources      // /subscriptions/{s}/resourceGroups/{rg}/resources
+	Subscription
+)
+
+const (
+	TypeResourceGroup = "Microsoft.Resources/resourceGroups"
+	TypeSubscription  = "Microsoft.Resources/subscriptions"
+)
+
+// Parse reads an ARM path. ok is false for paths ARM would not route
+// (such as a bare provider namespace).
+func Parse(path string) (t Target, ok bool) {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	if len(segs) == 1 && segs[0] == "" {
+		return t, false
+	}
+	for _, s := range segs {
+		if s == "" {
+			return t, false
+		}
+	}
+	i := 0
+	scope := ""
+	if strings.EqualFold(segs[0], "subscriptions") {
+		if len(segs) < 2 {
+			return t, false
+		}
+		t.Sub = segs[1]
+		scope = "/subscriptions/" + segs[1]
+		i = 2
+		if len(segs) == 2 {
+			return Target{Kind: Subscription, ID: scope, Type: TypeSubscription, Name: segs[1], Sub: segs[1]}, true
+		}
+		if strings.EqualFold(segs[2], "resourceGroups") {
+			if len(segs) == 3 {
+				return Target{Kind: Collection, Type: TypeResourceGroup, Parent: scope, Sub: t.Sub}, true
+			}
+			t.RG = segs[3]
+			rgID := scope + "/resourceGroups/" + segs[3]
+			if len(segs) == 4 {
+				return Target{Kind: Resource, ID: rgID, Type: TypeResourceGroup, Name: segs[3], Parent: scope, Sub: t.Sub, RG: t.RG}, true
+			}
+			if len(segs) == 5 && strings.EqualFold(segs[4], "resources") {
+				return Target{Kind: GroupResources, Parent: rgID, Sub: t.Sub, RG: t.RG}, true
+			}
+			scope = rgID
+			i = 4
+		}
+	}
+	// From here: providers/{namespace}/{type}/{name}[/{childType}/{name}]...,
+	// where another "providers" after a full type/name pair starts an extension resource.
+	parent, parentIsResource := scope, false
+	for {
+		if i+3 > len(segs) {
+			return t, false
+		}
+		if !strings.EqualFold(segs[i], "providers") {
+			return t, false
+		}
+		typ := segs[i+1] + "/" + segs[i+2]
+		i += 3
+		if i == len(segs) {
+			t.Kind, t.Type, t.Parent, t.ParentIsResource = Collection, typ, parent, parentIsResource
+			return t, true
+		}
+		id := parent + "/providers/" + typ + "/" + segs[i]
+		name := segs[i]
+		i++
+		for {
+			if i == len(segs) {
+				t.Kind, t.ID, t.Type, t.Name, t.Parent, t.ParentIsResource = Resource, id, typ, name, parent, parentIsResource
+				return t, true
+			}
+			if strings.EqualFold(segs[i], "providers") {
+				parent, parentIsResource = id, true
+				break
+			}
+			parent, parentIsResource = id, true
+			typ += "/" + segs[i]
+			if i+1 == len(segs) {
+				t.Kind, t.Type, t.Parent, t.ParentIsResource = Collection, typ, parent, parentIsResource
+				return t, true
+			}
+			id += "/" + segs[i] + "/" + segs[i+1]
+			name = segs[i+1]
+			i += 2
+		}
+	}
+}
+
+// Key is the case-insensitive identity of an ARM ID.
+func Key(id string) string { return strings.ToLower(id) }
+
+// NamespaceOf returns the provider namespace of a resource type.
+func NamespaceOf(typ string) string {
+	if i := strings.IndexByte(typ, '/'); i >= 0 {
+		return typ[:i]
+	}
+	return typ
+}
+
+// GlobMatch reports whether typ matches pattern, case-insensitively; "*" in
+// the pattern matches any run of characters, including "/".
+func GlobMatch(pattern, typ string) bool {
+	p, s := strings.ToLower(pattern), strings.ToLower(typ)
+	parts := strings.Split(p, "*")
+	if len(parts) == 1 {
+		return p == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	for _, mid := range parts[1 : len(parts)-1] {
+		j := strings.Index(s, mid)
+		if j < 0 {
+			return false
+		}
+		s = s[j+len(mid):]
+	}
+	return strings.HasSuffix(s, parts[len(parts)-1])
+}
