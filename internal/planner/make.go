@@ -106,6 +106,7 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	diags = append(diags, m.matchSendSecrets(p)...)
 	p.Unmanaged = unmanaged()
 	noteSameTypeUnmanaged(p)
+	noteOperatorDiffers(g, p)
 	for _, st := range m.ordered {
 		diags = append(diags, st.diags...)
 	}
@@ -530,8 +531,7 @@ func (m *maker) decide(st *nodeState) *Resource {
 		r.Adopt = &Adoption{Policy: r.Policy.Value, Destroy: destroyEffect(r.Policy.Value)}
 	}
 	if len(n.IgnoreChanges) > 0 {
-		r.Ignored = keepIgnored(d, n.IgnoreChanges, r.Desired, st.current)
-		r.Notes = append(r.Notes, "ignore-changes ("+graph.AnnotationIgnoreChanges+") is azk's own: the operator, once enabled, does not honour it and sends the manifests' values")
+		r.Ignored = keepIgnored(d, n.IgnoreChanges, r.Desired, st.current) // the operator sends them: see OperatorDiffers
 	}
 	changes := d.diff(r.Desired, st.current)
 	if m.opts.Drift {
