@@ -56,7 +56,7 @@ func (f *inputFlags) resolve(g *globalOptions, paths []string) (*graph.Graph, di
 	g.secrets.Add(secretValues(res.Secrets)...)
 	gr, more := graph.Build(res, graph.Options{Subscription: g.subscriptionID(), DefaultReconcilePolicy: f.defaultPolicy})
 	diags = append(diags, more...)
-	g.secrets.Show(gr.Shown()...)
+	gr.Shown(func(v string) { g.secrets.Show(v) })
 	diags = append(diags, unhiddenSecrets(gr, g.secrets, res.Secrets)...)
 	if gr.Subscription == graph.SubscriptionPlaceholder && len(gr.Nodes) > 0 && g.subscriptionID() == "" {
 		diags.Add(diag.Warningf(diag.Source{}, "", "", "no subscription given (--subscription or AZURE_SUBSCRIPTION_ID): ARM IDs show %s", graph.SubscriptionPlaceholder))

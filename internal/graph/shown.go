@@ -29,19 +29,17 @@ func (u Use) String() string {
 	return s
 }
 
-// Shown lists the strings azk prints as they are, in plans, graphs and
-// rendered requests: every scalar of the manifests (names, locations,
+// Shown calls fn with each string azk prints as it is, in plans, graphs
+// and rendered requests: every scalar of the manifests (names, locations,
 // URLs, tags, every other plain value, and the keys beside them) except the
 // data of v1 Secrets, and what the graph makes of them (addresses, Azure
 // names, ARM IDs, the subscription). Secrets are never among them: a
 // secret reference prints as (sensitive). See redact.Set.Show.
-func (g *Graph) Shown() []string {
-	var out []string
+func (g *Graph) Shown(fn func(v string)) {
 	g.walkShown(func(v string, _ *shownWalk) bool {
-		out = append(out, v)
+		fn(v)
 		return true
 	})
-	return out
 }
 
 // WhereShown is the first place the graph shows a string holding s (see Shown).

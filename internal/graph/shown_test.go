@@ -28,7 +28,8 @@ data:
 	if diags.HasErrors() {
 		t.Fatal(diags.Err())
 	}
-	shown := g.Shown()
+	var shown []string
+	g.Shown(func(v string) { shown = append(shown, v) })
 	for _, want := range []string{"rg1", "westus2", "10.0.0.0/16", "addressPrefixes", "creds", "https://api.contoso.com/v1",
 		"/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg1/providers/Microsoft.Network/virtualNetworks/vnet1",
 		"network.azure.com/VirtualNetwork/default/vnet1", "00000000-0000-0000-0000-000000000001"} {

@@ -79,17 +79,22 @@ func (s *Set) Show(values ...string) {
 	if len(values) == 0 {
 		return
 	}
-	var added strings.Builder
+	size := 0
 	for _, v := range values {
-		added.WriteString(v)
-		added.WriteByte(0)
+		size += len(v) + 1
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.shown.WriteString(added.String())
+	start := s.shown.Len()
+	s.shown.Grow(size)
+	for _, v := range values {
+		s.shown.WriteString(v)
+		s.shown.WriteByte(0)
+	}
+	added := s.shown.String()[start:]
 	changed := false
 	for src, hidden := range s.sources {
-		if hidden && strings.Contains(added.String(), src) {
+		if hidden && strings.Contains(added, src) {
 			s.sources[src] = false
 			changed = true
 		}
