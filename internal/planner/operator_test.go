@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/azkcli/azk/internal/emulator"
-	"github.com/azkcli/azk/internal/graph"
-	"github.com/azkcli/azk/internal/loader"
 )
 
 const operatorInput = `apiVersion: v1
@@ -107,14 +105,7 @@ func TestOperatorDiffers(t *testing.T) {
 	if err := os.WriteFile(file, []byte(operatorInput), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, diags := loader.Load(loader.Options{Paths: []string{file}})
-	if diags.HasErrors() {
-		t.Fatal(diags.Err())
-	}
-	g, diags := graph.Build(res, graph.Options{Subscription: testSub})
-	if diags.HasErrors() {
-		t.Fatal(diags.Err())
-	}
+	g := loadScenario(t, file)
 	for _, tc := range []struct {
 		ifExistsFlag string
 		want         map[string]string // name -> codes and the operator's policy or paths
