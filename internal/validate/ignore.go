@@ -46,7 +46,7 @@ func IgnorePath(kind *registry.Kind, p armjson.Path) error {
 				}
 				hint := ""
 				if near := suggest.Nearest(st.Key, at.names()); near != "" {
-					hint = fmt.Sprintf(" (did you mean %q?)", p[:i].String()+dot(i)+near)
+					hint = fmt.Sprintf(" (did you mean %q?)", armjson.JoinKey(p[:i].String(), near))
 				}
 				return fmt.Errorf("%s has no property %q %s%s", kind.Kind, st.Key, where, hint)
 			}
@@ -56,19 +56,12 @@ func IgnorePath(kind *registry.Kind, p armjson.Path) error {
 	return nil
 }
 
-func dot(i int) string {
-	if i == 0 {
-		return ""
-	}
-	return "."
-}
-
-// bodyNode is one property of the ARM body a kind's spec can produce.
+// bodyNode is one property of a kind's ARM body.
 type bodyNode struct {
 	// children are an object's properties, by lower-cased name (ARM
-	// matches names in any case); names keeps them as written.
+	// matches names in any case); spelled keeps them as written.
 	children map[string]*bodyNode
-	name     map[string]string
+	spelled  map[string]string
 	// items is a list's item; values a map's value (any key).
 	items, values *bodyNode
 	// free is a value of any shape (x-kubernetes-preserve-unknown-fields).
@@ -78,8 +71,8 @@ type bodyNode struct {
 func (b *bodyNode) child(name string) *bodyNode { return b.children[strings.ToLower(name)] }
 
 func (b *bodyNode) names() []string {
-	out := make([]string, 0, len(b.name))
-	for _, n := range b.name {
+	out := make([]string, 0, len(b.spelled))
+	for _, n := range b.spelled {
 		out = append(out, n)
 	}
 	sort.Strings(out)
@@ -90,12 +83,12 @@ func (b *bodyNode) names() []string {
 func (b *bodyNode) at(path []string) *bodyNode {
 	for _, key := range path {
 		if b.children == nil {
-			b.children, b.name = map[string]*bodyNode{}, map[string]string{}
+			b.children, b.spelled = map[string]*bodyNode{}, map[string]string{}
 		}
 		next := b.children[strings.ToLower(key)]
 		if next == nil {
 			next = &bodyNode{}
-			b.children[strings.ToLower(key)], b.name[strings.ToLower(key)] = next, key
+			b.children[strings.ToLower(key)], b.spelled[strings.ToLower(key)] = next, key
 		}
 		b = next
 	}
