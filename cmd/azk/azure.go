@@ -90,6 +90,7 @@ func (f *azureFlags) client(ctx context.Context, g *globalOptions) (*arm.Client,
 		RateLimits:        limits,
 		Retry:             arm.RetryOptions{MaxAttempts: f.maxAttempts, MaxDelay: f.maxDelay},
 		OperationDuration: registry.Default().OperationDuration,
+		Redact:            g.secrets.String,
 	}
 	var cleanups []func()
 	release := func() {

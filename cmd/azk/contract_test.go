@@ -139,7 +139,7 @@ func TestIgnoredPathKeepsAzuresValue(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("plan with only an ignored difference: exit %d, want 0\n%s", code, out)
 	}
-	mustContain(t, "plan", out, `# tags.owner = "portal" -> "azk" (ignored: Azure's value is kept)`, "the operator, once enabled, does not honour it")
+	mustContain(t, "plan", out, `# tags.owner = "portal" -> "azk" (ignored: Azure's value is kept)`, "operator differs: the operator does not honour azk.azkcli.io/ignore-changes: its PUT carries the manifests' values at tags.owner")
 
 	if err := os.WriteFile(filepath.Join(dir, "stack.yaml"), []byte(manifest("b")), 0o644); err != nil {
 		t.Fatal(err)

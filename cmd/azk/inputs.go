@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"sort"
 
 	"github.com/spf13/cobra"
 
@@ -10,6 +11,8 @@ import (
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/redact"
+	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // inputFlags are the manifest inputs shared by every command that reads them.
@@ -53,6 +56,8 @@ func (f *inputFlags) resolve(g *globalOptions, paths []string) (*graph.Graph, di
 	g.secrets.Add(secretValues(res.Secrets)...)
 	gr, more := graph.Build(res, graph.Options{Subscription: g.subscriptionID(), DefaultReconcilePolicy: f.defaultPolicy})
 	diags = append(diags, more...)
+	gr.Shown(func(v string) { g.secrets.Show(v) })
+	diags = append(diags, unhiddenSecrets(gr, g.secrets, res.Secrets)...)
 	if gr.Subscription == graph.SubscriptionPlaceholder && len(gr.Nodes) > 0 && g.subscriptionID() == "" {
 		diags.Add(diag.Warningf(diag.Source{}, "", "", "no subscription given (--subscription or AZURE_SUBSCRIPTION_ID): ARM IDs show %s", graph.SubscriptionPlaceholder))
 	}
@@ -89,4 +94,49 @@ func secretValues(secrets []*loader.Object) []string {
 		}
 	}
 	return values
+}
+
+// unhiddenSecrets warns of each secret value of the run (the input's
+// Secrets, AZK_SECRET_* and the environment credential) that the manifests
+// also show as a name, location, ID, URL or other plain value: azk prints it
+// there as it is, so it cannot hide it in ARM's messages or its errors either.
+func unhiddenSecrets(gr *graph.Graph, secrets *redact.Set, inputs []*loader.Object) diag.List {
+	var diags diag.List
+	warn := func(src diag.Source, address, field, what, value string) {
+		if len(value) < redact.MinLength || secrets.Hides(value) {
+			return
+		}
+		if use, ok := gr.WhereShown(value); ok {
+			diags.Add(diag.Warningf(src, address, field, "%s is also in the manifests in plain, as %s: azk prints it there as it is, so it will not hide it in ARM's messages or its own errors either (a field that refers to the secret still prints (sensitive))", what, use))
+		}
+	}
+	for _, s := range inputs {
+		for _, k := range s.Keys() {
+			if v, ok := s.Value(k); ok && !identityKeys[k] {
+				src := s.Source
+				src.Line = loader.KeyLine(s, k)
+				warn(src, s.Address(), secretField(s, k), "this secret value", v)
+			}
+		}
+	}
+	env := secretEnvironment()
+	names := make([]string, 0, len(env))
+	for name := range env {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		warn(diag.Source{}, "", "", "the value of "+name, env[name])
+	}
+	return diags
+}
+
+// secretField is where key is in Secret s: "stringData.KEY", "data.KEY" or "binaryData.KEY".
+func secretField(s *loader.Object, key string) string {
+	for _, section := range []string{"stringData", "data", "binaryData"} {
+		if k, _ := yamlnode.Entry(yamlnode.Value(s.Node.YNode(), section), key); k != nil {
+			return section + "." + key
+		}
+	}
+	return key
 }

@@ -87,6 +87,105 @@ spec:
 	}
 }
 
+// TestValidateReportsWhatPlanWouldBlock: validate, offline, reports what
+// plan would block (a secret key missing from its Secret, an empty secret,
+// a secret neither in the input nor in the environment) and a misspelt
+// ignore-changes path, each with file, line, resource, field and, for the
+// path, the nearest property.
+func TestValidateReportsWhatPlanWouldBlock(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte(`apiVersion: resources.azure.com/v1api20200601
+kind: ResourceGroup
+metadata:
+  name: rg1
+  annotations:
+    azk.azkcli.io/ignore-changes: tags.owner, tag.cost
+spec:
+  location: westus2
+---
+apiVersion: dbforpostgresql.azure.com/v20250801
+kind: FlexibleServer
+metadata:
+  name: pg1
+spec:
+  location: westus2
+  owner:
+    name: rg1
+  version: "16"
+  administratorLogin: pgadmin
+  administratorLoginPassword:
+    name: pg-secrets
+    key: password
+---
+apiVersion: dbforpostgresql.azure.com/v20250801
+kind: FlexibleServer
+metadata:
+  name: pg2
+spec:
+  location: westus2
+  owner:
+    name: rg1
+  version: "16"
+  administratorLogin: pgadmin
+  administratorLoginPassword:
+    name: pg-secrets
+    key: pasword
+---
+apiVersion: dbforpostgresql.azure.com/v20250801
+kind: FlexibleServer
+metadata:
+  name: pg3
+spec:
+  location: westus2
+  owner:
+    name: rg1
+  version: "16"
+  administratorLogin: pgadmin
+  administratorLoginPassword:
+    name: elsewhere
+    key: password
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: pg-secrets
+stringData:
+  password: ""
+`), 0o644)
+	t.Setenv("AZK_SECRET_ELSEWHERE_PASSWORD", "") // restored after the test
+	os.Unsetenv("AZK_SECRET_ELSEWHERE_PASSWORD")
+	out, errOut, code := azk(t, "", "validate", bad, "--subscription", "00000000-0000-0000-0000-000000000001")
+	if code != 1 || out != "" {
+		t.Fatalf("exit %d, stdout %q\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		bad + `:6: resources.azure.com/ResourceGroup/default/rg1: metadata.annotations.azk.azkcli.io/ignore-changes: "tag.cost": ResourceGroup has no property "tag" at the top of the body (did you mean "tags"?)`,
+		bad + `:34: dbforpostgresql.azure.com/FlexibleServer/default/pg2: spec.administratorLoginPassword.key: secret "pg-secrets" (` + bad + `:52) has no key "pasword"`,
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	// What the graph finds stops validate before the requests are computed:
+	// with those fixed, the rest shows.
+	data, _ := os.ReadFile(bad)
+	fixed := strings.NewReplacer("tag.cost", "tags.cost", "key: pasword", "key: password").Replace(string(data))
+	os.WriteFile(bad, []byte(fixed), 0o644)
+	out, errOut, code = azk(t, "", "validate", bad, "--subscription", "00000000-0000-0000-0000-000000000001")
+	if code != 1 || out != "" {
+		t.Fatalf("exit %d, stdout %q\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		bad + `:21: dbforpostgresql.azure.com/FlexibleServer/default/pg1: spec.administratorLoginPassword: secret pg-secrets key password is empty`,
+		bad + `:49: dbforpostgresql.azure.com/FlexibleServer/default/pg3: spec.administratorLoginPassword: secret elsewhere key password not found: looked for a v1 Secret default/elsewhere in the input and for the environment variable AZK_SECRET_ELSEWHERE_PASSWORD`,
+		"4 resources checked, 3 errors",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+}
+
 func TestValidateReadsStdin(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(quickstart, "resourcegroup.yaml"))
 	if err != nil {

@@ -68,7 +68,7 @@ Secrets show their keys, their values as (sensitive).
 			if err != nil {
 				return err
 			}
-			return writeExported(g.stdoutRevealing(showSensitive), g.stderr, g.output, objs, showSensitive)
+			return writeExported(g.stdout, g.stderr, g.output, objs, showSensitive)
 		},
 	}
 	in.register(cmd)

@@ -132,7 +132,7 @@ resources of the same type in its resource group).`,
 				crossCheck(ctx, g, session.client, p)
 			}
 			if out != "" {
-				if err := planner.Save(out, p, g.secrets.String); err != nil {
+				if err := planner.Save(out, p); err != nil {
 					return fmt.Errorf("saving the plan: %w", err)
 				}
 				fmt.Fprintf(g.stderr, "Saved the plan to %s: apply it with azk apply %s\n", out, out)

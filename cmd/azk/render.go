@@ -63,7 +63,7 @@ type renderedRequest struct {
 }
 
 func writeRequests(g *globalOptions, reqs []*convert.Request, showSensitive bool) error {
-	w := g.stdoutRevealing(showSensitive)
+	w := g.stdout
 	out := make([]renderedRequest, len(reqs))
 	for i, r := range reqs {
 		var body any = r.Body

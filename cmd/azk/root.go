@@ -24,8 +24,13 @@ type globalOptions struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
-	// secrets are the secret values of the run: stdout, stderr and every error
-	// a command returns are redacted of them (see package redact).
+	// secrets are the secret values of the run, and the values the manifests
+	// show as they are. Free text azk does not write itself is redacted of
+	// the secrets: standard error (diagnostics, progress, the --debug log),
+	// every error a command returns, and ARM's error messages as the client
+	// reads them. Standard output is not: plans, graphs and requests mark
+	// secrets where they enter (convert.Sensitive) and print (sensitive)
+	// there, so no name or ID is rewritten (see package redact).
 	secrets *redact.Set
 }
 
@@ -46,15 +51,6 @@ func (g *globalOptions) subscriptionID() string {
 	return os.Getenv("AZURE_SUBSCRIPTION_ID")
 }
 
-// stdoutRevealing is stdout, not redacted when the user asked to see the
-// secrets (--show-sensitive).
-func (g *globalOptions) stdoutRevealing(reveal bool) io.Writer {
-	if r, ok := g.stdout.(*redact.Writer); ok && reveal {
-		return r.Unwrap()
-	}
-	return g.stdout
-}
-
 // isTerminal reports whether w (stdin, stdout or stderr) is a terminal.
 func isTerminal(w any) bool {
 	if r, ok := w.(*redact.Writer); ok {
@@ -67,8 +63,10 @@ func isTerminal(w any) bool {
 
 func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	secrets := &redact.Set{}
-	secrets.Add(secretEnvironment()...)
-	g := &globalOptions{stdin: stdin, stdout: secrets.Writer(stdout), stderr: secrets.Writer(stderr), secrets: secrets}
+	for _, v := range secretEnvironment() {
+		secrets.Add(v)
+	}
+	g := &globalOptions{stdin: stdin, stdout: stdout, stderr: secrets.Writer(stderr), secrets: secrets}
 	root := &cobra.Command{
 		Use:   "azk",
 		Short: "Plan and apply Azure Service Operator v2 manifests against Azure, no cluster needed",
@@ -120,8 +118,8 @@ they do there.`,
 	return root
 }
 
-// redactRuns makes every command flush what its redacting writers hold at
-// its end and return its error redacted, for main to print.
+// redactRuns makes every command flush what its redacting standard error
+// holds at its end and return its error redacted, for main to print.
 func redactRuns(cmd *cobra.Command, g *globalOptions) {
 	for _, c := range cmd.Commands() {
 		redactRuns(c, g)
@@ -132,10 +130,8 @@ func redactRuns(cmd *cobra.Command, g *globalOptions) {
 	}
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		err := run(c, args)
-		for _, w := range []io.Writer{g.stdout, g.stderr} {
-			if r, ok := w.(*redact.Writer); ok {
-				_ = r.Flush()
-			}
+		if r, ok := g.stderr.(*redact.Writer); ok {
+			_ = r.Flush()
 		}
 		if ee, ok := err.(*exitError); ok {
 			return &exitError{code: ee.code, err: g.secrets.Error(ee.err)}
@@ -144,14 +140,15 @@ func redactRuns(cmd *cobra.Command, g *globalOptions) {
 	}
 }
 
-// secretEnvironment is the secret values azk may read from its environment:
-// secrets not in the input (AZK_SECRET_*) and the environment credential's.
-func secretEnvironment() []string {
-	var values []string
+// secretEnvironment is the secret values azk may read from its environment,
+// by variable: secrets not in the input (AZK_SECRET_*) and the environment
+// credential's.
+func secretEnvironment() map[string]string {
+	values := map[string]string{}
 	for _, kv := range os.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(k, "AZK_SECRET_") || k == "AZURE_CLIENT_SECRET" || k == "AZURE_CLIENT_CERTIFICATE_PASSWORD" {
-			values = append(values, v)
+			values[k] = v
 		}
 	}
 	return values

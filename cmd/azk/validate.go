@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
 )
@@ -22,7 +23,13 @@ func newValidateCommand(g *globalOptions) *cobra.Command {
 every kind and apiVersion is one ASO serves, every spec field exists with the
 right type and value, owners and references resolve within the input (or are
 armId references), there are no dependency cycles, no two resources share an
-ARM ID, names are valid Azure names, and reconcile-policy annotations are valid.
+ARM ID, names are valid Azure names, reconcile-policy annotations are valid,
+and azk.azkcli.io/ignore-changes paths name properties of the kind's body.
+It also computes every request as render does, so what plan would block
+without reading Azure is reported here: a secret key that is not in its
+Secret, a secret neither in the input nor in AZK_SECRET_<NAME>_<KEY>, an
+empty secret value. A secret value that the manifests also show as a name,
+location, ID or URL is a warning: azk cannot hide it in ARM's messages.
 
 All problems are reported together, each with file and line.
 Exit status: 0 when valid, 1 when there are errors.`,
@@ -36,6 +43,13 @@ Exit status: 0 when valid, 1 when there are errors.`,
 				return err
 			}
 			gr, diags := in.resolve(g, args)
+			if !diags.HasErrors() {
+				// What plan would block without reading Azure: a secret
+				// that is missing or empty, a value nowhere to be found.
+				_, more := convert.Requests(gr, convert.Sources{})
+				diags = append(diags, more...)
+				diags.Sort()
+			}
 			switch g.output {
 			case "json", "yaml":
 				write := func(w io.Writer) error { return writeValidateJSON(w, len(gr.Nodes), diags) }

@@ -88,7 +88,8 @@ func (a *applier) checkAfterWrite(ctx context.Context, r *planner.Resource, id s
 		first = false
 		v := c.CheckAfterWrite(got)
 		if v.Fail != "" {
-			return "", errors.New(v.Fail)
+			// Azure's words, which may quote what it was sent.
+			return "", errors.New(a.opts.Client.Redacted(v.Fail))
 		}
 		return v.Wait, nil
 	}

@@ -79,6 +79,10 @@ type Options struct {
 	// for it or anything under it is taken for ARM replication lag and retried
 	// (0 means 2 minutes).
 	ReplicationWindow time.Duration
+	// Redact scrubs ARM's error messages as they are read, before any error
+	// carries them: a resource provider can quote the request body, secrets
+	// included (see package redact). Nil keeps them as they are.
+	Redact func(string) string
 
 	// principal names the identity requests are sent as (a credential
 	// Secret's name; "" for the client's own): ARM keeps a budget for each.
@@ -264,6 +268,14 @@ func (c *Client) For(id string) *Client {
 		return r.(*Client)
 	}
 	return c
+}
+
+// Redacted is text from ARM scrubbed as its error messages are (Options.Redact).
+func (c *Client) Redacted(text string) string {
+	if c.opts.Redact == nil {
+		return text
+	}
+	return c.opts.Redact(text)
 }
 
 // Subscription is the subscription the client acts in ("" when none was given).
@@ -468,7 +480,7 @@ func (c *Client) send(ctx context.Context, method, id, target string, body any) 
 		if runtime.HasStatusCode(resp, http.StatusOK, http.StatusCreated, http.StatusAccepted, http.StatusNoContent) {
 			return resp, nil
 		}
-		rerr := newResponseError(method, id, resp)
+		rerr := newResponseError(method, id, resp, c.opts.Redact)
 		wait, ok := c.transientWait(rerr, method, id, attempt, resp)
 		if !ok {
 			if attempt > 1 {

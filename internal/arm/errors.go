@@ -77,8 +77,9 @@ func IsNotFound(err error) bool {
 
 // newResponseError reads ARM's error body, which is {"error":{"code","message"}}
 // for requests, {"status":"Failed","error":{...}} for operations, and bare
-// {"code","message"} from a few resource providers.
-func newResponseError(method, id string, resp *http.Response) *ResponseError {
+// {"code","message"} from a few resource providers. redact (nil for none)
+// scrubs the message, which may quote the request body.
+func newResponseError(method, id string, resp *http.Response, redact func(string) string) *ResponseError {
 	e := &ResponseError{
 		Method:        method,
 		ID:            id,
@@ -104,17 +105,21 @@ func newResponseError(method, id string, resp *http.Response) *ResponseError {
 	if e.Message == "" {
 		e.Message = http.StatusText(resp.StatusCode)
 	}
+	if redact != nil {
+		e.Message = redact(e.Message)
+	}
 	return e
 }
 
 // fromAzcore turns the *azcore.ResponseError a poller returns for a failed
-// operation into a *ResponseError about the operation's resource.
-func fromAzcore(method, id string, err error) error {
+// operation into a *ResponseError about the operation's resource, its
+// message scrubbed by redact (nil for none).
+func fromAzcore(method, id string, err error, redact func(string) string) error {
 	var ae *azcore.ResponseError
 	if !errors.As(err, &ae) || ae.RawResponse == nil {
 		return fmt.Errorf("%s %s: %w", method, id, err)
 	}
-	e := newResponseError(method, id, ae.RawResponse)
+	e := newResponseError(method, id, ae.RawResponse, redact)
 	if ae.RawResponse.StatusCode < 300 {
 		e.StatusCode = 0
 	}

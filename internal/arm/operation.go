@@ -199,7 +199,7 @@ func (o *Operation) unhintedWait() time.Duration {
 // operation had failed before the PUT returned), ARM's code and message are
 // read from the operation's Azure-AsyncOperation status.
 func (o *Operation) failure(ctx context.Context, err error) error {
-	described := fromAzcore(o.Method, o.ID, err)
+	described := fromAzcore(o.Method, o.ID, err, o.client.opts.Redact)
 	var re *ResponseError
 	if !errors.As(described, &re) {
 		return described
@@ -221,7 +221,7 @@ func (o *Operation) failure(ctx context.Context, err error) error {
 	if rerr != nil {
 		return described
 	}
-	status := newResponseError(o.Method, o.ID, resp)
+	status := newResponseError(o.Method, o.ID, resp, o.client.opts.Redact)
 	if status.Code == "" {
 		return described
 	}

@@ -117,6 +117,9 @@ func Convert(g *graph.Graph, n *graph.Node, src Sources) (*Request, diag.List) {
 	if c.diags.HasErrors() {
 		return nil, c.diags
 	}
+	if n.Kind.Body != nil {
+		markSensitive(body, n.Kind.Body.Sensitive)
+	}
 	return r, c.diags
 }
 
@@ -305,14 +308,23 @@ func (c *converter) secret(n *yaml.Node, path string) any {
 	}
 	ns := c.n.Object.Namespace
 	if s := c.g.Secrets[ns+"/"+name]; s != nil {
-		if v, ok := s.Value(key); ok {
-			return Sensitive{value: v}
+		v, ok := s.Value(key)
+		switch {
+		case !ok:
+			c.errorf(n.Line, path, "secret %s has no key %q (%s)", name, key, s.Source)
+			return nil
+		case v == "":
+			c.errorf(n.Line, path, "secret %s key %s is empty (%s): fill it in; Azure would be sent an empty secret", name, key, s.Source)
+			return nil
 		}
-		c.errorf(n.Line, path, "secret %s has no key %q (%s)", name, key, s.Source)
-		return nil
+		return Sensitive{value: v}
 	}
 	env := secretEnvName(name, key)
 	if v, ok := c.lookupEnv(env); ok {
+		if v == "" {
+			c.errorf(n.Line, path, "secret %s key %s: the environment variable %s is set but empty (a CI secret that is not defined expands to nothing): fill it in; Azure would be sent an empty secret", name, key, env)
+			return nil
+		}
 		return Sensitive{value: v}
 	}
 	c.errorf(n.Line, path, "secret %s key %s not found: looked for a v1 Secret %s/%s in the input and for the environment variable %s",

@@ -428,3 +428,19 @@ spec:
 		t.Errorf("keyed identity maps are left out, not null: %s", got)
 	}
 }
+
+// TestEmptySecretBlocks: an empty secret, in an input Secret or an
+// environment variable set to nothing (an undefined CI secret), is an error
+// naming the field and the key: Azure would otherwise be sent "".
+func TestEmptySecretBlocks(t *testing.T) {
+	empty := "apiVersion: v1\nkind: Secret\nmetadata:\n  name: vm-secret\nstringData:\n  password: \"\"\n"
+	_, diags := render(t, convert.Sources{LookupEnv: noEnv}, rg, empty, vm)
+	if err := diags.Err(); err == nil || !strings.Contains(err.Error(), "spec.osProfile.adminPassword") || !strings.Contains(err.Error(), "vm-secret key password is empty") {
+		t.Errorf("empty input secret: got %v", err)
+	}
+	setEmpty := func(k string) (string, bool) { return "", k == "AZK_SECRET_VM_SECRET_PASSWORD" }
+	_, diags = render(t, convert.Sources{LookupEnv: setEmpty}, rg, vm)
+	if err := diags.Err(); err == nil || !strings.Contains(err.Error(), "AZK_SECRET_VM_SECRET_PASSWORD is set but empty") {
+		t.Errorf("empty environment secret: got %v", err)
+	}
+}

@@ -371,7 +371,10 @@ type armErrorBody struct {
 	Details []armErrorBody `json:"details"`
 }
 
-func (e *armErrorBody) responseError(method, id, correlation string) *arm.ResponseError {
+// responseError is the error e describes, its message scrubbed as client
+// scrubs ARM's error messages (a nested error can quote the template's
+// request, parameters included).
+func (e *armErrorBody) responseError(client *arm.Client, method, id, correlation string) *arm.ResponseError {
 	if e == nil || e.Code == "" {
 		return nil
 	}
@@ -379,7 +382,7 @@ func (e *armErrorBody) responseError(method, id, correlation string) *arm.Respon
 	for _, d := range e.Details {
 		msg += " " + d.Code + ": " + d.Message
 	}
-	return &arm.ResponseError{Method: method, ID: id, Code: e.Code, Message: msg, CorrelationID: correlation}
+	return &arm.ResponseError{Method: method, ID: id, Code: e.Code, Message: client.Redacted(msg), CorrelationID: correlation}
 }
 
 func (rn *runner) readDeployment(ctx context.Context, client *arm.Client, id string) (*deploymentState, error) {
@@ -398,7 +401,7 @@ func (rn *runner) readDeployment(ctx context.Context, client *arm.Client, id str
 		return nil, fmt.Errorf("GET %s: %w", id, err)
 	}
 	pr := body.Properties
-	return &deploymentState{id: id, state: pr.ProvisioningState, correlationID: pr.CorrelationID, err: pr.Error.responseError("PUT", id, pr.CorrelationID)}, nil
+	return &deploymentState{id: id, state: pr.ProvisioningState, correlationID: pr.CorrelationID, err: pr.Error.responseError(client, "PUT", id, pr.CorrelationID)}, nil
 }
 
 func (rn *runner) readStack(ctx context.Context, client *arm.Client, t *Template) (*deploymentState, error) {
@@ -424,7 +427,7 @@ func (rn *runner) readStack(ctx context.Context, client *arm.Client, t *Template
 		return nil, fmt.Errorf("GET %s: %w", id, err)
 	}
 	pr := body.Properties
-	st := &deploymentState{id: pr.DeploymentID, state: pr.ProvisioningState, correlationID: resp.CorrelationID, err: pr.Error.responseError("PUT", id, resp.CorrelationID)}
+	st := &deploymentState{id: pr.DeploymentID, state: pr.ProvisioningState, correlationID: resp.CorrelationID, err: pr.Error.responseError(client, "PUT", id, resp.CorrelationID)}
 	for _, r := range pr.DeletedResources {
 		st.deleted = append(st.deleted, r.ID)
 	}
@@ -488,7 +491,7 @@ func (rn *runner) operations(ctx context.Context, client *arm.Client, p *planner
 		if r == nil {
 			continue
 		}
-		rn.observe(r, pr.ProvisioningState, parseDuration(pr.Duration), pr.StatusMessage.Error.responseError("PUT", target, correlation))
+		rn.observe(r, pr.ProvisioningState, parseDuration(pr.Duration), pr.StatusMessage.Error.responseError(client, "PUT", target, correlation))
 	}
 	return nil
 }

@@ -51,7 +51,7 @@ func WhatIf(ctx context.Context, client *arm.Client, p *planner.Plan, set *Set, 
 		for _, r := range t.Resources {
 			v := Verdict{Address: r.Address, Azk: r.Action, Err: err}
 			if c, ok := changes[strings.ToLower(r.ARMID)]; ok {
-				v.ARM, v.Paths, v.Reason = c.ChangeType, c.paths(), c.UnsupportedReason
+				v.ARM, v.Paths, v.Reason = c.ChangeType, c.paths(), client.Redacted(c.UnsupportedReason)
 			} else if err == nil {
 				v.Err = fmt.Errorf("what-if did not mention it")
 			}
@@ -110,7 +110,7 @@ func whatIfTemplate(ctx context.Context, client *arm.Client, t *Template, name s
 	if err := json.Unmarshal(resp.Body, &result); err != nil {
 		return nil, fmt.Errorf("what-if of %s: %w", t.File, err)
 	}
-	if e := result.Error.responseError("POST", t.Scope.DeploymentID(name)+"/whatIf", resp.CorrelationID); e != nil {
+	if e := result.Error.responseError(client, "POST", t.Scope.DeploymentID(name)+"/whatIf", resp.CorrelationID); e != nil {
 		return nil, e
 	}
 	out := map[string]whatIfChange{}

@@ -41,7 +41,7 @@ func TestExportedSecretsAreNeverSaved(t *testing.T) {
 	}
 
 	file := filepath.Join(t.TempDir(), "plan.azk")
-	if err := Save(file, p, nil); err != nil {
+	if err := Save(file, p); err != nil {
 		t.Fatal(err)
 	}
 	saved, err := Load(file)
@@ -70,7 +70,7 @@ func TestExportedSecretsAreNeverSaved(t *testing.T) {
 		t.Fatalf("the request does not carry the fetched key: %s %v", body, err)
 	}
 	app.Desired = req.Body
-	if err := Save(file, p, nil); err != nil {
+	if err := Save(file, p); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(file)

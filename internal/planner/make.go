@@ -128,6 +128,7 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	p.Unmanaged = withoutRemoved(unmanaged(), rm.resources)
 	m.replaceCascades(p) // once the unmanaged listing no longer adds to m.diags
 	noteSameTypeUnmanaged(p)
+	noteOperatorDiffers(g, p)
 	for _, st := range m.ordered {
 		diags = append(diags, st.diags...)
 	}
@@ -580,8 +581,7 @@ func (m *maker) decide(st *nodeState) *Resource {
 		r.Adopt = &Adoption{Policy: r.Policy.Value, Destroy: destroyEffect(r.Policy.Value)}
 	}
 	if len(n.IgnoreChanges) > 0 {
-		r.Ignored = keepIgnored(d, n.IgnoreChanges, r.Desired, st.current)
-		r.Notes = append(r.Notes, "ignore-changes ("+graph.AnnotationIgnoreChanges+") is azk's own: the operator, once enabled, does not honour it and sends the manifests' values")
+		r.Ignored = keepIgnored(d, n.IgnoreChanges, r.Desired, st.current) // the operator sends them: see OperatorDiffers
 	}
 	compared := d.compare(r.Desired, st.current)
 	r.NotReturned = compared.notReturned

@@ -229,6 +229,9 @@ type Resource struct {
 	Reasons []string `json:"reasons,omitempty"`
 	// Notes are other things applying will do (e.g. "will recover a soft-deleted vault").
 	Notes []string `json:"notes,omitempty"`
+	// OperatorDiffers says where the operator, given the same manifests,
+	// would act otherwise (see operator.go).
+	OperatorDiffers []OperatorDifference `json:"operatorDiffers,omitempty"`
 	// DependsOn lists the addresses this resource waits for.
 	DependsOn []string `json:"dependsOn,omitempty"`
 	// Exports are the config map and Secret keys it publishes, and where

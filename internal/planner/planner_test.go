@@ -194,7 +194,7 @@ func TestSavedPlanShowsTheSameAndDetectsStaleness(t *testing.T) {
 	g := loadScenario(t, "testdata/scenario.yaml")
 	p := makePlan(t, az, g, false)
 	file := filepath.Join(t.TempDir(), "plan.azk")
-	if err := Save(file, p, nil); err != nil {
+	if err := Save(file, p); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(file)
@@ -252,7 +252,7 @@ func TestDriftReport(t *testing.T) {
 	}
 	p := makePlan(t, az, loadScenario(t, "testdata/scenario.yaml"), true)
 	renderAll(t, "drift", p)
-	if err := Save(filepath.Join(t.TempDir(), "x"), p, nil); err == nil {
+	if err := Save(filepath.Join(t.TempDir(), "x"), p); err == nil {
 		t.Error("a drift report was saved as a plan")
 	}
 }

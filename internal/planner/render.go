@@ -146,6 +146,9 @@ func quiet(r *Resource, drift bool) bool {
 	if drift {
 		return r.Exists && len(r.Changes) == 0 && len(r.AzureOnly) == 0
 	}
+	if len(r.OperatorDiffers) > 0 {
+		return false
+	}
 	switch r.Action {
 	case ActionNoChange:
 		return r.Adopt == nil && r.RecordPolicy == nil && len(r.Ignored) == 0
@@ -312,6 +315,9 @@ func detailLines(r *Resource, drift bool) []detailLine {
 	}
 	for _, note := range r.Notes {
 		add("note:   " + note)
+	}
+	for _, d := range r.OperatorDiffers {
+		out = append(out, detailLine{indent: "    ", symbol: "operator differs:", color: ansiYellow, text: d.Message})
 	}
 	if !drift {
 		for _, e := range r.Exports {

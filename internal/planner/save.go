@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -19,7 +18,6 @@ import (
 	"golang.org/x/crypto/argon2"
 
 	"github.com/azkcli/azk/internal/convert"
-	"github.com/azkcli/azk/internal/redact"
 )
 
 // SensitiveDigest stands for a secret in a plan read from a file: the
@@ -46,15 +44,14 @@ const (
 const planDigestKey = "planDigest"
 
 // Save writes p to path for a later `azk apply PLANFILE` or `azk show`:
-// every decision, the desired bodies with each secret of the input replaced
-// by a salted argon2id digest (never the value) and each secret another
-// resource exports by a marker (not even its digest), the fingerprint of
-// each read resource,
-// and a digest of the whole file. redact (nil for none) is applied to every
-// string outside the desired bodies, so that text from Azure (an error
-// echoing a secret) is not stored. The file is written whole or not at all,
-// readable by its owner only.
-func Save(path string, p *Plan, redact func(string) string) error {
+// every decision, the desired bodies with each secret replaced by a salted
+// argon2id digest (never the value) and each secret another resource
+// exports by a marker (not even its digest), the fingerprint of each read
+// resource, and a digest of the whole file. Nothing else is rewritten: names
+// and IDs are saved as they are, and ARM's messages were scrubbed of secrets
+// as the client read them (arm.Options.Redact). The file is written whole or
+// not at all, readable by its owner only.
+func Save(path string, p *Plan) error {
 	if p.Drift {
 		return fmt.Errorf("a drift report cannot be saved as a plan: run azk plan without --drift")
 	}
@@ -69,9 +66,6 @@ func Save(path string, p *Plan, redact func(string) string) error {
 	tree, err := jsonTree(sealedPlan(p, salt))
 	if err != nil {
 		return err
-	}
-	if redact != nil {
-		tree = redactTree(tree, redact, "").(map[string]any)
 	}
 	tree[planDigestKey] = digestOf(tree)
 	data, err := json.MarshalIndent(tree, "", "  ")
@@ -141,31 +135,6 @@ func digestOf(tree map[string]any) string {
 	data, _ := json.Marshal(rest) // map keys sorted: one text per tree
 	sum := sha256.Sum256(data)
 	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-// redactTree applies redact to every string in v except the desired bodies,
-// which hold only what the manifests say and digests of secrets.
-func redactTree(v any, redact func(string) string, key string) any {
-	switch t := v.(type) {
-	case string:
-		return redact(t)
-	case map[string]any:
-		if key == "desired" {
-			return t
-		}
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = redactTree(e, redact, k)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = redactTree(e, redact, key)
-		}
-		return out
-	}
-	return v
 }
 
 // Load reads a plan written by Save. It refuses a file whose digest does not
@@ -387,7 +356,7 @@ func differences(saved, fresh *Plan) []string {
 	}
 	var moved []string
 	for _, k := range unionKeys(s, f) {
-		if !reportedPlanFields[k] && !matches(s[k], f[k]) {
+		if !reportedPlanFields[k] && !reflect.DeepEqual(s[k], f[k]) {
 			moved = append(moved, fmt.Sprintf("%s: the plan says one thing, applying would do another", k))
 		}
 	}
@@ -402,7 +371,7 @@ func differences(saved, fresh *Plan) []string {
 			continue // reported above
 		}
 		for _, k := range unionKeys(sr, fr) {
-			if !reportedResourceFields[k] && !matches(sr[k], fr[k]) {
+			if !reportedResourceFields[k] && !reflect.DeepEqual(sr[k], fr[k]) {
 				moved = append(moved, fmt.Sprintf("%s: %s in the plan differs from what applying would do", addr, k))
 			}
 		}
@@ -433,49 +402,6 @@ func asList(v any) []map[string]any {
 		}
 	}
 	return out
-}
-
-// matches compares a saved value with a fresh one; a saved string in which
-// Save redacted secrets matches the fresh string with anything in their place.
-func matches(saved, fresh any) bool {
-	switch s := saved.(type) {
-	case string:
-		f, ok := fresh.(string)
-		if !ok {
-			return false
-		}
-		if s == f || !strings.Contains(s, redact.Text) {
-			return s == f
-		}
-		parts := strings.Split(s, redact.Text)
-		for i, p := range parts {
-			parts[i] = regexp.QuoteMeta(p)
-		}
-		return regexp.MustCompile("^" + strings.Join(parts, "(?s:.+)") + "$").MatchString(f)
-	case map[string]any:
-		f, ok := fresh.(map[string]any)
-		if !ok || len(f) != len(s) {
-			return false
-		}
-		for k, v := range s {
-			if fv, ok := f[k]; !ok || !matches(v, fv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		f, ok := fresh.([]any)
-		if !ok || len(f) != len(s) {
-			return false
-		}
-		for i := range s {
-			if !matches(s[i], f[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return reflect.DeepEqual(saved, fresh)
 }
 
 // roundTrip gives a value the types JSON decoding gives it (numbers as

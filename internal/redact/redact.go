@@ -1,8 +1,18 @@
-// Package redact removes the secret values a run knows of from text before it
-// is printed or saved: an ARM error can echo the request body that carried a
-// password, and a debug log or an event can carry the error. A Set holds the
-// values; its Writer redacts a stream as it passes, even when a value is
-// split across writes.
+// Package redact scrubs the secret values a run knows of from free text that
+// azk does not write itself: ARM's error messages (a resource provider can
+// quote the request body that carried a password), the --debug log, and the
+// errors and diagnostics that carry them.
+//
+// It is not how secrets are kept out of plans, bodies and IDs: there a secret
+// is marked where it enters (convert.Sensitive) and prints as (sensitive).
+// Text matching cannot tell a secret from a name that happens to be equal, so
+// it is kept to the text azk cannot mark, and it never touches a value the
+// output shows as it is: a Set knows those values (Show), and a secret equal
+// to one of them, or inside one (a resource group's name in an ARM ID, a host
+// in a URL), is not redacted at all (Hides reports it, so that azk can warn).
+//
+// A Set's Writer redacts a stream as it passes, even when a value is split
+// across writes.
 package redact
 
 import (
@@ -22,33 +32,104 @@ const Text = "(redacted)"
 // ordinary text ("1", "yes") to be told apart from it; no Azure secret is that short.
 const MinLength = 4
 
-// Set is the secret values of a run. The zero Set is empty and ready to use;
-// it is safe for concurrent use.
+// Set is the secret values of a run and the values its output shows as they
+// are. The zero Set is empty and ready to use; it is safe for concurrent use.
 type Set struct {
-	mu       sync.RWMutex
+	mu sync.RWMutex
+	// sources are the secret values and the lines of multi-line ones, at
+	// least MinLength long: true while hidden, false once found in shown.
+	sources map[string]bool
+	// shown is every shown value, each followed by a NUL, so that one
+	// search finds a secret inside any of them.
+	shown    strings.Builder
 	patterns map[string]bool
 	replacer *strings.Replacer
 }
 
-// Add registers secret values, in every form they take in text (see variants)
-// and each line of a multi-line value.
+// Add registers secret values: text is redacted of each, in every form it
+// takes there (see variants), unless the output shows it (see Show).
 func (s *Set) Add(values ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.patterns == nil {
-		s.patterns = map[string]bool{}
+	if s.sources == nil {
+		s.sources = map[string]bool{}
 	}
+	shown := s.shown.String()
 	changed := false
 	for _, v := range values {
-		for _, p := range variants(v) {
-			if len(p) >= MinLength && !s.patterns[p] {
-				s.patterns[p] = true
-				changed = true
+		for _, src := range sources(v) {
+			if _, seen := s.sources[src]; !seen {
+				hidden := !strings.Contains(shown, src)
+				s.sources[src] = hidden
+				changed = changed || hidden
 			}
 		}
 	}
-	if !changed {
+	if changed {
+		s.rebuild()
+	}
+}
+
+// Show registers values the output shows as they are: names, locations,
+// ARM IDs, URLs and every other plain value of the manifests. Text is never
+// redacted of them: a secret equal to one, or inside one, is not redacted
+// anywhere, since hiding it in one place while printing it in another hides
+// nothing and garbles the names.
+func (s *Set) Show(values ...string) {
+	if len(values) == 0 {
 		return
+	}
+	size := 0
+	for _, v := range values {
+		size += len(v) + 1
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	start := s.shown.Len()
+	s.shown.Grow(size)
+	for _, v := range values {
+		s.shown.WriteString(v)
+		s.shown.WriteByte(0)
+	}
+	added := s.shown.String()[start:]
+	changed := false
+	for src, hidden := range s.sources {
+		if hidden && strings.Contains(added, src) {
+			s.sources[src] = false
+			changed = true
+		}
+	}
+	if changed {
+		s.rebuild()
+	}
+}
+
+// Hides reports whether text is redacted of the secret value v: false when
+// v is shorter than MinLength or the output shows it (see Show).
+func (s *Set) Hides(v string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if len(v) < MinLength {
+		return false
+	}
+	if hidden, ok := s.sources[v]; ok {
+		return hidden
+	}
+	return !strings.Contains(s.shown.String(), v)
+}
+
+// rebuild makes the replacer of the hidden sources' variants; s.mu is held.
+func (s *Set) rebuild() {
+	s.patterns = map[string]bool{}
+	for src, hidden := range s.sources {
+		if !hidden {
+			continue
+		}
+		for _, p := range variants(src) {
+			if len(p) >= MinLength {
+				s.patterns[p] = true
+			}
+		}
 	}
 	// Longer patterns first, so a value is never half-replaced by a shorter one inside it.
 	all := make([]string, 0, len(s.patterns))
@@ -60,7 +141,27 @@ func (s *Set) Add(values ...string) {
 	for _, p := range all {
 		pairs = append(pairs, p, Text)
 	}
-	s.replacer = strings.NewReplacer(pairs...)
+	s.replacer = nil
+	if len(pairs) > 0 {
+		s.replacer = strings.NewReplacer(pairs...)
+	}
+}
+
+// sources are what of v is redacted: v, and each line of a multi-line value,
+// those at least MinLength long.
+func sources(v string) []string {
+	var out []string
+	if len(v) >= MinLength {
+		out = append(out, v)
+	}
+	if strings.ContainsAny(v, "\r\n") {
+		for _, line := range strings.FieldsFunc(v, func(r rune) bool { return r == '\n' || r == '\r' }) {
+			if line = strings.TrimSpace(line); len(line) >= MinLength {
+				out = append(out, line)
+			}
+		}
+	}
+	return out
 }
 
 // variants are the forms v takes in text: as written, URL-escaped, and
@@ -72,11 +173,6 @@ func variants(v string) []string {
 	out = append(out, once...)
 	for _, e := range once {
 		out = append(out, jsonEscaped(e)...)
-	}
-	if strings.ContainsAny(v, "\r\n") {
-		for _, line := range strings.FieldsFunc(v, func(r rune) bool { return r == '\n' || r == '\r' }) {
-			out = append(out, strings.TrimSpace(line))
-		}
 	}
 	return out
 }
@@ -95,7 +191,7 @@ func jsonEscaped(v string) []string {
 	return out
 }
 
-// String returns s with every secret value replaced by Text.
+// String returns text with every hidden secret value replaced by Text.
 func (s *Set) String(text string) string {
 	if s == nil {
 		return text

@@ -52,3 +52,53 @@ func TestWriterRedactsValuesSplitAcrossWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestShownValuesAreNeverRedacted: a secret value that the output also shows
+// as a name, an ID or inside a URL is not redacted anywhere, so that names
+// and IDs stay whole; other secrets still are, and Hides tells them apart.
+func TestShownValuesAreNeverRedacted(t *testing.T) {
+	const (
+		group    = "asodemo-rg"
+		sub      = "8f6b6269-84f2-4d09-9e31-1127efcd1e40"
+		host     = "www.contoso.com"
+		password = "hunter2-is-weak"
+	)
+	id := "/subscriptions/" + sub + "/resourceGroups/" + group
+	text := "PUT " + id + ": InvalidParameter: password " + password + " for http://" + host + " is weak"
+	want := "PUT " + id + ": InvalidParameter: password " + Text + " for http://" + host + " is weak"
+	for name, register := range map[string]func(s *Set){
+		"shown first":  func(s *Set) { s.Show(id, "http://"+host+"/api"); s.Add(group, sub, host, password) },
+		"secret first": func(s *Set) { s.Add(group, sub, host, password); s.Show(id, "http://"+host+"/api") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			var s Set
+			register(&s)
+			if got := s.String(text); got != want {
+				t.Errorf("got  %q\nwant %q", got, want)
+			}
+			for v, hidden := range map[string]bool{group: false, sub: false, host: false, password: true, "abc": false} {
+				if s.Hides(v) != hidden {
+					t.Errorf("Hides(%q) = %v, want %v", v, !hidden, hidden)
+				}
+			}
+			var out bytes.Buffer
+			w := s.Writer(&out)
+			w.Write([]byte(text))
+			w.Flush()
+			if out.String() != want {
+				t.Errorf("Writer: got %q", out.String())
+			}
+		})
+	}
+}
+
+// TestShownLineOfASecret: a multi-line secret one of whose lines is shown
+// keeps its other lines hidden.
+func TestShownLineOfASecret(t *testing.T) {
+	var s Set
+	s.Add("-----BEGIN KEY-----\nMIIEvQIBADANBg\n-----END KEY-----")
+	s.Show("-----BEGIN KEY-----")
+	if got := s.String("key: -----BEGIN KEY----- MIIEvQIBADANBg"); got != "key: -----BEGIN KEY----- "+Text {
+		t.Errorf("got %q", got)
+	}
+}
