@@ -1,9 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
+
+	"github.com/azkcli/azk/internal/emulator"
 )
 
 // These tests guard promises that a deliberate bug once broke without any
@@ -60,4 +71,104 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// echoingReads is a reverse proxy in front of the emulator that answers
+// every read of a flexible server with 400 and a message quoting the
+// server's administrator password, as a provider's error may quote what it
+// was given: text from Azure that carries a secret into what azk keeps.
+func echoingReads(t *testing.T, target, secret string) string {
+	return proxyTo(t, target, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodGet || !strings.Contains(r.URL.Path, "/flexibleServers/") {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		msg, _ := json.Marshal("The server's administratorLoginPassword " + secret + " does not meet the policy.")
+		fmt.Fprintf(w, `{"error":{"code":"InvalidParameter","message":%s}}`, msg)
+		return true
+	})
+}
+
+// secretForms are the ways a secret's bytes can be written in a file: as
+// is, escaped for JSON (once and twice, with and without HTML escaping),
+// URL-escaped, base64 and hex, and its longest run of letters and digits
+// alone.
+func secretForms(secret string) map[string]string {
+	forms := map[string]string{
+		"as is":         secret,
+		"query-escaped": url.QueryEscape(secret),
+		"path-escaped":  url.PathEscape(secret),
+		"base64":        base64.StdEncoding.EncodeToString([]byte(secret)),
+		"base64url":     base64.URLEncoding.EncodeToString([]byte(secret)),
+		"raw base64":    base64.RawStdEncoding.EncodeToString([]byte(secret)),
+		"hex":           hex.EncodeToString([]byte(secret)),
+		"HEX":           strings.ToUpper(hex.EncodeToString([]byte(secret))),
+	}
+	quoted, _ := json.Marshal(secret)
+	forms["JSON"] = strings.Trim(string(quoted), `"`)
+	twice, _ := json.Marshal(string(quoted))
+	forms["JSON twice"] = strings.Trim(string(twice), `"`)
+	var plain strings.Builder
+	enc := json.NewEncoder(&plain)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(secret)
+	forms["JSON, HTML unescaped"] = strings.Trim(strings.TrimSpace(plain.String()), `"`)
+	longest := ""
+	for _, run := range strings.FieldsFunc(secret, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len(run) > len(longest) {
+			longest = run
+		}
+	}
+	forms["its longest word"] = longest
+	return forms
+}
+
+// TestSavedPlanNeverHoldsASecretAzureEchoes: plan -out keeps Azure's text (a
+// read that failed is the reason a resource is blocked, saved with the
+// plan); when that text quotes a secret of the run, the saved file holds
+// none of the secret's bytes, in any encoding, whether the secret came from
+// a v1 Secret in the input or an AZK_SECRET_ environment variable.
+func TestSavedPlanNeverHoldsASecretAzureEchoes(t *testing.T) {
+	const secret = `Pl4nF1le-S3cr3t<&>"x`
+	manifest := "apiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: saved-rg\nspec:\n  location: westus2\n---\n" +
+		"apiVersion: dbforpostgresql.azure.com/v1api20221201\nkind: FlexibleServer\nmetadata:\n  name: saved-pg\nspec:\n  location: westus2\n  owner: {name: saved-rg}\n  version: \"14\"\n" +
+		"  administratorLogin: admin\n  administratorLoginPassword: {name: pg-admin, key: password}\n"
+	inInput := "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: pg-admin\nstringData:\n  password: '" + secret + "'\n"
+	for _, tc := range []struct {
+		name, manifest string
+		env            bool
+	}{
+		{"secret in the input", manifest + inInput, false},
+		{"secret from the environment", manifest, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env {
+				t.Setenv("AZK_SECRET_PG_ADMIN_PASSWORD", secret)
+			}
+			run, _ := startEmulator(t, emulator.Options{})
+			// The group exists, so the plan reads the server in it.
+			putAndWait(t, emulatorClient(t, run), "/subscriptions/"+emulatorSubscription+"/resourceGroups/saved-rg", "2020-06-01", map[string]any{"location": "westus2"})
+			flags := endpointFlags(echoingReads(t, run.URL, secret))
+			dir := writeStack(t, tc.manifest)
+			saved := filepath.Join(t.TempDir(), "plan.azk")
+			out, errOut, _ := azk(t, "", append([]string{"plan", dir, "-out", saved}, flags...)...)
+			data, err := os.ReadFile(saved)
+			if err != nil {
+				t.Fatalf("plan -out saved nothing (%v)\n%s\n%s", err, out, errOut)
+			}
+			// The scenario must carry the echo into the file, or the test proves nothing.
+			if !bytes.Contains(data, []byte("does not meet the policy")) {
+				t.Fatalf("the saved plan does not hold Azure's error, so no secret could reach it:\n%s", data)
+			}
+			for form, text := range secretForms(secret) {
+				if bytes.Contains(data, []byte(text)) {
+					t.Errorf("the saved plan holds the secret %s (%q):\n%s", form, text, data)
+				}
+				if strings.Contains(out+errOut, text) {
+					t.Errorf("plan printed the secret %s (%q):\n%s\n%s", form, text, out, errOut)
+				}
+			}
+		})
+	}
 }
