@@ -172,3 +172,59 @@ func TestSavedPlanNeverHoldsASecretAzureEchoes(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputReadsNoSecretUnlessShown: azk output without --show-sensitive
+// prints Secrets' keys, never their values, so it sends none of the POSTs
+// that read them (listKeys and its kin): in Azure each is a permission
+// check and an audit event for a value nobody will see. With
+// --show-sensitive it does send them, which shows the requests are seen.
+func TestOutputReadsNoSecretUnlessShown(t *testing.T) {
+	run, _ := startEmulator(t, emulator.Options{})
+	var log requestLog
+	flags := endpointFlags(log.front(t, run.URL))
+	with := func(args ...string) []string { return append(args, flags...) }
+	dir := copyExample(t, "storage-key-to-app")
+	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", dir)...); code != 0 {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// sent runs azk and returns the requests it sent.
+	sent := func(args ...string) (out string, requests []string) {
+		t.Helper()
+		before := len(log.all())
+		out, errOut, code := azk(t, "", with(args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s\n%s", args, code, out, errOut)
+		}
+		return out, log.all()[before:]
+	}
+	posts := func(requests []string) []string {
+		var out []string
+		for _, r := range requests {
+			if strings.HasPrefix(r, http.MethodPost+" ") {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	for _, args := range [][]string{
+		{"output", dir},
+		{"output", dir, "-o", "json"},
+		{"output", dir, "-o", "yaml"},
+		{"output", dir, "StorageAccount/azkkeysdata"},
+		{"output", dir, "Secret/azkkeysdata-secrets"},
+	} {
+		out, requests := sent(args...)
+		if len(requests) == 0 {
+			t.Fatalf("%v sent no request: the proxy sees nothing", args)
+		}
+		if p := posts(requests); len(p) > 0 {
+			t.Errorf("%v, without --show-sensitive, read secrets: %q", args, p)
+		}
+		if args[len(args)-1] == dir || strings.HasPrefix(args[len(args)-1], "Secret/") {
+			mustContain(t, fmt.Sprint(args), out, "key1 = (sensitive)")
+		}
+	}
+	if _, requests := sent("output", dir, "--show-sensitive"); len(posts(requests)) == 0 {
+		t.Errorf("output --show-sensitive read no secret: %q", requests)
+	}
+}
