@@ -228,3 +228,51 @@ func TestOutputReadsNoSecretUnlessShown(t *testing.T) {
 		t.Errorf("output --show-sensitive read no secret: %q", requests)
 	}
 }
+
+// forbiddenLists is a reverse proxy in front of the emulator that refuses,
+// as ARM does for a principal without the permission, every listing whose
+// path ends in one of collections.
+func forbiddenLists(t *testing.T, target string, collections ...string) string {
+	return proxyTo(t, target, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodGet {
+			return false
+		}
+		for _, c := range collections {
+			if strings.HasSuffix(strings.ToLower(r.URL.Path), strings.ToLower(c)) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusForbidden)
+				fmt.Fprint(w, `{"error":{"code":"AuthorizationFailed","message":"The client does not have authorization to perform action 'list' over scope '`+r.URL.Path+`'."}}`)
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// TestDestroyReportsChildrenItCouldNotList: destroy lists what each deletion
+// would take with it (a resource group's contents, a resource's children);
+// a listing that fails hides what is below it, so destroy says which one
+// failed and why, in text and in JSON output, rather than vouching for
+// what it could not see.
+func TestDestroyReportsChildrenItCouldNotList(t *testing.T) {
+	rg := "/subscriptions/" + emulatorSubscription + "/resourceGroups/azk-quickstart"
+	for _, tc := range []struct {
+		name, collection, output string
+	}{
+		{"resource group contents", rg + "/resources", "text"},
+		{"a child collection", rg + "/providers/Microsoft.Network/virtualNetworks/quickstart-vnet/subnets", "text"},
+		{"resource group contents, JSON", rg + "/resources", "json"},
+		{"a child collection, JSON", rg + "/providers/Microsoft.Network/virtualNetworks/quickstart-vnet/subnets", "json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run, flags := startEmulator(t, emulator.Options{})
+			dir := copyExample(t, "quickstart")
+			if out, errOut, code := azk(t, "", append([]string{"apply", "--auto-approve", dir}, flags...)...); code != 0 {
+				t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+			}
+			refused := endpointFlags(forbiddenLists(t, run.URL, tc.collection))
+			out, errOut, _ := azk(t, "", append([]string{"destroy", "--auto-approve", "-o", tc.output, dir}, refused...)...)
+			mustContain(t, "destroy -o "+tc.output, out+errOut, "could not list "+tc.collection, "AuthorizationFailed")
+		})
+	}
+}
