@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 // TestExamplesApplyReplanAndDestroy: each example and real-world stack
@@ -144,9 +145,9 @@ func TestExamplesConverge(t *testing.T) {
 func checkWorkloadIdentity(t *testing.T, run *emulator.Running, with func(...string) []string, dir string) {
 	rg := "/subscriptions/" + emulatorSubscription + "/resourceGroups/azk-aks-wi"
 	cluster := getBody(t, run, rg+"/providers/Microsoft.ContainerService/managedClusters/aks-wi", "2024-09-01")
-	issuer := cluster["properties"].(map[string]any)["oidcIssuerProfile"].(map[string]any)["issuerURL"].(string)
+	issuer := testkit.At[string](t, cluster, "properties", "oidcIssuerProfile", "issuerURL")
 	fic := getBody(t, run, rg+"/providers/Microsoft.ManagedIdentity/userAssignedIdentities/aks-wi-app/federatedIdentityCredentials/aks-wi-app-demo", "2023-01-31")
-	if got := fic["properties"].(map[string]any)["issuer"]; got != issuer || issuer == "" {
+	if got := testkit.At[string](t, fic, "properties", "issuer"); got != issuer || issuer == "" {
 		t.Errorf("the credential's issuer is %v, the cluster's %q", got, issuer)
 	}
 	out, errOut, code := azk(t, "", with("output", dir, "ConfigMap/aks-wi-cluster", "-o", "yaml")...)
