@@ -289,7 +289,7 @@ func TestApplyRecordsTheDecidedPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	portal := "/subscriptions/" + emulatorSubscription + "/resourceGroups/from-portal"
 	op, err := client.Put(ctx, portal, "2020-06-01", map[string]any{"location": "westus2"})
 	if err != nil {

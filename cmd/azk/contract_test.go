@@ -331,9 +331,10 @@ func emulatorClient(t *testing.T, run *emulator.Running) *arm.Client {
 
 func putAndWait(t *testing.T, client *arm.Client, id, apiVersion string, body map[string]any) {
 	t.Helper()
-	op, err := client.Put(context.Background(), id, apiVersion, body)
+	ctx := testkit.Context(t)
+	op, err := client.Put(ctx, id, apiVersion, body)
 	if err == nil {
-		_, err = op.Wait(context.Background())
+		_, err = op.Wait(ctx)
 	}
 	if err != nil {
 		t.Fatal(err)

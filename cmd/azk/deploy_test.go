@@ -24,7 +24,7 @@ import (
 // included, as "deployment ID|operation ID" -> target resource ID.
 func deploymentOps(t *testing.T, client *arm.Client, groups ...string) map[string]string {
 	t.Helper()
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	out := map[string]string{}
 	scopes := []string{"/subscriptions/" + emulatorSubscription}
 	for _, g := range groups {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -167,11 +166,11 @@ func checkWorkloadIdentity(t *testing.T, run *emulator.Running, with func(...str
 // carries the key.)
 func checkStorageKey(t *testing.T, run *emulator.Running, with func(...string) []string, dir, applied string) {
 	account := "/subscriptions/" + emulatorSubscription + "/resourceGroups/azk-keys/providers/Microsoft.Storage/storageAccounts/azkkeysdata"
-	op, err := emulatorClient(t, run).Post(context.Background(), account+"/listKeys", "2023-01-01", nil)
+	op, err := emulatorClient(t, run).Post(testkit.Context(t), account+"/listKeys", "2023-01-01", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := op.Wait(context.Background())
+	resp, err := op.Wait(testkit.Context(t))
 	if err != nil {
 		t.Fatal(err)
 	}

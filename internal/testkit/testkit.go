@@ -21,15 +21,18 @@ const margin = 20 * time.Second
 
 // Context is cancelled when the test ends and, at the latest, after Timeout
 // or shortly before the package's -timeout, whichever comes first.
-func Context(t *testing.T) context.Context {
+func Context(t testing.TB) context.Context {
 	return Bound(t, context.Background())
 }
 
 // Bound is parent with Context's deadline.
-func Bound(t *testing.T, parent context.Context) context.Context {
+func Bound(t testing.TB, parent context.Context) context.Context {
 	deadline := time.Now().Add(Timeout)
-	if d, ok := t.Deadline(); ok && d.Add(-margin).Before(deadline) {
-		deadline = d.Add(-margin)
+	// A test knows the package's deadline; a benchmark does not.
+	if dt, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if d, ok := dt.Deadline(); ok && d.Add(-margin).Before(deadline) {
+			deadline = d.Add(-margin)
+		}
 	}
 	ctx, cancel := context.WithDeadline(parent, deadline)
 	t.Cleanup(cancel)
