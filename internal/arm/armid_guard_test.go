@@ -15,32 +15,39 @@ func TestNoRequestCarriesAFragmentInAName(t *testing.T) {
 	emu := startEmulator(t, emulator.Options{})
 	rec := &pathRecorder{next: emu.run.HTTPClient()}
 	c := emu.client(t, func(o *Options) { o.Transport = rec })
-	ctx := testContext(t)
 	put(t, c, rgID("rg"), rgAPI, map[string]any{"location": "westus2"})
 	rec.sent = nil
-	for _, id := range []string{
+	refuseEveryMethod(t, c, []string{
 		vnetID("rg", "victim#x"),
 		vnetID("rg", "victim") + "/subnets/web#x",
 		vnetID("rg", "victim#") + "/subnets/web",
 		rgID("rg") + "/providers/Microsoft.Storage/storageAccounts/sa/providers/Microsoft.Authorization/roleAssignments/ra#x",
-	} {
-		if _, err := c.Get(ctx, id, networkAPI); err == nil || !strings.Contains(err.Error(), "refusing to send a request") {
-			t.Errorf("GET %q: %v", id, err)
-		}
-		if _, err := c.Put(ctx, id, networkAPI, map[string]any{"location": "westus2"}); err == nil {
-			t.Errorf("PUT %q was sent", id)
-		}
-		if _, err := c.Delete(ctx, id, networkAPI); err == nil {
-			t.Errorf("DELETE %q was sent", id)
-		}
-		if _, err := c.List(ctx, id+"/subnets", networkAPI); err == nil {
-			t.Errorf("LIST %q was sent", id)
-		}
-		if _, err := c.Post(ctx, id+"/listKeys", networkAPI, nil); err == nil {
-			t.Errorf("POST %q was sent", id)
-		}
-	}
+	})
 	if len(rec.sent) > 0 {
 		t.Errorf("%d requests were sent, the first %q", len(rec.sent), rec.sent[0])
+	}
+}
+
+// refuseEveryMethod checks that c refuses each of ids, and the collection
+// and action paths below them, for every method, before sending anything.
+func refuseEveryMethod(t *testing.T, c *Client, ids []string) {
+	t.Helper()
+	ctx := testContext(t)
+	for _, id := range ids {
+		if _, err := c.Get(ctx, id, rgAPI); err == nil || !strings.Contains(err.Error(), "refusing to send a request") {
+			t.Errorf("GET %q: %v", id, err)
+		}
+		if _, err := c.Put(ctx, id, rgAPI, map[string]any{"location": "westus2"}); err == nil {
+			t.Errorf("PUT %q was sent", id)
+		}
+		if _, err := c.Delete(ctx, id, rgAPI); err == nil {
+			t.Errorf("DELETE %q was sent", id)
+		}
+		if _, err := c.List(ctx, id+"/resources", rgAPI); err == nil {
+			t.Errorf("LIST %q was sent", id)
+		}
+		if _, err := c.Post(ctx, id+"/purge", rgAPI, nil); err == nil {
+			t.Errorf("POST %q was sent", id)
+		}
 	}
 }
