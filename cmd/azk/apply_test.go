@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 // startEmulator starts an emulator with opts over plain HTTP for one test
@@ -60,7 +63,7 @@ func azk(t *testing.T, stdin string, args ...string) (string, string, int) {
 		applying = func(p *planner.Plan) { applied = p }
 		defer func() { applying = func(*planner.Plan) {} }()
 	}
-	out, errOut, code := runAzk(stdin, args...)
+	out, errOut, code := runAzkWithin(t, stdin, args...)
 	if log != nil {
 		// Announced writes are read after the run: a resource named from
 		// another's status has its ARM ID only then.
@@ -71,21 +74,45 @@ func azk(t *testing.T, stdin string, args ...string) (string, string, int) {
 
 func runAzk(stdin string, args ...string) (string, string, int) {
 	var out, errOut bytes.Buffer
-	cmd := newRootCommand(strings.NewReader(stdin), &out, &errOut)
+	code := runAzkTo(&out, &errOut, stdin, args...)
+	return out.String(), errOut.String(), code
+}
+
+// runAzkWithin is runAzk bounded well inside the package's timeout: a
+// command that never ends fails its test, with what it printed so far,
+// instead of every test of the package at Go's timeout.
+func runAzkWithin(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut lockedBuffer
+	done := make(chan int, 1)
+	go func() { done <- runAzkTo(&out, &errOut, stdin, args...) }()
+	began := time.Now()
+	select {
+	case code := <-done:
+		return out.String(), errOut.String(), code
+	case <-testkit.Context(t).Done():
+		t.Fatalf("azk %s was still running after %s:\n%s\n%s", strings.Join(args, " "), time.Since(began).Round(time.Second), out.String(), errOut.String())
+		return "", "", 0
+	}
+}
+
+// runAzkTo runs the command line, writing to out and errOut, and returns the exit code.
+func runAzkTo(out, errOut io.Writer, stdin string, args ...string) int {
+	cmd := newRootCommand(strings.NewReader(stdin), out, errOut)
 	cmd.SetArgs(terraformArgs(cmd, args))
 	err := cmd.Execute()
 	if err == nil {
-		return out.String(), errOut.String(), 0
+		return 0
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			errOut.WriteString(ee.err.Error())
+			fmt.Fprint(errOut, ee.err.Error())
 		}
-		return out.String(), errOut.String(), ee.code
+		return ee.code
 	}
-	errOut.WriteString(err.Error())
-	return out.String(), errOut.String(), 1
+	fmt.Fprint(errOut, err.Error())
+	return 1
 }
 
 // copyExample copies an example folder so a test may change it.
@@ -262,7 +289,7 @@ func TestApplyRecordsTheDecidedPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	portal := "/subscriptions/" + emulatorSubscription + "/resourceGroups/from-portal"
 	op, err := client.Put(ctx, portal, "2020-06-01", map[string]any{"location": "westus2"})
 	if err != nil {
@@ -341,7 +368,7 @@ func TestApplyJSONEvents(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
 			t.Fatalf("not one JSON event per line: %q: %v", line, err)
 		}
-		types[ev["type"].(string)]++
+		types[testkit.At[string](t, ev, "type")]++
 		last = ev
 	}
 	if types["plan"] != 1 || types["start"] != 9 || types["end"] != 9 || types["summary"] != 1 {
@@ -370,19 +397,41 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// interruptOn sends this process SIGINT, as Ctrl-C does, once out shows
+// text, and reports when it did. Once the command has returned (stop), it
+// gives up: a signal sent later would hit another test.
+func interruptOn(out *lockedBuffer, text string) (sent <-chan time.Time, stop func()) {
+	at := make(chan time.Time, 1)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if strings.Contains(out.String(), text) {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		at <- time.Now()
+		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+	}()
+	var once sync.Once
+	return at, func() { once.Do(func() { close(done) }) }
+}
+
 func TestApplyFirstInterruptDrains(t *testing.T) {
 	_, flags := startEmulator(t, emulator.Options{LRO: []emulator.LRORule{{Type: "Microsoft.Storage/storageAccounts", Write: time.Second}}})
 	dir := copyExample(t, "quickstart")
 	var out, errOut lockedBuffer
 	cmd := newRootCommand(strings.NewReader(""), &out, &errOut)
 	cmd.SetArgs(append([]string{"apply", "--auto-approve", dir}, flags...))
-	go func() {
-		for !strings.Contains(out.String(), "storage.azure.com/StorageAccount/default/azkquickstartsa: Creating...") {
-			time.Sleep(5 * time.Millisecond)
-		}
-		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
-	}()
-	if err := cmd.Execute(); err == nil {
+	_, stop := interruptOn(&out, "storage.azure.com/StorageAccount/default/azkquickstartsa: Creating...")
+	err := cmd.Execute()
+	stop()
+	if err == nil {
 		t.Fatal("an interrupted apply exited 0")
 	}
 	mustContain(t, "stdout", out.String(),

@@ -12,6 +12,7 @@ import (
 
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 // The plan is the contract: these scenarios run plan and apply end to end
@@ -147,7 +148,7 @@ func TestIgnoredPathKeepsAzuresValue(t *testing.T) {
 	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", dir)...); code != 0 {
 		t.Fatalf("apply of another change: exit %d\n%s\n%s", code, out, errOut)
 	}
-	tags := getBody(t, run, id, "2020-06-01")["tags"].(map[string]any)
+	tags := testkit.At[map[string]any](t, getBody(t, run, id, "2020-06-01"), "tags")
 	if tags["owner"] != "portal" || tags["team"] != "b" {
 		t.Errorf("tags after apply %v, want owner kept as portal and team b", tags)
 	}
@@ -185,7 +186,7 @@ func TestIgnoreChangesTakesThePathThePlanPrints(t *testing.T) {
 	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", dir)...); code != 0 {
 		t.Fatalf("apply of another change: exit %d\n%s\n%s", code, out, errOut)
 	}
-	tags := getBody(t, run, id, "2020-06-01")["tags"].(map[string]any)
+	tags := testkit.At[map[string]any](t, getBody(t, run, id, "2020-06-01"), "tags")
 	if tags[tag] != "true" || tags["team"] != "b" {
 		t.Errorf("tags after apply %v, want the policy tag kept and team b", tags)
 	}
@@ -271,7 +272,7 @@ func TestNameFromStatusInOneApply(t *testing.T) {
 	}
 	mustContain(t, "apply", out, "Apply complete! Resources: 4 created")
 	identity := getBody(t, run, "/subscriptions/"+emulatorSubscription+"/resourceGroups/pg-rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/admin-identity", "2023-01-31")
-	principal := identity["properties"].(map[string]any)["principalId"].(string)
+	principal := testkit.At[string](t, identity, "properties", "principalId")
 	if getBody(t, run, "/subscriptions/"+emulatorSubscription+"/resourceGroups/pg-rg/providers/Microsoft.DBforPostgreSQL/flexibleServers/pg1/administrators/"+principal, "2025-08-01") == nil {
 		t.Errorf("no administrator named %s", principal)
 	}
@@ -330,9 +331,10 @@ func emulatorClient(t *testing.T, run *emulator.Running) *arm.Client {
 
 func putAndWait(t *testing.T, client *arm.Client, id, apiVersion string, body map[string]any) {
 	t.Helper()
-	op, err := client.Put(context.Background(), id, apiVersion, body)
+	ctx := testkit.Context(t)
+	op, err := client.Put(ctx, id, apiVersion, body)
 	if err == nil {
-		_, err = op.Wait(context.Background())
+		_, err = op.Wait(ctx)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -377,7 +379,7 @@ func TestPortalTagIsShownAsRemoved(t *testing.T) {
 	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", dir)...); code != 0 {
 		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
 	}
-	if tags := getBody(t, run, id, "2020-06-01")["tags"].(map[string]any); tags["costcenter"] != nil || tags["env"] != "dev" {
+	if tags := testkit.At[map[string]any](t, getBody(t, run, id, "2020-06-01"), "tags"); tags["costcenter"] != nil || tags["env"] != "dev" {
 		t.Errorf("tags after apply: %v", tags)
 	}
 	if out, _, code := azk(t, "", with("plan", "--detailed-exitcode", dir)...); code != 0 {

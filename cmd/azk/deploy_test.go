@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/azkcli/azk/internal/deployment"
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 // deploymentOps lists every deployment operation the emulator ran at the
@@ -24,7 +24,7 @@ import (
 // included, as "deployment ID|operation ID" -> target resource ID.
 func deploymentOps(t *testing.T, client *arm.Client, groups ...string) map[string]string {
 	t.Helper()
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	out := map[string]string{}
 	scopes := []string{"/subscriptions/" + emulatorSubscription}
 	for _, g := range groups {
@@ -346,20 +346,20 @@ func TestDeploymentInterruptLeavesItRunning(t *testing.T) {
 	var out, errOut lockedBuffer
 	cmd := newRootCommand(strings.NewReader(""), &out, &errOut)
 	cmd.SetArgs(append([]string{"apply", "--auto-approve", "--engine", "deployment", dir}, flags...))
-	interrupted := make(chan time.Time, 1)
-	go func() {
-		for !strings.Contains(out.String(), "storage.azure.com/StorageAccount/default/azkquickstartsa: Creating...") {
-			time.Sleep(5 * time.Millisecond)
-		}
-		interrupted <- time.Now()
-		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
-	}()
-	if err := cmd.Execute(); err == nil {
+	interrupted, stop := interruptOn(&out, "storage.azure.com/StorageAccount/default/azkquickstartsa: Creating...")
+	err := cmd.Execute()
+	ended := time.Now()
+	stop()
+	if err == nil {
 		t.Fatal("an interrupted apply exited 0")
 	}
-	ended := time.Now()
-	if d := ended.Sub(<-interrupted); d > 2*time.Second {
-		t.Errorf("azk waited %s for the deployment after the interrupt", d)
+	select {
+	case at := <-interrupted:
+		if d := ended.Sub(at); d > 2*time.Second {
+			t.Errorf("azk waited %s for the deployment after the interrupt", d)
+		}
+	default:
+		t.Fatalf("apply ended without being interrupted: it never showed the storage account being created\n%s\n%s", out.String(), errOut.String())
 	}
 	mustContain(t, "stdout", out.String(), "Still running in Azure (the deployment goes on without azk):", "storage.azure.com/StorageAccount/default/azkquickstartsa",
 		"Apply interrupted! Resources: ", "still running in Azure.")
@@ -488,7 +488,7 @@ func TestDeploymentEngineNamesFromStatus(t *testing.T) {
 	out, _ := applyThroughDeployments(t, run, flags, dir, "pg-rg")
 	mustContain(t, "apply", out, "dbforpostgresql.azure.com/FlexibleServersAdministrator/default/admin1: Creation complete", "Apply complete! Resources: 4 created")
 	identity := getBody(t, run, "/subscriptions/"+emulatorSubscription+"/resourceGroups/pg-rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/admin-identity", "2023-01-31")
-	principal := identity["properties"].(map[string]any)["principalId"].(string)
+	principal := testkit.At[string](t, identity, "properties", "principalId")
 	if getBody(t, run, "/subscriptions/"+emulatorSubscription+"/resourceGroups/pg-rg/providers/Microsoft.DBforPostgreSQL/flexibleServers/pg1/administrators/"+principal, "2025-08-01") == nil {
 		t.Errorf("no administrator named %s", principal)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 // TestExamplesApplyReplanAndDestroy: each example and real-world stack
@@ -144,9 +144,9 @@ func TestExamplesConverge(t *testing.T) {
 func checkWorkloadIdentity(t *testing.T, run *emulator.Running, with func(...string) []string, dir string) {
 	rg := "/subscriptions/" + emulatorSubscription + "/resourceGroups/azk-aks-wi"
 	cluster := getBody(t, run, rg+"/providers/Microsoft.ContainerService/managedClusters/aks-wi", "2024-09-01")
-	issuer := cluster["properties"].(map[string]any)["oidcIssuerProfile"].(map[string]any)["issuerURL"].(string)
+	issuer := testkit.At[string](t, cluster, "properties", "oidcIssuerProfile", "issuerURL")
 	fic := getBody(t, run, rg+"/providers/Microsoft.ManagedIdentity/userAssignedIdentities/aks-wi-app/federatedIdentityCredentials/aks-wi-app-demo", "2023-01-31")
-	if got := fic["properties"].(map[string]any)["issuer"]; got != issuer || issuer == "" {
+	if got := testkit.At[string](t, fic, "properties", "issuer"); got != issuer || issuer == "" {
 		t.Errorf("the credential's issuer is %v, the cluster's %q", got, issuer)
 	}
 	out, errOut, code := azk(t, "", with("output", dir, "ConfigMap/aks-wi-cluster", "-o", "yaml")...)
@@ -166,11 +166,11 @@ func checkWorkloadIdentity(t *testing.T, run *emulator.Running, with func(...str
 // carries the key.)
 func checkStorageKey(t *testing.T, run *emulator.Running, with func(...string) []string, dir, applied string) {
 	account := "/subscriptions/" + emulatorSubscription + "/resourceGroups/azk-keys/providers/Microsoft.Storage/storageAccounts/azkkeysdata"
-	op, err := emulatorClient(t, run).Post(context.Background(), account+"/listKeys", "2023-01-01", nil)
+	op, err := emulatorClient(t, run).Post(testkit.Context(t), account+"/listKeys", "2023-01-01", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := op.Wait(context.Background())
+	resp, err := op.Wait(testkit.Context(t))
 	if err != nil {
 		t.Fatal(err)
 	}

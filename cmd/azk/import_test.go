@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 // TestImportRoundTrip imports everything the quick start and the AKS
@@ -84,7 +86,7 @@ func TestImportOneResource(t *testing.T) {
 	}
 	item := list.Items[0]
 	if item.Kind != "VirtualNetwork" || item.Metadata.Annotations["serviceoperator.azure.com/reconcile-policy"] != "skip" ||
-		item.Spec["owner"].(map[string]any)["armId"] != "/subscriptions/"+emulatorSubscription+"/resourceGroups/azk-quickstart" {
+		testkit.At[string](t, item.Spec, "owner", "armId") != "/subscriptions/"+emulatorSubscription+"/resourceGroups/azk-quickstart" {
 		t.Errorf("imported %+v", item)
 	}
 	file := filepath.Join(t.TempDir(), "vnet.yaml")

@@ -13,16 +13,18 @@ import (
 
 	"github.com/azkcli/azk/internal/applier"
 	"github.com/azkcli/azk/internal/arm"
+	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 func TestApplyCreatesEveryResourceAfterItsDependencies(t *testing.T) {
 	e := start(t, emulator.Options{LRO: []emulator.LRORule{{Type: "*", Write: 150 * time.Millisecond}}}, 10)
 	g := load(t, quickstart)
 	rec := &recorder{}
-	rep := e.apply(t, context.Background(), e.decide(t, g), e.options(g, rec))
+	rep := e.apply(t, testkit.Context(t), e.decide(t, g), e.options(g, rec))
 	if rep.Failed() {
 		var b bytes.Buffer
 		rep.WriteText(&b)
@@ -49,7 +51,7 @@ func TestApplyCreatesEveryResourceAfterItsDependencies(t *testing.T) {
 
 	// Everything exists now: the plan of the same manifests is quiet, and
 	// applying it writes nothing (e.apply checks no write is sent).
-	again := e.apply(t, context.Background(), e.decide(t, g), e.options(g, &recorder{}))
+	again := e.apply(t, testkit.Context(t), e.decide(t, g), e.options(g, &recorder{}))
 	if again.Failed() || again.Count(applier.OutcomeUnchanged) != len(g.Nodes) {
 		t.Fatalf("re-apply: %v", outcomes(again))
 	}
@@ -81,7 +83,7 @@ func TestApplyRunsIndependentResourcesInParallelUpToTheLimit(t *testing.T) {
 		rec.record(ev)
 	}
 	began := time.Now()
-	rep := e.apply(t, context.Background(), e.decide(t, g), opts)
+	rep := e.apply(t, testkit.Context(t), e.decide(t, g), opts)
 	elapsed := time.Since(began)
 	if rep.Failed() {
 		t.Fatalf("apply failed: %v", outcomes(rep))
@@ -101,7 +103,7 @@ func TestApplyRunsIndependentResourcesInParallelUpToTheLimit(t *testing.T) {
 // that the next run does not take a created resource for a found one.
 func TestApplyAdoptsUnderEachPolicyAndRecordsIt(t *testing.T) {
 	e := start(t, emulator.Options{}, 10)
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	rg := "/subscriptions/" + subscription + "/resourceGroups/adopt"
 	for _, id := range []string{rg, rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/managed", rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/detached", rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/skipped"} {
 		op, err := e.client.Put(ctx, id, "2023-01-31", map[string]any{"location": "westus2", "tags": map[string]any{"owner": "portal"}})
@@ -154,7 +156,11 @@ spec:
 	}
 	tagOf := func(name string) any {
 		body := e.get(t, rg+"/providers/Microsoft.ManagedIdentity/userAssignedIdentities/"+name, "2023-01-31")
-		return body["tags"].(map[string]any)["owner"]
+		if body == nil {
+			return "(no such identity)"
+		}
+		owner, _ := armjson.Lookup(body, []string{"tags", "owner"})
+		return owner
 	}
 	for name, want := range map[string]string{"managed": "azk", "detached": "azk", "skipped": "portal", "created": "azk"} {
 		if got := tagOf(name); got != want {
@@ -190,7 +196,7 @@ spec:
 
 func TestApplyUpdatesAndLeavesUnchangedAlone(t *testing.T) {
 	e := start(t, emulator.Options{}, 10)
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	doc := func(tag string) string {
 		return `apiVersion: resources.azure.com/v1api20200601
 kind: ResourceGroup
@@ -212,7 +218,7 @@ spec:
 	if rep.Count(applier.OutcomeUpdated) != 1 || rep.Failed() {
 		t.Fatalf("update: %v", outcomes(rep))
 	}
-	if tag := e.get(t, g.Nodes[0].ID, "2020-06-01")["tags"].(map[string]any)["env"]; tag != "prod" {
+	if tag := testkit.At[any](t, e.get(t, g.Nodes[0].ID, "2020-06-01"), "tags", "env"); tag != "prod" {
 		t.Errorf("tag env=%v after update, want prod", tag)
 	}
 	etag := e.get(t, g.Nodes[0].ID, "2020-06-01")["etag"]
@@ -239,7 +245,7 @@ func TestApplyFailureStopsDependentsOnlyAndReRunConverges(t *testing.T) {
 	}, 10)
 	g := load(t, quickstart)
 	rec := &recorder{}
-	rep := e.apply(t, context.Background(), e.decide(t, g), e.options(g, rec))
+	rep := e.apply(t, testkit.Context(t), e.decide(t, g), e.options(g, rec))
 	got := outcomes(rep)
 	const account = "storage.azure.com/StorageAccount/default/azkquickstartsa"
 	if got[account] != applier.OutcomeFailed {
@@ -281,7 +287,7 @@ func TestApplyFailureStopsDependentsOnlyAndReRunConverges(t *testing.T) {
 
 	// Fix the cause and run again: the rest is created, what exists is rewritten to the same.
 	e.run.Server.SetFaults(emulator.Faults{})
-	again := e.apply(t, context.Background(), e.decide(t, g), e.options(g, &recorder{}))
+	again := e.apply(t, testkit.Context(t), e.decide(t, g), e.options(g, &recorder{}))
 	if again.Failed() {
 		t.Fatalf("re-run after the fix: %v", outcomes(again))
 	}
@@ -303,7 +309,7 @@ func TestApplyChainsConfigMapsAndResolvesRoleNames(t *testing.T) {
 	if assignment == nil {
 		t.Fatal("the example has no role assignment")
 	}
-	rep := e.apply(t, context.Background(), resources, e.options(g, &recorder{}))
+	rep := e.apply(t, testkit.Context(t), resources, e.options(g, &recorder{}))
 	if rep.Failed() {
 		var b bytes.Buffer
 		rep.WriteText(&b)
@@ -315,8 +321,8 @@ func TestApplyChainsConfigMapsAndResolvesRoleNames(t *testing.T) {
 			identity = r
 		}
 	}
-	principal := e.get(t, identity.ARMID, identity.APIVersion)["properties"].(map[string]any)["principalId"]
-	props := e.get(t, assignment.ARMID, assignment.APIVersion)["properties"].(map[string]any)
+	principal := testkit.At[any](t, e.get(t, identity.ARMID, identity.APIVersion), "properties", "principalId")
+	props := testkit.At[map[string]any](t, e.get(t, assignment.ARMID, assignment.APIVersion), "properties")
 	if principal == nil || props["principalId"] != principal {
 		t.Errorf("principalId %v: not the identity's (%v), read back after it was created", props["principalId"], principal)
 	}
@@ -366,7 +372,7 @@ spec:
 				close(drain)
 			}
 		}
-		rep := e.apply(t, context.Background(), e.decide(t, g), opts)
+		rep := e.apply(t, testkit.Context(t), e.decide(t, g), opts)
 		got := outcomes(rep)
 		if got[slow] != applier.OutcomeCreated || got[after] != applier.OutcomeNotAttempted || !rep.Interrupted {
 			t.Fatalf("outcomes %v, interrupted %v: want the in-flight identity finished and its credential not started", got, rep.Interrupted)
@@ -378,7 +384,7 @@ spec:
 	t.Run("cancel stops waiting at once", func(t *testing.T) {
 		e := start(t, emulator.Options{LRO: []emulator.LRORule{{Type: "Microsoft.ManagedIdentity/userAssignedIdentities", Write: time.Minute}}}, 10)
 		g := load(t, writeManifests(t, docs))
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := context.WithCancel(testkit.Context(t))
 		opts := e.options(g, &recorder{})
 		opts.Events = func(ev applier.Event) {
 			if ev.Type == applier.EventStart && ev.Address == slow {
@@ -410,7 +416,7 @@ func TestApplyHeartbeat(t *testing.T) {
 	opts.Heartbeat = 150 * time.Millisecond
 	text, jsonEvents := applier.TextProgress(&out), applier.JSONProgress(&events)
 	opts.Events = func(ev applier.Event) { text(ev); jsonEvents(ev) }
-	e.apply(t, context.Background(), e.decide(t, g), opts)
+	e.apply(t, testkit.Context(t), e.decide(t, g), opts)
 	// -o json: a progress event carries every count, zeros included.
 	if want := `{"type":"progress","progress":{"inFlight":1,"queued":0,"throttled":0}}`; !strings.Contains(events.String(), want+"\n") {
 		t.Errorf("no %s among the JSON events:\n%s", want, events.String())
@@ -445,7 +451,7 @@ func TestApplyBlockedResourceIsAFailure(t *testing.T) {
 			r.Action, r.Reasons, rg = planner.ActionBlocked, []string{"secret missing"}, r.Node
 		}
 	}
-	rep := e.apply(t, context.Background(), resources, e.options(g, &recorder{}))
+	rep := e.apply(t, testkit.Context(t), resources, e.options(g, &recorder{}))
 	if rep.Count(applier.OutcomeFailed) != 1 || rep.Count(applier.OutcomeNotAttempted) != len(g.Nodes)-1 {
 		t.Fatalf("outcomes %v", outcomes(rep))
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/azkcli/azk/internal/applier"
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 const postgresServer = `apiVersion: resources.azure.com/v1api20200601
@@ -100,7 +101,7 @@ func TestApplyWaitsWhileAzureBlocksWrites(t *testing.T) {
 			e := start(t, emulator.Options{}, 10)
 			e.applied(t, load(t, writeManifests(t, tc.first)))
 			admin := e.run.AdminClient()
-			if err := admin.Drift(context.Background(), tc.blocked, tc.block); err != nil {
+			if err := admin.Drift(testkit.Context(t), tc.blocked, tc.block); err != nil {
 				t.Fatal(err)
 			}
 			g := load(t, writeManifests(t, tc.second))
@@ -116,18 +117,28 @@ func TestApplyWaitsWhileAzureBlocksWrites(t *testing.T) {
 			}
 			rec := &recorder{}
 			opts := e.options(g, rec)
+			// Only the write of tc.written is blocked, and only until it
+			// waits: a wait for anything else would never end, so it
+			// stops the apply and fails the test.
+			ctx, stop := context.WithCancel(testkit.Context(t))
+			defer stop()
 			var once sync.Once
 			opts.Events = func(ev applier.Event) {
 				rec.record(ev)
-				if ev.Type == applier.EventWait && ev.Address == tc.written {
+				switch {
+				case ev.Type != applier.EventWait:
+				case ev.Address == tc.written:
 					once.Do(func() {
-						if err := admin.Drift(context.Background(), tc.blocked, tc.settle); err != nil {
+						if err := admin.Drift(ctx, tc.blocked, tc.settle); err != nil {
 							t.Error(err)
 						}
 					})
+				default:
+					t.Errorf("apply waits for %s (%s), which the plan does not write", ev.Address, ev.Message)
+					stop()
 				}
 			}
-			rep := e.apply(t, context.Background(), resources, opts)
+			rep := e.apply(t, ctx, resources, opts)
 			if rep.Failed() {
 				var b bytes.Buffer
 				rep.WriteText(&b)
@@ -188,7 +199,7 @@ func TestApplyRetriesWhatTheOperatorRetries(t *testing.T) {
 			e.writes.next = f
 			g := load(t, quickstart)
 			rec := &recorder{}
-			rep := e.apply(t, context.Background(), e.decide(t, g), e.options(g, rec))
+			rep := e.apply(t, testkit.Context(t), e.decide(t, g), e.options(g, rec))
 			if rep.Failed() == tc.ok {
 				var b bytes.Buffer
 				rep.WriteText(&b)
@@ -316,9 +327,9 @@ func TestApplyJudgesResourcesAfterTheWrite(t *testing.T) {
 			{existing + "/providers/Microsoft.DataProtection/backupVaults/shared/backupPolicies/daily", "2023-11-01"},
 			{existing + "/providers/Microsoft.Network/privateLinkServices/partner", "2022-07-01"},
 		} {
-			op, err := e.client.Put(context.Background(), put.id, put.apiVersion, map[string]any{"location": "westus2"})
+			op, err := e.client.Put(testkit.Context(t), put.id, put.apiVersion, map[string]any{"location": "westus2"})
 			if err == nil {
-				_, err = op.Wait(context.Background())
+				_, err = op.Wait(testkit.Context(t))
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -327,7 +338,7 @@ func TestApplyJudgesResourcesAfterTheWrite(t *testing.T) {
 		e.writes.next = &protection{next: e.writes.next, path: instance, statuses: tc.statuses}
 		g := load(t, writeManifests(t, backup))
 		rec := &recorder{}
-		rep := e.apply(t, context.Background(), e.decide(t, g), e.options(g, rec))
+		rep := e.apply(t, testkit.Context(t), e.decide(t, g), e.options(g, rec))
 		errs := map[string]string{}
 		for _, r := range rep.Results {
 			if r.Err != nil {
@@ -372,9 +383,9 @@ func TestDestroyDeletesAProductWithItsSubscriptions(t *testing.T) {
 	e := start(t, emulator.Options{}, 10)
 	service := "/subscriptions/" + subscription + "/resourceGroups/apim/providers/Microsoft.ApiManagement/service/apim1"
 	for _, id := range []string{"/subscriptions/" + subscription + "/resourceGroups/apim", service} {
-		op, err := e.client.Put(context.Background(), id, "2022-08-01", map[string]any{"location": "westus2"})
+		op, err := e.client.Put(testkit.Context(t), id, "2022-08-01", map[string]any{"location": "westus2"})
 		if err == nil {
-			_, err = op.Wait(context.Background())
+			_, err = op.Wait(testkit.Context(t))
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -403,11 +414,11 @@ spec:
 	e.applied(t, g)
 	d := &deletes{next: e.writes.next, seen: map[string]string{}}
 	e.writes.next = d
-	p, err := applier.PlanDestroy(context.Background(), g, e.client)
+	p, err := applier.PlanDestroy(testkit.Context(t), g, e.client)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep := applier.Destroy(context.Background(), p, e.options(g, &recorder{})); rep.Failed() {
+	if rep := applier.Destroy(testkit.Context(t), p, e.options(g, &recorder{})); rep.Failed() {
 		t.Fatalf("destroy: %v", outcomes(rep))
 	}
 	want := map[string]string{

@@ -1,7 +1,6 @@
 package applier_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/azkcli/azk/internal/applier"
 	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 // TestUpdatingAParentKeepsItsChildren updates the quick start's virtual network
@@ -16,15 +16,15 @@ import (
 // carries, so the PUT must carry the subnets read from Azure, as the operator's does.
 func TestUpdatingAParentKeepsItsChildren(t *testing.T) {
 	e := start(t, emulator.Options{}, 10)
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	g := load(t, quickstart)
 	if rep := e.apply(t, ctx, e.decide(t, g), e.options(g, &recorder{})); rep.Failed() {
 		t.Fatalf("apply: %v", outcomes(rep))
 	}
-	guids := map[string]any{}
+	guids := map[string]string{}
 	for _, n := range g.Nodes {
 		if n.Object.Kind == "VirtualNetworksSubnet" {
-			guids[n.ID] = e.get(t, n.ID, n.Kind.APIVersion)["properties"].(map[string]any)["resourceGuid"]
+			guids[n.ID] = testkit.At[string](t, e.get(t, n.ID, n.Kind.APIVersion), "properties", "resourceGuid")
 		}
 	}
 	dir := t.TempDir()
@@ -47,7 +47,7 @@ func TestUpdatingAParentKeepsItsChildren(t *testing.T) {
 	// A subnet the network's PUT deleted would be created again by its own
 	// PUT, with a new resourceGuid: in Azure that fails as soon as it is in use.
 	for id, guid := range guids {
-		if got := e.get(t, id, "2020-11-01")["properties"].(map[string]any)["resourceGuid"]; got != guid {
+		if got := testkit.At[string](t, e.get(t, id, "2020-11-01"), "properties", "resourceGuid"); got != guid {
 			t.Errorf("%s was deleted by its network's PUT and created again", id)
 		}
 	}

@@ -2,7 +2,6 @@ package applier_test
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,12 +11,13 @@ import (
 	"github.com/azkcli/azk/internal/applier"
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 // applied applies the manifests and fails the test if anything fails.
 func (e *env) applied(t *testing.T, g *graph.Graph) {
 	t.Helper()
-	if rep := e.apply(t, context.Background(), e.decide(t, g), e.options(g, &recorder{})); rep.Failed() {
+	if rep := e.apply(t, testkit.Context(t), e.decide(t, g), e.options(g, &recorder{})); rep.Failed() {
 		t.Fatalf("apply: %v", outcomes(rep))
 	}
 }
@@ -49,7 +49,7 @@ func TestDestroyFlagsDefeatedDetach(t *testing.T) {
 	}
 	g := load(t, dir)
 	e.applied(t, g)
-	p, err := applier.PlanDestroy(context.Background(), g, e.client)
+	p, err := applier.PlanDestroy(testkit.Context(t), g, e.client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestDestroyQuickstartCascadesFromTheResourceGroup(t *testing.T) {
 	e := start(t, emulator.Options{LRO: []emulator.LRORule{{Type: "*", Delete: 100 * time.Millisecond}}}, 10)
 	g := load(t, quickstart)
 	e.applied(t, g)
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	p, err := applier.PlanDestroy(ctx, g, e.client)
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +110,7 @@ func TestDestroyFindsUnmanagedResourcesThatWouldCascade(t *testing.T) {
 	e := start(t, emulator.Options{}, 10)
 	g := load(t, quickstart)
 	e.applied(t, g)
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	var vnet, rgID string
 	for _, n := range g.Nodes {
 		switch n.Kind.Kind {
@@ -206,7 +206,7 @@ spec:
   owner: {name: keep}
 `
 	g := load(t, writeManifests(t, docs))
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	// reconcile-policy skip never creates: the group exists already.
 	op, err := e.client.Put(ctx, g.Nodes[0].ID, "2020-06-01", map[string]any{"location": "westus2"})
 	if err != nil {

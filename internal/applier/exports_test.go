@@ -2,7 +2,6 @@ package applier_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -13,8 +12,10 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
 	"github.com/azkcli/azk/internal/applier"
+	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 // keyToApp: a storage account exports key1 and its blob endpoint into a
@@ -129,7 +130,7 @@ func TestSecretExportedToAConsumer(t *testing.T) {
 		defer mu.Unlock()
 		redacted = append(redacted, values...)
 	}
-	rep := e.apply(t, context.Background(), resources, opts)
+	rep := e.apply(t, testkit.Context(t), resources, opts)
 	if rep.Failed() {
 		var b bytes.Buffer
 		rep.WriteText(&b)
@@ -138,11 +139,11 @@ func TestSecretExportedToAConsumer(t *testing.T) {
 	if !e.writes.all()["POST "+strings.ToLower(account.ARMID)+"/listkeys"] {
 		t.Error("apply did not fetch the key with listKeys")
 	}
-	op, err := e.client.Post(context.Background(), account.ARMID+"/listKeys", "2023-01-01", nil)
+	op, err := e.client.Post(testkit.Context(t), account.ARMID+"/listKeys", "2023-01-01", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := op.Wait(context.Background())
+	resp, err := op.Wait(testkit.Context(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +184,7 @@ func TestSecretExportedToAConsumer(t *testing.T) {
 			t.Errorf("re-plan: %s is %s: %+v", r.Address, r.Action, r.Changes)
 		}
 	}
-	rep = e.apply(t, context.Background(), again, e.options(g, &recorder{}))
+	rep = e.apply(t, testkit.Context(t), again, e.options(g, &recorder{}))
 	if rep.Failed() || rep.Count(applier.OutcomeUnchanged) != len(again) {
 		t.Errorf("re-apply: %v", outcomes(rep))
 	}
@@ -206,7 +207,7 @@ func (e *endpointNIC) Do(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	return editBody(resp, func(body map[string]any) {
-		body["properties"].(map[string]any)["networkInterfaces"] = []any{map[string]any{"id": e.nic}}
+		armjson.Put(body, []string{"properties", "networkInterfaces"}, []any{map[string]any{"id": e.nic}})
 	}), nil
 }
 
@@ -282,22 +283,22 @@ func TestPrivateEndpointExportsItsAddress(t *testing.T) {
 		{nic, "2022-07-01", map[string]any{"location": "westus2", "properties": map[string]any{"ipConfigurations": []any{map[string]any{"name": "ipconfig1",
 			"properties": map[string]any{"subnet": map[string]any{"id": net + "/providers/Microsoft.Network/virtualNetworks/net/subnets/endpoints"}}}}}}},
 	} {
-		op, err := e.client.Put(context.Background(), put.id, put.apiVersion, put.body)
+		op, err := e.client.Put(testkit.Context(t), put.id, put.apiVersion, put.body)
 		if err == nil {
-			_, err = op.Wait(context.Background())
+			_, err = op.Wait(testkit.Context(t))
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	ip := e.get(t, nic, "2022-07-01")["properties"].(map[string]any)["ipConfigurations"].([]any)[0].(map[string]any)["properties"].(map[string]any)["privateIPAddress"]
+	ip := testkit.At[string](t, e.get(t, nic, "2022-07-01"), "properties", "ipConfigurations", 0, "properties", "privateIPAddress")
 	if ip != "10.9.1.4" {
 		t.Fatalf("the emulator gave the NIC %v", ip)
 	}
 	endpoint := "/subscriptions/" + subscription + "/resourcegroups/pe/providers/microsoft.network/privateendpoints/blob-endpoint"
 	e.writes.next = &endpointNIC{next: e.writes.next, endpoint: endpoint, nic: nic}
 	g := load(t, writeManifests(t, endpointDNS))
-	rep := e.apply(t, context.Background(), e.decide(t, g), e.options(g, &recorder{}))
+	rep := e.apply(t, testkit.Context(t), e.decide(t, g), e.options(g, &recorder{}))
 	if rep.Failed() {
 		var b bytes.Buffer
 		rep.WriteText(&b)

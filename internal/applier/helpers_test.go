@@ -23,6 +23,7 @@ import (
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 const subscription = "00000000-0000-0000-0000-000000000000"
@@ -86,7 +87,7 @@ func (e *env) decide(t *testing.T, g *graph.Graph, opts ...func(*planner.Options
 	for _, f := range opts {
 		f(&o)
 	}
-	p, diags := planner.Make(context.Background(), g, o)
+	p, diags := planner.Make(testkit.Context(t), g, o)
 	if err := diags.Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,14 @@ func (e *env) decide(t *testing.T, g *graph.Graph, opts ...func(*planner.Options
 func (e *env) apply(t *testing.T, ctx context.Context, resources []*planner.Resource, opts applier.Options) *applier.Report {
 	t.Helper()
 	e.writes.reset()
+	began := time.Now()
+	ctx = testkit.Bound(t, ctx)
 	rep := applier.Apply(ctx, resources, opts)
+	if testkit.TimedOut(ctx) {
+		var b bytes.Buffer
+		rep.WriteText(&b)
+		t.Fatalf("apply was still running after %s, waiting for something that never came:\n%s", time.Since(began).Round(time.Second), b.String())
+	}
 	attempted := map[string]bool{}
 	for _, r := range rep.Results {
 		attempted[r.Address] = r.Outcome != applier.OutcomeNotAttempted
@@ -244,7 +252,7 @@ func outcomes(rep *applier.Report) map[string]applier.Outcome {
 // get reads a resource body from the emulator; nil when it does not exist.
 func (e *env) get(t *testing.T, id, apiVersion string) map[string]any {
 	t.Helper()
-	resp, err := e.client.Get(context.Background(), id, apiVersion)
+	resp, err := e.client.Get(testkit.Context(t), id, apiVersion)
 	if arm.IsNotFound(err) {
 		return nil
 	}

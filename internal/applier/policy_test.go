@@ -1,13 +1,13 @@
 package applier_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/azkcli/azk/internal/applier"
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 // TestDestroyHonoursNamespaceAndDefaultPolicies: destroy leaves in Azure
@@ -52,7 +52,7 @@ spec:
 			t.Fatal(err)
 		}
 		e.applied(t, g)
-		p, err := applier.PlanDestroy(context.Background(), g, e.client)
+		p, err := applier.PlanDestroy(testkit.Context(t), g, e.client)
 		if err != nil {
 			t.Fatal(err)
 		}

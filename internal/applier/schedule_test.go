@@ -1,7 +1,6 @@
 package applier_test
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"github.com/azkcli/azk/internal/applier"
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 // TestApplyStartsTheLongestWorkFirst: of the resources ready at once, the
@@ -30,7 +30,7 @@ func TestApplyStartsTheLongestWorkFirst(t *testing.T) {
 	rec := &recorder{}
 	opts := e.options(g, rec)
 	opts.Parallelism = 1 // one at a time, so the order shows
-	rep := e.apply(t, context.Background(), e.decide(t, g), opts)
+	rep := e.apply(t, testkit.Context(t), e.decide(t, g), opts)
 	if rep.Failed() {
 		t.Fatalf("apply failed: %v", outcomes(rep))
 	}
@@ -77,7 +77,7 @@ func TestApplyReadsBackOnlyWhatTheOperationDidNotReturn(t *testing.T) {
 	counter.gets = map[string]int{} // the plan's reads aside
 	opts := e.options(g, &recorder{})
 	opts.Client = client
-	rep := applier.Apply(context.Background(), resources, opts)
+	rep := applier.Apply(testkit.Context(t), resources, opts)
 	if rep.Failed() {
 		t.Fatalf("apply failed: %v", outcomes(rep))
 	}

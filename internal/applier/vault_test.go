@@ -1,11 +1,11 @@
 package applier_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 func vaultManifest(createMode string) string {
@@ -44,7 +44,7 @@ func TestVaultCreateModes(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			e := start(t, emulator.Options{}, 4)
 			g := load(t, writeManifests(t, vaultManifest(tc.mode)))
-			ctx := context.Background()
+			ctx := testkit.Context(t)
 			if rep := e.apply(t, ctx, e.decide(t, g), e.options(g, &recorder{})); rep.Failed() {
 				t.Fatalf("first apply: %v", outcomes(rep))
 			}
@@ -71,7 +71,7 @@ func TestVaultCreateModes(t *testing.T) {
 			if e.get(t, deleted, "2024-11-01") != nil {
 				t.Error("a soft-deleted vault is left behind")
 			}
-			sameVault := again["properties"].(map[string]any)["resourceGuid"] == first["properties"].(map[string]any)["resourceGuid"]
+			sameVault := testkit.At[string](t, again, "properties", "resourceGuid") == testkit.At[string](t, first, "properties", "resourceGuid")
 			if sameVault != (tc.mode == "createOrRecover") {
 				t.Errorf("recovered the old vault: %v, want %v", sameVault, tc.mode == "createOrRecover")
 			}

@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/azkcli/azk/internal/testkit"
 )
 
-// Dir returns the corpus directory: $AZK_CORPUS, else ../shared/aso beside the
-// repository root. It skips the test with a clear message when the corpus is absent,
+// Dir returns the corpus directory: $AZK_CORPUS (a relative path from the
+// module root), else ../shared/aso beside the module root. It skips the test with a clear message when the corpus is absent,
 // so a fresh clone without it still passes.
 func Dir(t testing.TB) string {
 	t.Helper()
@@ -22,12 +24,12 @@ func Dir(t testing.TB) string {
 	return dir
 }
 
-// locate finds the corpus directory: $AZK_CORPUS when set, else
-// ../shared/aso beside the repository root.
+// locate finds the corpus directory: $AZK_CORPUS when set (a relative path
+// from the module root), else ../shared/aso beside the module root.
 func locate() (string, error) {
-	dir := os.Getenv("AZK_CORPUS")
-	if dir == "" {
-		root, err := repoRoot()
+	dir, ok := testkit.EnvPath("AZK_CORPUS")
+	if !ok {
+		root, err := testkit.ModuleRoot()
 		if err != nil {
 			return "", err
 		}
@@ -37,22 +39,4 @@ func locate() (string, error) {
 		return "", fmt.Errorf("no crds/ under %s", dir)
 	}
 	return dir, nil
-}
-
-// repoRoot walks up from the working directory to the folder holding go.mod.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", os.ErrNotExist
-		}
-		dir = parent
-	}
 }

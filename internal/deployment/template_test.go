@@ -13,6 +13,7 @@ import (
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 const sub = "00000000-0000-0000-0000-000000000000"
@@ -63,12 +64,12 @@ func decode(t *testing.T, tmpl *Template) map[string]any {
 }
 
 // deployed counts the plan resources a template document deploys, nested included.
-func deployed(doc map[string]any) int {
+func deployed(t *testing.T, doc map[string]any) int {
+	t.Helper()
 	n := 0
-	for _, r := range doc["resources"].([]any) {
-		m := r.(map[string]any)
-		if m["type"] == "Microsoft.Resources/deployments" {
-			n += deployed(m["properties"].(map[string]any)["template"].(map[string]any))
+	for i, r := range testkit.At[[]any](t, doc, "resources") {
+		if testkit.At[map[string]any](t, r)["type"] == "Microsoft.Resources/deployments" {
+			n += deployed(t, testkit.At[map[string]any](t, doc, "resources", i, "properties", "template"))
 			continue
 		}
 		n++
@@ -86,16 +87,16 @@ func TestSplitsAtARMsLimits(t *testing.T) {
 		t.Fatalf("%d templates, want one with nested deployments", len(set.Templates))
 	}
 	doc := decode(t, set.Templates[0])
-	if set.Templates[0].Scope != (Scope{Subscription: sub, ResourceGroup: "rg1"}) || !strings.Contains(doc["$schema"].(string), "/deploymentTemplate.json") {
+	if set.Templates[0].Scope != (Scope{Subscription: sub, ResourceGroup: "rg1"}) || !strings.Contains(testkit.At[string](t, doc, "$schema"), "/deploymentTemplate.json") {
 		t.Errorf("scope %v, schema %v: all its resources are in rg1", set.Templates[0].Scope, doc["$schema"])
 	}
-	top := doc["resources"].([]any)
-	if len(top) > 10 || deployed(doc) != 25 {
-		t.Fatalf("%d top-level resources deploying %d: want at most 10, deploying 25", len(top), deployed(doc))
+	top := testkit.At[[]any](t, doc, "resources")
+	if len(top) > 10 || deployed(t, doc) != 25 {
+		t.Fatalf("%d top-level resources deploying %d: want at most 10, deploying 25", len(top), deployed(t, doc))
 	}
 	var nested []map[string]any
 	for _, r := range top {
-		if m := r.(map[string]any); m["type"] == "Microsoft.Resources/deployments" {
+		if m := testkit.At[map[string]any](t, r); m["type"] == "Microsoft.Resources/deployments" {
 			nested = append(nested, m)
 		}
 	}
@@ -115,7 +116,7 @@ func TestSplitsAtARMsLimits(t *testing.T) {
 	}
 	total := 0
 	for i, tmpl := range set.Templates {
-		total += deployed(decode(t, tmpl))
+		total += deployed(t, decode(t, tmpl))
 		if i > 0 && (len(tmpl.After) != 1 || tmpl.After[0] != set.Templates[i-1]) {
 			t.Errorf("template %d waits for %v, want the one before", i, tmpl.After)
 		}
@@ -142,8 +143,8 @@ func TestScopesInterleave(t *testing.T) {
 	}
 	doc := decode(t, set.Templates[0])
 	var nested []map[string]any
-	for _, r := range doc["resources"].([]any) {
-		if m := r.(map[string]any); m["type"] == "Microsoft.Resources/deployments" {
+	for _, r := range testkit.At[[]any](t, doc, "resources") {
+		if m := testkit.At[map[string]any](t, r); m["type"] == "Microsoft.Resources/deployments" {
 			nested = append(nested, m)
 		}
 	}
@@ -200,8 +201,8 @@ func TestBodiesAsTemplatesHold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	props := decode(t, set.Templates[0])["resources"].([]any)[0].(map[string]any)["properties"].(map[string]any)
-	if props["expr"] != "[[not an expression]" || props["open"] != "[starts only" || props["list"].([]any)[0] != "[[x]" {
+	props := testkit.At[map[string]any](t, decode(t, set.Templates[0]), "resources", 0, "properties")
+	if props["expr"] != "[[not an expression]" || props["open"] != "[starts only" || testkit.At[string](t, props, "list", 0) != "[[x]" {
 		t.Errorf("literals that look like expressions: %v", props)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/azkcli/azk/internal/extensions"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 type unknown string
@@ -76,7 +77,7 @@ func TestVaultCreateMode(t *testing.T) {
 		if len(out.Before) == 1 && out.Before[0].Method == "POST" && strings.HasSuffix(out.Before[0].Path, "/purge") {
 			purge = strings.TrimSuffix(out.Before[0].Path, "/purge")
 		}
-		if got := body["properties"].(map[string]any)["createMode"]; got != tc.want || purge != tc.purge || len(out.Before) > 1 {
+		if got := testkit.At[string](t, body, "properties", "createMode"); got != tc.want || purge != tc.purge || len(out.Before) > 1 {
 			t.Errorf("%s (deleted %v): createMode %v before %+v, want %s, purge %q", tc.mode, tc.deleted, got, out.Before, tc.want, tc.purge)
 		}
 	}

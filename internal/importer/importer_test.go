@@ -13,6 +13,7 @@ import (
 	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/registry"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 const (
@@ -39,9 +40,10 @@ func azure(t *testing.T) *arm.Client {
 
 func put(t *testing.T, c *arm.Client, id, apiVersion string, body map[string]any) {
 	t.Helper()
-	op, err := c.Put(context.Background(), id, apiVersion, body)
+	ctx := testkit.Context(t)
+	op, err := c.Put(ctx, id, apiVersion, body)
 	if err == nil {
-		_, err = op.Wait(context.Background())
+		_, err = op.Wait(ctx)
 	}
 	if err != nil {
 		t.Fatalf("seeding %s: %v", id, err)

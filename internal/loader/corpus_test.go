@@ -7,30 +7,22 @@ import (
 	"testing"
 
 	"github.com/azkcli/azk/internal/diag"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
-// corpusDir finds the ASO corpus: $AZK_CORPUS, else ../shared/aso next to the
-// folder holding go.mod. It skips the test when the corpus is absent.
+// corpusDir finds the ASO corpus: $AZK_CORPUS (a relative path from the
+// module root), else ../shared/aso next to the module root. It skips the
+// test when the corpus is absent.
 func corpusDir(t testing.TB) string {
 	t.Helper()
-	if dir := os.Getenv("AZK_CORPUS"); dir != "" {
+	if dir, ok := testkit.EnvPath("AZK_CORPUS"); ok {
 		return dir
 	}
-	dir, err := os.Getwd()
+	root, err := testkit.ModuleRoot()
 	if err != nil {
-		t.Fatal(err)
+		t.Skip("ASO corpus not found: no go.mod above the test directory")
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("ASO corpus not found: no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	corpus := filepath.Join(dir, "..", "shared", "aso")
+	corpus := filepath.Join(root, "..", "shared", "aso")
 	if _, err := os.Stat(corpus); err != nil {
 		t.Skipf("ASO corpus not found at %s (set AZK_CORPUS to its location)", corpus)
 	}

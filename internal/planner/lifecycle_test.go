@@ -2,13 +2,13 @@ package planner
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/azkcli/azk/internal/corpus"
 	"github.com/azkcli/azk/internal/registry"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 // TestRecordedLifecycleNoSpuriousDiffs measures the differ on any go-vcr
@@ -17,9 +17,9 @@ import (
 // same resource that follows it (before any later write of it). ARM just stored that body, so every change is
 // spurious unless a specific, checkable reason explains it.
 func TestRecordedLifecycleNoSpuriousDiffs(t *testing.T) {
-	dir := os.Getenv("AZK_RECORDINGS")
-	if dir == "" {
-		t.Skip("AZK_RECORDINGS is not set (a folder of go-vcr recordings, e.g. ../shared/aso/recordings): skipping")
+	dir, ok := testkit.EnvPath("AZK_RECORDINGS")
+	if !ok {
+		t.Skip("AZK_RECORDINGS is not set (a folder of go-vcr recordings, e.g. ../shared/aso/recordings from the module root): skipping")
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {

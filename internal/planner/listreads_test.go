@@ -15,6 +15,7 @@ import (
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 // collectionsManifests are resources that share collections: security
@@ -202,9 +203,9 @@ func TestListReadsDecideAsGETsDo(t *testing.T) {
 	drift(net+"/networkSecurityGroups/nsg-2/securityRules/rule-1", `{"properties":{"destinationPortRange":"9999"}}`)
 	drift(net+"/virtualNetworks/vnet/subnets/subnet-3", `{"properties":{"addressPrefix":"10.0.33.0/24"}}`)
 	for _, id := range []string{rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-2", net + "/networkSecurityGroups/nsg-0/securityRules/rule-0"} {
-		op, err := az.client.Delete(context.Background(), id, map[bool]string{true: "2023-01-31", false: "2020-11-01"}[strings.Contains(id, "Identity")])
+		op, err := az.client.Delete(testkit.Context(t), id, map[bool]string{true: "2023-01-31", false: "2020-11-01"}[strings.Contains(id, "Identity")])
 		if err == nil {
-			_, err = op.Wait(context.Background())
+			_, err = op.Wait(testkit.Context(t))
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -212,10 +213,10 @@ func TestListReadsDecideAsGETsDo(t *testing.T) {
 	}
 	// A write that failed leaves the rule with provisioningState Failed.
 	az.run.Server.SetFaults(emulator.Faults{Failures: []emulator.FailureRule{{Type: "Microsoft.Network/networkSecurityGroups/securityRules"}}})
-	if op, err := az.client.Put(context.Background(), net+"/networkSecurityGroups/nsg-1/securityRules/rule-2", "2020-11-01",
+	if op, err := az.client.Put(testkit.Context(t), net+"/networkSecurityGroups/nsg-1/securityRules/rule-2", "2020-11-01",
 		map[string]any{"properties": map[string]any{"protocol": "Tcp", "sourcePortRange": "*", "destinationPortRange": "8002",
 			"sourceAddressPrefix": "*", "destinationAddressPrefix": "*", "access": "Allow", "priority": 102, "direction": "Inbound"}}); err == nil {
-		_, _ = op.Wait(context.Background())
+		_, _ = op.Wait(testkit.Context(t))
 	}
 	az.run.Server.SetFaults(emulator.Faults{})
 	same("drifted, deleted and failed", g)

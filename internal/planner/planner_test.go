@@ -16,6 +16,7 @@ import (
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -51,9 +52,10 @@ func startAzure(t testing.TB, faults emulator.Faults) *testAzure {
 
 func (a *testAzure) put(t testing.TB, id, apiVersion string, body map[string]any) {
 	t.Helper()
-	op, err := a.client.Put(context.Background(), id, apiVersion, body)
+	ctx := testkit.Context(t)
+	op, err := a.client.Put(ctx, id, apiVersion, body)
 	if err == nil {
-		_, err = op.Wait(context.Background())
+		_, err = op.Wait(ctx)
 	}
 	if err != nil {
 		t.Fatalf("seeding %s: %v", id, err)
@@ -270,9 +272,9 @@ func TestPlanReadsWhatTheOperatorReads(t *testing.T) {
 	for _, name := range []string{"kv-recover", "kv-purge"} {
 		id := rgKV + "/providers/Microsoft.KeyVault/vaults/" + name
 		az.put(t, id, "2023-07-01", vault)
-		op, err := az.client.Delete(context.Background(), id, "2023-07-01")
+		op, err := az.client.Delete(testkit.Context(t), id, "2023-07-01")
 		if err == nil {
-			_, err = op.Wait(context.Background())
+			_, err = op.Wait(testkit.Context(t))
 		}
 		if err != nil {
 			t.Fatalf("soft-deleting %s: %v", name, err)
@@ -313,8 +315,8 @@ func TestPlanReadsWhatTheOperatorReads(t *testing.T) {
 			t.Errorf("the subnet managed on its own would change: %+v", c)
 		}
 	}
-	subnets, _ := kept.Desired["properties"].(map[string]any)["subnets"].([]any)
-	if len(subnets) != 1 || subnets[0].(map[string]any)["name"] != "web" {
+	subnets := testkit.At[[]any](t, kept.Desired, "properties", "subnets")
+	if len(subnets) != 1 || testkit.At[string](t, subnets, 0, "name") != "web" {
 		t.Errorf("the PUT does not carry the existing subnet: %v", subnets)
 	}
 }

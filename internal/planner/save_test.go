@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 // editPlan rewrites a saved plan with edit applied to its JSON; with
@@ -90,7 +91,7 @@ func TestSavedPlanEditsAreRefused(t *testing.T) {
 		})
 	}
 	duplicated := editPlan(t, file, true, func(tree map[string]any) {
-		list := tree["resources"].([]any)
+		list := testkit.At[[]any](t, tree, "resources")
 		tree["resources"] = append(list, list[len(list)-1])
 	})
 	if _, err := Load(duplicated); err == nil || !strings.Contains(err.Error(), "is in the plan twice") {
