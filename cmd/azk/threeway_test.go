@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,12 +115,12 @@ func TestPullRequestPlanIsThreeWay(t *testing.T) {
 	identity := rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/old-id"
 	subnet := vnet + "/subnets/db"
 	commit(prStack("prod", prRotated, true))
-	// Behind azk's back: a tag set on the network in the portal.
-	if err := run.Server.Drift(vnet, []byte(`{"tags":{"owner":"portal"}}`)); err != nil {
+	// Behind azk's back: a tag and DNS servers set on the network in the
+	// portal. The manifests never mention DNS: the PUT, which replaces the
+	// network, resets them, and the plan must say so.
+	if err := run.Server.Drift(vnet, []byte(`{"tags":{"owner":"portal"},"properties":{"dhcpOptions":{"dnsServers":["10.0.0.4"]}}}`)); err != nil {
 		t.Fatal(err)
 	}
-	// (The integrator adds here: DNS servers set on the network behind azk's
-	// back, listed under azureOnly of its update.)
 
 	out, errOut, code := azk(t, "", with("plan", "--base", "HEAD~1", "-o", "json", "manifests")...)
 	if code != 0 {
@@ -148,6 +150,10 @@ func TestPullRequestPlanIsThreeWay(t *testing.T) {
 		t.Errorf("VirtualNetwork/net: %+v, want update", r)
 	} else if c := changeAt(r, "tags.owner"); c == nil || c.Origin != planner.OriginDrift || c.Before != "portal" || c.After != nil {
 		t.Errorf("tags.owner of the network: %+v, want its removal, of origin drift", c)
+	} else if !slices.ContainsFunc(r.AzureOnly, func(v planner.PathValue) bool {
+		return v.Path == "properties.dhcpOptions" && reflect.DeepEqual(v.Value, map[string]any{"dnsServers": []any{"10.0.0.4"}})
+	}) {
+		t.Errorf("the network's azureOnly %+v, want the DNS servers set behind azk's back", r.AzureOnly)
 	}
 	if r := byName["FlexibleServer/db1"]; r == nil || r.Action != planner.ActionUpdate || r.Reason != planner.ReasonSecretChanged {
 		t.Errorf("FlexibleServer/db1: %+v, want update_because_secret_changed", r)
@@ -187,8 +193,12 @@ func TestPullRequestPlanIsThreeWay(t *testing.T) {
 	if tags := getBody(t, run, rg, "2020-06-01")["tags"].(map[string]any); tags["env"] != "prod" {
 		t.Errorf("group tags %v, want env prod", tags)
 	}
-	if tags, _ := getBody(t, run, vnet, "2020-11-01")["tags"].(map[string]any); tags["owner"] != nil {
+	network := getBody(t, run, vnet, "2020-11-01")
+	if tags, _ := network["tags"].(map[string]any); tags["owner"] != nil {
 		t.Errorf("network tags %v, want the portal's tag reverted", tags)
+	}
+	if props, _ := network["properties"].(map[string]any); props["dhcpOptions"] != nil {
+		t.Errorf("network dhcpOptions %v, want them reset by the PUT, as the plan said", props["dhcpOptions"])
 	}
 	if out, errOut, code := azk(t, "", with("plan", "--detailed-exitcode", "manifests")...); code != 0 || !strings.Contains(out, planner.NoChangesLine) {
 		t.Errorf("re-plan: exit %d\n%s\n%s", code, out, errOut)
