@@ -1,6 +1,9 @@
 package registry
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Corpus describes the ASO corpus the registry was generated from.
 type Corpus struct {
@@ -10,16 +13,14 @@ type Corpus struct {
 	ASOVersion string `json:"asoVersion"`
 }
 
-// corpusFile is written by ./gen beside the index.
-const corpusFile = "corpus.json.gz"
-
-// Source describes the corpus the embedded registry was generated from.
-func (r *Registry) Source() Corpus {
-	r.corpusOnce.Do(func() {
-		if err := readGzipJSON(r.fsys, corpusFile, &r.corpus); err != nil {
-			// The data is embedded at build time; failing to read it is a build defect.
-			panic(fmt.Sprintf("registry: embedded data: %v", err))
-		}
-	})
-	return r.corpus
-}
+// Source describes the corpus the embedded registry was generated from. It
+// reads only that description (written by ./gen as data/corpus.json.gz),
+// not the registry.
+var Source = sync.OnceValue(func() Corpus {
+	var c Corpus
+	if err := readGzipJSON(data, "data/corpus.json.gz", &c); err != nil {
+		// The data is embedded at build time; failing to read it is a build defect.
+		panic(fmt.Sprintf("registry: embedded data: %v", err))
+	}
+	return c
+})

@@ -16,7 +16,7 @@ import (
 // it was generated from, and (with the corpus at hand) it is the release a
 // CRD of the corpus is labelled with.
 func TestSourceNamesTheASORelease(t *testing.T) {
-	got := registry.Default().Source().ASOVersion
+	got := registry.Source().ASOVersion
 	if !regexp.MustCompile(`^v2\.\d+\.\d+`).MatchString(got) {
 		t.Fatalf("Source().ASOVersion = %q, want an ASO v2 release", got)
 	}

@@ -30,9 +30,6 @@ type Registry struct {
 	all      []GVK
 	versions map[GroupKind][]string
 	groups   map[string]*lazyGroup
-	// corpus is read from corpus.json.gz on first use (Source).
-	corpusOnce sync.Once
-	corpus     Corpus
 }
 
 // lazyGroup decodes one group file on first use.
