@@ -27,6 +27,7 @@ var outputFormats = map[string][]string{
 	"import":   {"yaml", "json"},
 	"output":   {"text", "json", "yaml"},
 	"explain":  {"text", "json", "yaml"},
+	"version":  {"text", "json", "yaml"},
 	// api-resources follows kubectl: wide adds columns, name lists kinds.
 	"api-resources": {"text", "wide", "json", "yaml", "name"},
 }

@@ -99,7 +99,7 @@ they do there.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetVersionTemplate("azk {{.Version}}\n")
+	root.SetVersionTemplate("{{azkVersionText}}")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
