@@ -36,7 +36,7 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, pf *planFlags
 	if isTerminal(g.stderr) {
 		progress = g.stderr
 	}
-	return planner.Make(ctx, s.graph, planner.Options{
+	p, diags := planner.Make(ctx, s.graph, planner.Options{
 		Reader:                  s.client,
 		ReconcilePolicyIfExists: pf.ifExists,
 		Inputs:                  inputs,
@@ -45,4 +45,8 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, pf *planFlags
 		Base:                    base,
 		SendSecrets:             pf.sendSecrets,
 	})
+	if p != nil {
+		p.Endpoint = &s.endpoint
+	}
+	return p, diags
 }
