@@ -100,6 +100,7 @@ they do there.`,
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate("{{azkVersionText}}")
+	root.SetFlagErrorFunc(suggestFlag)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
