@@ -153,3 +153,38 @@ func TestTargetCompletionWhateverTheOrder(t *testing.T) {
 		t.Errorf("no path yet, in the manifests' folder: %q", got)
 	}
 }
+
+// TestReadmeInvalidExample: the README's azk validate of the shipped
+// examples/invalid/broken.yaml prints what the README shows (issue 25,
+// item 4: it named a file that was not shipped).
+func TestReadmeInvalidExample(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const command = "    $ azk validate examples/invalid/broken.yaml\n"
+	_, block, ok := strings.Cut(string(readme), command)
+	if !ok {
+		t.Fatalf("the README does not show %q", command)
+	}
+	var want []string
+	for _, line := range strings.Split(block, "\n") {
+		if line != "" && !strings.HasPrefix(line, "    ") {
+			break
+		}
+		if line = strings.TrimPrefix(line, "    "); line != "" {
+			want = append(want, line)
+		}
+	}
+	t.Chdir(filepath.Join("..", ".."))
+	out, errOut, code := azk(t, "", "validate", "examples/invalid/broken.yaml")
+	var got []string
+	for _, line := range strings.Split(errOut+out, "\n") {
+		if strings.HasPrefix(line, "Error: ") || line != "" && !strings.HasPrefix(line, "Warning: ") {
+			got = append(got, line)
+		}
+	}
+	if code != 1 || !slices.Equal(got, want) {
+		t.Errorf("validate examples/invalid/broken.yaml: exit %d\n%s\nthe README shows:\n%s", code, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

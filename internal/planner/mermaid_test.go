@@ -281,16 +281,19 @@ func checkChangeGraph(t *testing.T, text string, p *Plan, context bool) {
 // .ci/run with npm ci from its package-lock.json).
 var mermaidParser = filepath.Join("testdata", "mermaid")
 
-// parseWithMermaid parses each text with Mermaid's own parser, or skips
-// when node or the parser is not installed.
-func parseWithMermaid(t *testing.T, texts []string) []struct {
+// mermaidParse is what parse.mjs reports of one diagram.
+type mermaidParse struct {
 	Type      string              `json:"type"`
 	Direction string              `json:"direction"`
 	Vertices  []map[string]any    `json:"vertices"`
 	Edges     [][2]string         `json:"edges"`
 	Classes   map[string][]string `json:"classes"`
 	Error     string              `json:"error"`
-} {
+}
+
+// parseWithMermaid parses each text with Mermaid's own parser, or skips
+// when node or the parser is not installed.
+func parseWithMermaid(t *testing.T, texts []string) []mermaidParse {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -308,14 +311,7 @@ func parseWithMermaid(t *testing.T, texts []string) []struct {
 	if err != nil {
 		t.Fatalf("node parse.mjs: %v", err)
 	}
-	var results []struct {
-		Type      string              `json:"type"`
-		Direction string              `json:"direction"`
-		Vertices  []map[string]any    `json:"vertices"`
-		Edges     [][2]string         `json:"edges"`
-		Classes   map[string][]string `json:"classes"`
-		Error     string              `json:"error"`
-	}
+	var results []mermaidParse
 	if err := json.Unmarshal(out, &results); err != nil || len(results) != len(texts) {
 		t.Fatalf("parse.mjs answered %v: %s", err, out)
 	}
