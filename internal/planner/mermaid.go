@@ -44,21 +44,36 @@ func changeClass(r *Resource) (mermaidClass, bool) {
 	return otherChange, true
 }
 
+// mermaidContext is how many unchanged resources the picture shows on each
+// side of a change (what it depends on, what depends on it); the others are
+// one node that counts them, so that a changed resource group with hundreds
+// of resources in it stays a small picture.
+const mermaidContext = 3
+
+// pictureNode is one box of the picture: a resource, or the count of the
+// unchanged resources next to a change that are not shown.
+type pictureNode struct {
+	id     string
+	label  string // Mermaid text
+	class  mermaidClass
+	change bool
+}
+
 // changeGraph is the picture of a plan's changes, as data.
 type changeGraph struct {
-	nodes []*Resource
-	class map[*Resource]mermaidClass
-	// edges run from a resource to one that depends on it (the order apply
-	// follows), between nodes, at least one end a change.
-	edges   [][2]*Resource
+	nodes []*pictureNode
+	// edges run from a node to one that depends on it (the order apply
+	// follows), at least one end a change.
+	edges   [][2]*pictureNode
 	changes int
 }
 
-// changeGraphOf is the changed resources of p, and with context the
-// unchanged ones they depend on or that depend on them. A drift report
-// proposes no change: its graph is empty.
+// changeGraphOf is the changed resources of p and the dependencies between
+// them, and with context the unchanged resources they depend on or that
+// depend on them, mermaidContext a side for each change, the others counted.
+// A drift report proposes no change: its graph is empty.
 func changeGraphOf(p *Plan, context bool) *changeGraph {
-	g := &changeGraph{class: map[*Resource]mermaidClass{}}
+	g := &changeGraph{}
 	if p.Drift {
 		return g
 	}
@@ -67,31 +82,77 @@ func changeGraphOf(p *Plan, context bool) *changeGraph {
 		byAddress[r.Address] = r
 	}
 	changed := map[*Resource]bool{}
+	// dependencies and dependents of each resource, in the plan's order
+	dependencies, dependents := map[*Resource][]*Resource{}, map[*Resource][]*Resource{}
 	for _, r := range p.Resources {
 		if _, ok := changeClass(r); ok {
 			changed[r] = true
 			g.changes++
 		}
+		for _, d := range r.DependsOn {
+			if dep := byAddress[d]; dep != nil {
+				dependencies[r] = append(dependencies[r], dep)
+				dependents[dep] = append(dependents[dep], r)
+			}
+		}
 	}
 	shown := map[*Resource]bool{}
 	for _, r := range p.Resources {
-		for _, d := range r.DependsOn {
-			dep := byAddress[d]
-			if dep == nil || !changed[r] && !changed[dep] {
-				continue
-			}
-			if changed[r] && changed[dep] || context {
-				shown[r], shown[dep] = true, true
-				g.edges = append(g.edges, [2]*Resource{dep, r})
+		if !changed[r] || !context {
+			continue
+		}
+		for _, side := range [][]*Resource{dependencies[r], dependents[r]} {
+			n := 0
+			for _, o := range side {
+				if !changed[o] && n < mermaidContext {
+					shown[o] = true
+					n++
+				}
 			}
 		}
 	}
+	nodes := map[*Resource]*pictureNode{}
 	for _, r := range p.Resources {
 		if changed[r] || shown[r] {
-			g.nodes = append(g.nodes, r)
-			g.class[r], _ = changeClass(r)
+			class, _ := changeClass(r)
+			nodes[r] = &pictureNode{id: fmt.Sprintf("r%d", len(g.nodes)), class: class, change: changed[r],
+				label: mermaidText(lookOf(r, false).symbol+" "+r.Kind) + "<br/>" + mermaidText(r.Namespace+"/"+r.Name)}
+			g.nodes = append(g.nodes, nodes[r])
 		}
 	}
+	var counts []*pictureNode
+	var countEdges [][2]*pictureNode
+	for _, r := range p.Resources {
+		for _, d := range dependencies[r] {
+			if (changed[r] || changed[d]) && nodes[r] != nil && nodes[d] != nil {
+				g.edges = append(g.edges, [2]*pictureNode{nodes[d], nodes[r]})
+			}
+		}
+		if !changed[r] || !context {
+			continue
+		}
+		for i, side := range [][]*Resource{dependencies[r], dependents[r]} {
+			hidden := 0
+			for _, o := range side {
+				if nodes[o] == nil {
+					hidden++
+				}
+			}
+			if hidden == 0 {
+				continue
+			}
+			count := &pictureNode{id: fmt.Sprintf("m%d", len(counts)), class: unchangedClass,
+				label: mermaidText(fmt.Sprintf("and %d more unchanged", hidden))}
+			counts = append(counts, count)
+			if i == 0 {
+				countEdges = append(countEdges, [2]*pictureNode{count, nodes[r]})
+			} else {
+				countEdges = append(countEdges, [2]*pictureNode{nodes[r], count})
+			}
+		}
+	}
+	g.nodes = append(g.nodes, counts...)
+	g.edges = append(g.edges, countEdges...)
 	return g
 }
 
@@ -99,22 +160,19 @@ func changeGraphOf(p *Plan, context bool) *changeGraph {
 func (g *changeGraph) write(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("graph LR\n")
-	ids := make(map[*Resource]string, len(g.nodes))
-	for i, r := range g.nodes {
-		ids[r] = fmt.Sprintf("r%d", i)
-		fmt.Fprintf(&b, "  %s[\"%s %s<br/>%s\"]\n", ids[r], mermaidText(lookOf(r, false).symbol), mermaidText(r.Kind), mermaidText(r.Namespace+"/"+r.Name))
+	for _, n := range g.nodes {
+		fmt.Fprintf(&b, "  %s[\"%s\"]\n", n.id, n.label)
 	}
 	for _, e := range g.edges {
-		fmt.Fprintf(&b, "  %s --> %s\n", ids[e[0]], ids[e[1]])
+		fmt.Fprintf(&b, "  %s --> %s\n", e[0].id, e[1].id)
 	}
 	var classes []mermaidClass
 	members := map[string][]string{}
-	for _, r := range g.nodes {
-		c := g.class[r]
-		if members[c.name] == nil {
-			classes = append(classes, c)
+	for _, n := range g.nodes {
+		if members[n.class.name] == nil {
+			classes = append(classes, n.class)
 		}
-		members[c.name] = append(members[c.name], ids[r])
+		members[n.class.name] = append(members[n.class.name], n.id)
 	}
 	for _, c := range classes {
 		fmt.Fprintf(&b, "  classDef %s %s\n  class %s %s\n", c.name, c.style, strings.Join(members[c.name], ","), c.name)
@@ -142,8 +200,9 @@ func mermaidText(s string) string {
 // WriteMermaid writes the changes of p as a Mermaid graph (azk graph
 // --changes -o mermaid): the resources it creates, updates or must replace,
 // the dependencies between them, and the unchanged resources one
-// dependency away, coloured by action. With nothing to change it writes a
-// graph that says so.
+// dependency away (mermaidContext a side of each change, the others
+// counted), coloured by action. With nothing to change it writes a graph
+// that says so.
 func WriteMermaid(w io.Writer, p *Plan) error {
 	g := changeGraphOf(p, true)
 	if g.changes == 0 {
@@ -189,8 +248,8 @@ func markdownGraph(p *Plan) string {
 		return block
 	}
 	context := ""
-	if n := len(g.nodes) - g.changes; n > 0 {
-		context = fmt.Sprintf(" and %d unchanged next to them", n)
+	if len(g.nodes) > g.changes {
+		context = ", with unchanged ones next to them"
 	}
 	return fmt.Sprintf("<details><summary>Graph of the changes: %d %s%s</summary>\n\n%s</details>\n\n", g.changes, plural(g.changes, "resource", "resources"), context, block)
 }

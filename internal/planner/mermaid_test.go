@@ -27,8 +27,9 @@ func (b *planBuilder) add(kind, namespace, name string, action Action, deps ...*
 }
 
 // changesPlan has every kind of decision, hostile names, an action this
-// package does not know yet (as one added later would be), and unchanged
-// resources near the changes and far from them.
+// package does not know yet (as one added later would be), unchanged
+// resources near the changes and far from them, and more near one change
+// than the picture shows.
 func changesPlan() *Plan {
 	var b planBuilder
 	rg := b.add("ResourceGroup", "default", "rg", ActionNoChange)
@@ -40,6 +41,11 @@ func changesPlan() *Plan {
 	b.add("StorageAccount", "default", "gone", Action("delete"), rg)
 	b.add("StorageAccount", "default", "far", ActionNoChange, rg) // next to no change: not shown
 	b.add("UserAssignedIdentity", "other", "skipped", ActionSkip)
+	// A changed group with more unchanged resources in it than the picture shows.
+	big := b.add("ResourceGroup", "default", "big", ActionUpdate)
+	for i := range mermaidContext + 2 {
+		b.add("UserAssignedIdentity", "default", fmt.Sprintf("id-%d", i), ActionNoChange, big)
+	}
 	return &b.p
 }
 
@@ -107,7 +113,7 @@ func TestChangeGraphFitsAComment(t *testing.T) {
 		t.Errorf("a small graph is not shown open:\n%s", small)
 	}
 	collapsed := markdownGraph(chain(mermaidOpenNodes/2+1, true))
-	if !strings.HasPrefix(collapsed, "<details><summary>Graph of the changes: 11 resources and 11 unchanged next to them</summary>\n\n```mermaid\n") {
+	if !strings.HasPrefix(collapsed, "<details><summary>Graph of the changes: 11 resources, with unchanged ones next to them</summary>\n\n```mermaid\n") {
 		t.Errorf("a larger graph is not collapsed:\n%.300s", collapsed)
 	}
 
@@ -141,7 +147,7 @@ func TestChangeGraphFitsAComment(t *testing.T) {
 
 // parsedGraph is a Mermaid graph as the structural check reads it.
 type parsedGraph struct {
-	labels  map[string]string // id -> decoded label
+	labels  map[string]string // id -> decoded label, its two lines joined by "\n"
 	order   []string
 	edges   [][2]string
 	classes map[string]string // id -> class
@@ -149,18 +155,20 @@ type parsedGraph struct {
 }
 
 var (
-	mermaidNode     = regexp.MustCompile(`^  (r\d+)\["([^"]*)"\]$`)
-	mermaidEdge     = regexp.MustCompile(`^  (r\d+) --> (r\d+)$`)
+	mermaidNode     = regexp.MustCompile(`^  ([rm]\d+)\["([^"]*)"\]$`)
+	mermaidEdge     = regexp.MustCompile(`^  ([rm]\d+) --> ([rm]\d+)$`)
 	mermaidClassDef = regexp.MustCompile(`^  classDef ([a-z]+) ([a-z-]+:[#a-z0-9 ]+(?:,[a-z-]+:[#a-z0-9 ]+)*)$`)
-	mermaidClassUse = regexp.MustCompile(`^  class (r\d+(?:,r\d+)*) ([a-z]+)$`)
+	mermaidClassUse = regexp.MustCompile(`^  class ([rm]\d+(?:,[rm]\d+)*) ([a-z]+)$`)
 	mermaidEntity   = regexp.MustCompile(`#(\d+);`)
 	labelSafe       = regexp.MustCompile(`^[A-Za-z0-9 ._/+~!=?#;-]*$`)
+	countLabel      = regexp.MustCompile(`^and (\d+) more unchanged$`)
 )
 
 // parseChangeGraph is the structural check of Mermaid text azk wrote: the
 // header, then only node, edge, classDef and class lines; ids defined once
 // before use; labels that cannot end their quotes or carry markup (every
-// other character an entity code).
+// other character an entity code): a resource's two lines, or the count of
+// those not shown.
 func parseChangeGraph(t *testing.T, text string) parsedGraph {
 	t.Helper()
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
@@ -173,22 +181,23 @@ func parseChangeGraph(t *testing.T, text string) parsedGraph {
 			t.Errorf("%s used before it is defined", id)
 		}
 	}
+	decode := func(s string) string {
+		return mermaidEntity.ReplaceAllStringFunc(s, func(e string) string {
+			n, _ := strconv.Atoi(e[1 : len(e)-1])
+			return string(rune(n))
+		})
+	}
 	for _, line := range lines[1:] {
 		if m := mermaidNode.FindStringSubmatch(line); m != nil {
 			if _, dup := g.labels[m[1]]; dup {
 				t.Errorf("%s defined twice", m[1])
 			}
-			kind, place, ok := strings.Cut(m[2], "<br/>")
-			if !ok || !labelSafe.MatchString(kind) || !labelSafe.MatchString(place) || strings.Contains(mermaidEntity.ReplaceAllString(m[2], ""), "#") {
-				t.Errorf("unsafe label %q", m[2])
+			first, second, two := strings.Cut(m[2], "<br/>")
+			safe := labelSafe.MatchString(first) && labelSafe.MatchString(second) && !strings.Contains(mermaidEntity.ReplaceAllString(m[2], ""), "#")
+			if !safe || two != (m[1][0] == 'r') || m[1][0] == 'm' && !countLabel.MatchString(m[2]) {
+				t.Errorf("bad label of %s: %q", m[1], m[2])
 			}
-			decode := func(s string) string {
-				return mermaidEntity.ReplaceAllStringFunc(s, func(e string) string {
-					n, _ := strconv.Atoi(e[1 : len(e)-1])
-					return string(rune(n))
-				})
-			}
-			g.labels[m[1]] = decode(kind) + "\n" + decode(place)
+			g.labels[m[1]] = decode(first) + "\n" + decode(second)
 			g.order = append(g.order, m[1])
 			continue
 		}
@@ -226,9 +235,11 @@ func parseChangeGraph(t *testing.T, text string) parsedGraph {
 }
 
 // checkChangeGraph checks text is the picture of p's changes: each change
-// once with its action's class, and with context each unchanged resource
-// one dependency from a change and no other; an edge for each dependency
-// between them, from what is depended on.
+// once with its action's class and an edge for each dependency between
+// changes, from what is depended on; with context, on each side of each
+// change (what it depends on, what depends on it) its unchanged neighbours
+// with an edge, at least mermaidContext of them (or all) shown, and the
+// others counted in one node of that side; nothing else.
 func checkChangeGraph(t *testing.T, text string, p *Plan, context bool) {
 	t.Helper()
 	g := parseChangeGraph(t, text)
@@ -236,44 +247,98 @@ func checkChangeGraph(t *testing.T, text string, p *Plan, context bool) {
 	for _, id := range g.order {
 		byLabel[g.labels[id]] = id
 	}
-	ids := map[string]string{} // address -> id
+	edges := map[[2]string]bool{}
+	for _, e := range g.edges {
+		if edges[e] {
+			t.Errorf("edge %v twice", e)
+		}
+		edges[e] = true
+	}
+	ids := map[string]string{} // address -> id, "" when not shown
 	changed := map[string]bool{}
 	for _, r := range p.Resources {
 		class, change := changeClass(r)
 		changed[r.Address] = change
-		label := lookOf(r, false).symbol + " " + r.Kind + "\n" + r.Namespace + "/" + r.Name
-		id, shown := byLabel[label]
+		id := byLabel[lookOf(r, false).symbol+" "+r.Kind+"\n"+r.Namespace+"/"+r.Name]
 		ids[r.Address] = id
 		switch {
-		case change && !shown:
+		case change && id == "":
 			t.Errorf("the change %s is not in the graph", r.Address)
-		case shown && g.classes[id] != class.name:
+		case id != "" && g.classes[id] != class.name:
 			t.Errorf("%s is of class %s, want %s", r.Address, g.classes[id], class.name)
+		case id != "" && !change && !context:
+			t.Errorf("%s is shown, though unchanged and without context", r.Address)
 		}
 	}
-	var want [][2]string
+	dependents := map[string][]string{}
+	for _, r := range p.Resources {
+		for _, d := range r.DependsOn {
+			dependents[d] = append(dependents[d], r.Address)
+		}
+	}
+	want := map[[2]string]bool{} // the edges between resources
 	near := map[string]bool{}
 	for _, r := range p.Resources {
 		for _, d := range r.DependsOn {
-			if changed[r.Address] && changed[d] || context && (changed[r.Address] || changed[d]) {
-				want = append(want, [2]string{ids[d], ids[r.Address]})
+			if (changed[r.Address] || changed[d]) && ids[r.Address] != "" && ids[d] != "" {
+				want[[2]string{ids[d], ids[r.Address]}] = true
 				near[d], near[r.Address] = true, true
 			}
 		}
+		if !changed[r.Address] || !context {
+			continue
+		}
+		for side, neighbours := range [][]string{r.DependsOn, dependents[r.Address]} {
+			shown, hidden := 0, 0
+			for _, o := range neighbours {
+				switch {
+				case changed[o]:
+				case ids[o] != "":
+					shown++
+				default:
+					hidden++
+				}
+			}
+			if shown < min(mermaidContext, shown+hidden) {
+				t.Errorf("%s: %d unchanged neighbours shown on side %d, want %d", r.Address, shown, side, min(mermaidContext, shown+hidden))
+			}
+			count := ""
+			for _, e := range g.edges {
+				if side == 0 && e[1] == ids[r.Address] && e[0][0] == 'm' {
+					count = e[0]
+				}
+				if side == 1 && e[0] == ids[r.Address] && e[1][0] == 'm' {
+					count = e[1]
+				}
+			}
+			if wantLabel := fmt.Sprintf("and %d more unchanged\n", hidden); hidden > 0 && g.labels[count] != wantLabel || hidden == 0 && count != "" {
+				t.Errorf("%s: side %d counts %q, want %d hidden", r.Address, side, g.labels[count], hidden)
+			}
+			if count != "" {
+				want[[2]string{count, ids[r.Address]}] = side == 0
+				want[[2]string{ids[r.Address], count}] = side == 1
+			}
+		}
 	}
-	if !slices.Equal(g.edges, want) {
-		t.Errorf("edges %v, want %v", g.edges, want)
+	for _, id := range g.order {
+		if id[0] == 'm' && !context {
+			t.Errorf("%s counts context in a graph without context", id)
+		}
+	}
+	for e := range edges {
+		if !want[e] {
+			t.Errorf("edge %v should not be there", e)
+		}
+	}
+	for e, ok := range want {
+		if ok && !edges[e] {
+			t.Errorf("edge %v is missing", e)
+		}
 	}
 	for _, r := range p.Resources {
-		if id := ids[r.Address]; id != "" && !changed[r.Address] && !near[r.Address] {
+		if ids[r.Address] != "" && !changed[r.Address] && !near[r.Address] {
 			t.Errorf("%s is shown, though no change is next to it", r.Address)
 		}
-		if near[r.Address] && ids[r.Address] == "" {
-			t.Errorf("%s is next to a change, yet not shown", r.Address)
-		}
-	}
-	if len(g.order) != len(byLabel) {
-		t.Errorf("two nodes have the same label")
 	}
 }
 
