@@ -365,7 +365,7 @@ func parseWithMermaid(t *testing.T, texts []string) []mermaidParse {
 		t.Skip("node is not installed: Mermaid's parser cannot run (the structural check in Go still does)")
 	}
 	if _, err := os.Stat(filepath.Join(mermaidParser, "node_modules", "mermaid")); err != nil {
-		t.Skipf("Mermaid's parser is not installed: npm ci --prefix %s (as .ci/run does)", mermaidParser)
+		t.Skip("Mermaid's parser is not installed: npm ci --prefix internal/planner/testdata/mermaid (as .ci/run does) installs it")
 	}
 	in, _ := json.Marshal(texts)
 	cmd := exec.Command(node, "parse.mjs")
