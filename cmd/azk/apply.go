@@ -51,6 +51,7 @@ func newApplyCommand(g *globalOptions) *cobra.Command {
 		allowPartial, allowUnrecord bool
 		allowCascade                bool
 		ef                          engineFlags
+		allowOtherEndpoint          bool
 	)
 	cmd := &cobra.Command{
 		Use:   "apply PATH... [-k DIR] | apply PLANFILE",
@@ -99,6 +100,9 @@ deployment stack, which deletes or detaches what the manifests no longer hold.
 
 azk apply PLANFILE applies a plan saved with azk plan --out, without asking,
 and refuses when the manifests or anything read for the plan changed since.
+It goes where the plan was made (the Azure cloud, subscription and tenant, or
+the emulator), whatever AZK_ENDPOINT or AZURE_SUBSCRIPTION_ID say; flags
+naming another endpoint are refused unless --allow-other-endpoint.
 
 The first Ctrl-C stops starting new work and waits up to --grace-period for
 operations in flight; a second one exits at once and prints how to check them.
@@ -132,6 +136,9 @@ Exit status: 0 success, 1 error or any resource failed.`,
 			}
 			if saved != nil {
 				if args, err = restoreSavedFlags(saved, g, &in, &pf, &sel); err != nil {
+					return err
+				}
+				if err := useSavedEndpoint(cmd, g, &az, saved, allowOtherEndpoint); err != nil {
 					return err
 				}
 			}
@@ -190,6 +197,7 @@ Exit status: 0 success, 1 error or any resource failed.`,
 	pf.register(cmd)
 	sel.register(cmd, "what it depends on")
 	ef.register(cmd)
+	registerAllowOtherEndpoint(cmd, &allowOtherEndpoint)
 	f := cmd.Flags()
 	f.BoolVar(&allowPartial, "allow-partial", false, "apply what can be applied when some resources are blocked (they, and what depends on them, are reported as failed)")
 	f.BoolVar(&allowCascade, "allow-cascade", false, "delete (--base, -replace) even when that removes resources outside the manifests or marked detach-on-delete or skip")

@@ -15,6 +15,12 @@ import (
 // -o json. Single letters (-f, -R, -o) and combined shorthands (-ojson) are
 // left alone, and so are flag values and everything after "--".
 func terraformArgs(root *cobra.Command, args []string) []string {
+	if len(args) > 1 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		// A completion request: the words before the one being completed,
+		// as the command would read them (azk plan DIR -target <TAB>).
+		last := len(args) - 1
+		return append(append([]string{args[0]}, terraformArgs(root, args[1:last])...), args[last])
+	}
 	cmd, _, err := root.Find(args)
 	if err != nil || cmd == nil {
 		cmd = root

@@ -87,14 +87,6 @@ func TestOutputFormats(t *testing.T) {
 	}
 }
 
-func TestVersionFlag(t *testing.T) {
-	out, _, code := azk(t, "", "--version")
-	want, _, _ := azk(t, "", "version")
-	if code != 0 || out != want || !strings.HasPrefix(out, "azk ") {
-		t.Errorf("azk --version: exit %d, %q; azk version: %q", code, out, want)
-	}
-}
-
 // TestNoTerminalConfirmationAndHeartbeat: standard input from /dev/null is
 // no terminal, so apply refuses to ask; with output to a pipe (no terminal
 // either), a long operation still prints its heartbeat at a steady interval.

@@ -42,6 +42,12 @@ type azureFlags struct {
 	maxAttempts  int
 	maxDelay     time.Duration
 	debug        bool
+
+	// emulatorState and pin are a saved plan's emulator state folder and
+	// pinned certificate (see useSavedEndpoint); account is the subscription
+	// and tenant client() resolved.
+	emulatorState, pin string
+	account            arm.Account
 }
 
 func (f *azureFlags) register(cmd *cobra.Command) {
@@ -83,6 +89,7 @@ func (f *azureFlags) client(ctx context.Context, g *globalOptions) (*arm.Client,
 	if err != nil {
 		return nil, nil, err
 	}
+	f.account = account
 	opts := arm.Options{
 		Subscription:      account.Subscription,
 		Cloud:             cfg,
@@ -104,7 +111,7 @@ func (f *azureFlags) client(ctx context.Context, g *globalOptions) (*arm.Client,
 	}
 	switch {
 	case f.emulator:
-		run, err := emulator.Start(ctx, emulator.Options{StateDir: emulatorStateDir}, "127.0.0.1:0", true)
+		run, err := emulator.Start(ctx, emulator.Options{StateDir: f.stateDir()}, "127.0.0.1:0", true)
 		if err != nil {
 			release()
 			return nil, nil, fmt.Errorf("starting the emulator: %w", err)
@@ -115,7 +122,7 @@ func (f *azureFlags) client(ctx context.Context, g *globalOptions) (*arm.Client,
 		}
 		opts.Endpoint, opts.Transport, opts.Credential = run.URL, run.HTTPClient(), arm.EmulatorCredential
 	case f.endpoint != "":
-		transport, err := pinnedTransport(os.Getenv("AZK_ENDPOINT_CERT_SHA256"))
+		transport, err := pinnedTransport(f.certPin())
 		if err != nil {
 			release()
 			return nil, nil, err

@@ -34,7 +34,7 @@ func TestCompletion(t *testing.T) {
 	}{
 		{[]string{"__complete", "plan", "-o", ""}, []string{"text\n", "json\n", "yaml\n", "markdown\n", "name\n"}},
 		{[]string{"__complete", "apply", "--reconcile-policy-if-exists", ""}, []string{"manage\n", "detach-on-delete\n", "skip\n"}},
-		{[]string{"__complete", "plan", quickstart, "--target", ""}, []string{"resources.azure.com/ResourceGroup/default/azk-quickstart\n", "network.azure.com/VirtualNetworksSubnet/default/web\n"}},
+		{[]string{"__complete", "plan", quickstart, "--target", ""}, []string{"ResourceGroup/azk-quickstart\n", "VirtualNetworksSubnet/web\n"}},
 		{[]string{"__complete", "explain", "VirtualNetworksSub"}, []string{"VirtualNetworksSubnet\n"}},
 		{[]string{"__complete", "explain", "VirtualNetwork.addressSp"}, []string{"VirtualNetwork.addressSpace\n"}},
 	} {

@@ -3,7 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -32,7 +36,70 @@ func (f *inputFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(new(bool), "recursive", "R", false, "kubectl's -R, accepted: folders are always read recursively")
 	run := cmd.RunE
 	cmd.RunE = func(c *cobra.Command, args []string) error {
-		return run(c, append(args, f.filenames...))
+		return run(c, uniqueInputs(append(args, f.filenames...)))
+	}
+}
+
+// uniqueInputs drops the inputs another one already reads (kubectl users
+// write azk plan DIR -f DIR): the same file or folder however it is written
+// (./DIR, DIR/, a symbolic link to it), standard input named twice, and a
+// folder or manifest file inside a folder given (which reads it, see
+// loader.Options.Paths). Otherwise every resource would be read twice, each a
+// "duplicate object" error pointing at the same place. Arguments that are no
+// path (addresses) are kept as written.
+func uniqueInputs(paths []string) []string {
+	real := make([]string, len(paths))
+	folders := map[string]bool{}
+	for i, p := range paths {
+		real[i] = p
+		if p == "-" {
+			continue
+		}
+		r, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			continue
+		}
+		if r, err = filepath.Abs(r); err != nil {
+			continue
+		}
+		real[i] = r
+		if info, err := os.Stat(r); err == nil && info.IsDir() {
+			folders[r] = true
+		}
+	}
+	seen := map[string]bool{}
+	var out []string
+	for i, p := range paths {
+		if seen[real[i]] || insideFolder(real[i], folders) {
+			continue
+		}
+		seen[real[i]] = true
+		out = append(out, p)
+	}
+	return out
+}
+
+// insideFolder reports whether the folder walk of one of folders reads
+// path: a folder or manifest file below it, with no name starting with "."
+// on the way.
+func insideFolder(path string, folders map[string]bool) bool {
+	if !filepath.IsAbs(path) {
+		return false
+	}
+	if !folders[path] && !slices.Contains([]string{".yaml", ".yml", ".json"}, strings.ToLower(filepath.Ext(path))) {
+		return false
+	}
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		if strings.HasPrefix(filepath.Base(path), ".") {
+			return false
+		}
+		if folders[dir] {
+			return true
+		}
+		if dir == filepath.Dir(dir) {
+			return false
+		}
+		path = dir
 	}
 }
 

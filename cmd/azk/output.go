@@ -24,7 +24,7 @@ func newOutputCommand(g *globalOptions) *cobra.Command {
 		showSensitive bool
 	)
 	cmd := &cobra.Command{
-		Use:   "output PATH... [-k DIR] [ADDRESS...] [-o text|json|yaml] [--show-sensitive]",
+		Use:   "output PATH... [-k DIR] [ADDRESS...] [-o text|json|yaml|name] [--show-sensitive]",
 		Short: "Print the values resources export, read from Azure now, as the operator writes them",
 		Long: `Output prints the config maps and Secrets the resources of the manifests export
 (operatorSpec.configMaps and configMapExpressions, operatorSpec.secrets and
@@ -43,7 +43,8 @@ Secrets show their keys, their values as (sensitive).
   -o text   one block per config map or Secret (default)
   -o json   one JSON array of {kind, namespace, name, from, data, annotations, labels}
   -o yaml   v1 ConfigMap and Secret manifests an application's Deployment can use
-            (Secret data base64); Secrets only with --show-sensitive`,
+            (Secret data base64); Secrets only with --show-sensitive
+  -o name   the address of each config map and Secret (v1/Kind/namespace/name), one a line`,
 		Example: `  azk output --emulator examples/storage-key-to-app
   azk output ./manifests StorageAccount/appdata --show-sensitive -o yaml | kubectl apply -f -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -135,6 +136,13 @@ func writeExported(w, stderr io.Writer, format string, objs []exported.Object, r
 			out = append(out, jsonObject{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, From: o.From, Data: shown(o), Annotations: o.Annotations, Labels: o.Labels})
 		}
 		return writeJSON(w, out)
+	case "name":
+		// Addresses, as the other commands' -o name prints them, which output takes back as arguments.
+		names := make([]string, 0, len(objs))
+		for _, o := range objs {
+			names = append(names, "v1/"+o.Kind+"/"+o.Namespace+"/"+o.Name)
+		}
+		return writeNames(w, names)
 	case "yaml":
 		hidden := 0
 		for _, o := range objs {

@@ -25,8 +25,9 @@ var outputFormats = map[string][]string{
 	"apply":    {"text", "json", "yaml", "name"},
 	"destroy":  {"text", "json", "yaml", "name"},
 	"import":   {"yaml", "json"},
-	"output":   {"text", "json", "yaml"},
+	"output":   {"text", "json", "yaml", "name"},
 	"explain":  {"text", "json", "yaml"},
+	"version":  {"text", "json", "yaml"},
 	// api-resources follows kubectl: wide adds columns, name lists kinds.
 	"api-resources": {"text", "wide", "json", "yaml", "name"},
 }

@@ -135,7 +135,7 @@ resources of the same type in its resource group).`,
 				if err := planner.Save(out, p); err != nil {
 					return fmt.Errorf("saving the plan: %w", err)
 				}
-				fmt.Fprintf(g.stderr, "Saved the plan to %s: apply it with azk apply %s\n", out, out)
+				fmt.Fprintf(g.stderr, "Saved the plan to %s (made against %s): apply it with %s\n", out, p.Endpoint, applyHint(out))
 			}
 			if s := p.Summary(); s.Blocked > 0 {
 				fmt.Fprintf(g.stderr, "Error: %s blocked (see the reasons above): azk apply refuses to start unless --allow-partial\n", plural(s.Blocked, "resource"))

@@ -52,7 +52,7 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, in *inputFlag
 			return nil, diag.List{diag.Errorf(diag.Source{}, "", "", "%v", err)}
 		}
 	}
-	return planner.Make(ctx, s.graph, planner.Options{
+	p, diags := planner.Make(ctx, s.graph, planner.Options{
 		Reader:                  s.client,
 		ReconcilePolicyIfExists: pf.ifExists,
 		Inputs:                  inputs,
@@ -62,4 +62,8 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, in *inputFlag
 		SendSecrets:             pf.sendSecrets,
 		Replace:                 pf.replace,
 	})
+	if p != nil {
+		p.Endpoint = &s.endpoint
+	}
+	return p, diags
 }

@@ -97,7 +97,8 @@ they do there.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetVersionTemplate("azk {{.Version}}\n")
+	root.SetVersionTemplate("{{azkVersionText}}")
+	root.SetFlagErrorFunc(suggestFlag)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -87,18 +88,45 @@ func (f *selectFlags) apply(gr *graph.Graph, dir graph.Direction) (*graph.Graph,
 }
 
 // completeAddresses offers the addresses of the resources in the inputs
-// named so far on the command line (read offline, errors ignored).
-func completeAddresses(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+// named on the command line before the cursor (read offline, errors
+// ignored), or, when none is named yet (azk plan --target <TAB> DIR: shells
+// pass only the words before the cursor), in the current folder, as
+// Terraform reads its configuration there. Each resource is offered as the
+// shortest address that names it alone and begins with the word typed so
+// far: Kind/name as users type them, Kind/namespace/name, or the whole
+// group/Kind/namespace/name.
+func completeAddresses(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	paths := append([]string(nil), args...)
 	if v, err := cmd.Flags().GetStringArray("filename"); err == nil {
 		paths = append(paths, v...)
 	}
 	kustomize, _ := cmd.Flags().GetStringArray("kustomize")
+	if len(paths) == 0 && len(kustomize) == 0 {
+		paths = []string{"."}
+	}
 	namespace, _ := cmd.Flags().GetString("namespace")
-	res, _ := loader.Load(loader.Options{Paths: paths, Kustomize: kustomize, Namespace: namespace})
+	res, _ := loader.Load(loader.Options{Paths: uniqueInputs(paths), Kustomize: kustomize, Namespace: namespace})
+	forms := make([][3]string, len(res.Resources))
+	count := map[string]int{}
+	for i, o := range res.Resources {
+		forms[i] = [3]string{o.Kind + "/" + o.Name, o.Kind + "/" + o.Namespace + "/" + o.Name, o.Address()}
+		for _, f := range forms[i] {
+			count[strings.ToLower(f)]++
+		}
+	}
 	var out []string
-	for _, o := range res.Resources {
-		out = append(out, o.Address())
+	offered := map[string]bool{}
+	for _, fs := range forms {
+		shortest := max(0, slices.IndexFunc(fs[:], func(f string) bool { return count[strings.ToLower(f)] == 1 }))
+		for _, f := range fs[shortest:] {
+			if strings.HasPrefix(f, toComplete) {
+				if !offered[f] {
+					offered[f] = true
+					out = append(out, f)
+				}
+				break
+			}
+		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }

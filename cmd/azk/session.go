@@ -17,6 +17,8 @@ type azureSession struct {
 	graph  *graph.Graph
 	// release stops what the client needs (an in-process emulator, debug logging).
 	release func()
+	// endpoint is where the client goes, recorded in the plans it makes.
+	endpoint planner.Endpoint
 }
 
 // openSession connects to Azure (or the emulator), resolves the inputs, and
@@ -48,7 +50,7 @@ func openSession(ctx context.Context, g *globalOptions, az *azureFlags, in *inpu
 		release()
 		return nil, diags, err
 	}
-	return &azureSession{client: client, graph: gr, release: release}, diags, nil
+	return &azureSession{client: client, graph: gr, release: release, endpoint: az.used(client.Subscription())}, diags, nil
 }
 
 // routeCredentials sends the requests of resources with a credential-from

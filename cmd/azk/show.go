@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"io/fs"
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"github.com/azkcli/azk/internal/planner"
@@ -23,7 +27,7 @@ Secrets print as (sensitive): the file holds only salted digests of them.`,
 			if err != nil {
 				return err
 			}
-			p, err := planner.Load(args[0])
+			p, err := loadPlanFile(args[0])
 			if err != nil {
 				return err
 			}
@@ -32,4 +36,30 @@ Secrets print as (sensitive): the file holds only salted digests of them.`,
 	}
 	cmd.Flags().BoolVar(&showUnchanged, "show-unchanged", false, "list the resources that stay as they are, not only their count")
 	return cmd
+}
+
+// loadPlanFile reads a plan saved by azk plan --out, and says plainly when
+// path holds something else (manifests, a folder) instead of how JSON
+// decoding failed.
+func loadPlanFile(path string) (*planner.Plan, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		if pe, ok := err.(*fs.PathError); ok {
+			return nil, fmt.Errorf("%s: %w", path, pe.Err)
+		}
+		return nil, err
+	}
+	p, err := planner.LoadIfSaved(path)
+	if err != nil || p != nil {
+		return p, err
+	}
+	what := "not a plan"
+	if info.IsDir() {
+		what = "a folder, not a plan"
+	} else if f, err := os.Open(path); err != nil {
+		return nil, err
+	} else {
+		f.Close()
+	}
+	return nil, fmt.Errorf("%s is %s saved by azk plan --out: azk show prints saved plans (to see what applying manifests would do: azk plan %s)", path, what, shellQuote(path))
 }

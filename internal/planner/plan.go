@@ -304,6 +304,10 @@ type Plan struct {
 	// SecretSalt salts the digests that stand for secrets in a saved plan, so
 	// that a digest cannot be looked up in a table of common passwords. Set by Save.
 	SecretSalt string `json:"secretSalt,omitempty"`
+	// Endpoint is where the plan was made (Azure's cloud, or an emulator),
+	// so that a saved plan is applied there; nil in plans saved before it
+	// was recorded.
+	Endpoint *Endpoint `json:"endpoint,omitempty"`
 }
 
 // Summary counts the decisions of a plan.

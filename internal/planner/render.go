@@ -497,6 +497,7 @@ func WriteMarkdown(w io.Writer, p *Plan, opts RenderOptions) error {
 	if line := p.secretsLine(); line != "" && !p.Drift {
 		fmt.Fprintf(&head, "%s\n\n", line)
 	}
+	head.WriteString(markdownGraph(p))
 
 	var shown, unchanged []*Resource
 	list := p.listing()

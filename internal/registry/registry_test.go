@@ -88,6 +88,9 @@ func TestRegenerationIsByteIdentical(t *testing.T) {
 	if err := corpusgen.WriteARMTypes(res.ARMTypes, out); err != nil {
 		t.Fatal(err)
 	}
+	if err := corpusgen.WriteCorpus(res.Corpus, out); err != nil {
+		t.Fatal(err)
+	}
 	committed := readTree(t, "data")
 	regenerated := readTree(t, out)
 	for name, want := range committed {

@@ -42,5 +42,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("gen: %d kinds, %d spec fields without an ARM pairing\n", len(res.Kinds), len(res.Unpaired))
+	if err := corpusgen.WriteCorpus(res.Corpus, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("gen: ASO %s, %d kinds, %d spec fields without an ARM pairing\n", res.Corpus.ASOVersion, len(res.Kinds), len(res.Unpaired))
 }

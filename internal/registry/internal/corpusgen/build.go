@@ -33,6 +33,8 @@ type Result struct {
 	OperatorUnplaced []string
 	// ARMTypes are the per-ARM-type facts (armtypetable.go), sorted by type.
 	ARMTypes []registry.ARMType
+	// Corpus describes the corpus itself: the ASO release its CRDs come from.
+	Corpus registry.Corpus
 }
 
 // Build reads the corpus rooted at dir (containing crds/ and api/) and the
@@ -74,6 +76,9 @@ func Build(dir, armTypes string) (*Result, error) {
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
+		if err := agreeOnVersion(&all.Corpus, r.Corpus, files[i]); err != nil {
+			return nil, err
+		}
 		all.Kinds = append(all.Kinds, r.Kinds...)
 		all.Unpaired = append(all.Unpaired, r.Unpaired...)
 		all.UnpairedStatus = append(all.UnpairedStatus, r.UnpairedStatus...)
@@ -96,6 +101,20 @@ func Build(dir, armTypes string) (*Result, error) {
 		return nil, err
 	}
 	return &all, nil
+}
+
+// agreeOnVersion takes the ASO release of one CRD file into all: every CRD
+// must name the same one, or the registry would mix releases.
+func agreeOnVersion(all *registry.Corpus, one registry.Corpus, file string) error {
+	switch {
+	case one.ASOVersion == "":
+		return fmt.Errorf("%s: no %s label naming the ASO release", file, asoVersionLabel)
+	case all.ASOVersion == "":
+		all.ASOVersion = one.ASOVersion
+	case all.ASOVersion != one.ASOVersion:
+		return fmt.Errorf("%s: ASO release %s, other CRDs %s: the corpus mixes releases", file, one.ASOVersion, all.ASOVersion)
+	}
+	return nil
 }
 
 func lessGVK(a, b registry.GVK) bool {
@@ -145,7 +164,7 @@ func (b *builder) crdFile(path string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var res Result
+	res := Result{Corpus: registry.Corpus{ASOVersion: c.Metadata.Labels[asoVersionLabel]}}
 	for _, v := range c.Spec.Versions {
 		if !v.Served || strings.HasSuffix(v.Name, "storage") {
 			continue

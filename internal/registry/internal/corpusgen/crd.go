@@ -10,6 +10,9 @@ import (
 
 // crd is the part of a CustomResourceDefinition the generator reads.
 type crd struct {
+	Metadata struct {
+		Labels map[string]string `yaml:"labels"`
+	} `yaml:"metadata"`
 	Spec struct {
 		Group string `yaml:"group"`
 		Names struct {
@@ -62,6 +65,10 @@ func readCRD(path string) (*crd, error) {
 	}
 	return &c, nil
 }
+
+// asoVersionLabel is the label on every CRD of an ASO release naming the
+// release (v2.20.0-rev.118).
+const asoVersionLabel = "app.kubernetes.io/version"
 
 // armURI returns the "ARM URI:" line of a version's description, or "".
 func armURI(description string) string {

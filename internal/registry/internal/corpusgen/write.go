@@ -184,3 +184,8 @@ func writeGzipJSON(path string, v any) error {
 	}
 	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
+
+// WriteCorpus writes what describes the corpus itself (corpus.json.gz) in dir.
+func WriteCorpus(c registry.Corpus, dir string) error {
+	return writeGzipJSON(filepath.Join(dir, "corpus.json.gz"), c)
+}
