@@ -19,9 +19,12 @@ type mermaidClass struct{ name, style string }
 // is drawn as otherChange, so that no change is left out of the picture;
 // giving it its colour is one row here.
 var changeClasses = map[Action]mermaidClass{
-	ActionCreate:  {"create", "fill:#dafbe1,stroke:#1a7f37,color:#0f5323"},
-	ActionUpdate:  {"update", "fill:#fff8c5,stroke:#9a6700,color:#633c01"},
-	ActionReplace: {"replace", "fill:#ffebe9,stroke:#cf222e,color:#82071e"},
+	ActionCreate:   {"create", "fill:#dafbe1,stroke:#1a7f37,color:#0f5323"},
+	ActionUpdate:   {"update", "fill:#fff8c5,stroke:#9a6700,color:#633c01"},
+	ActionReplace:  {"replacerequired", "fill:#ffebe9,stroke:#cf222e,color:#82071e,stroke-dasharray:6 3"},
+	ActionRecreate: {"replace", "fill:#fbefff,stroke:#8250df,color:#512a97"},
+	ActionDelete:   {"delete", "fill:#ffebe9,stroke:#cf222e,color:#82071e"},
+	ActionDetach:   {"detach", "fill:#fff1e5,stroke:#bc4c00,color:#762c00,stroke-dasharray:3 3"},
 }
 
 // notChanges are the actions that leave Azure as it is: the picture shows
