@@ -6,8 +6,8 @@ import (
 
 // baseAddresses are the addresses of the resources the manifests held
 // before the change under review (azk plan --base).
-func baseAddresses(base string, paths, kustomize []string, namespace string) (map[string]bool, error) {
-	res, err := loader.LoadEarlier(base, loader.Options{Paths: paths, Kustomize: kustomize, Namespace: namespace})
+func baseAddresses(base string, paths []string, in *inputFlags, namespace string) (map[string]bool, error) {
+	res, err := loader.LoadEarlier(base, loader.Options{Paths: paths, Kustomize: in.kustomize, Namespace: namespace, AllowRemote: in.allowRemote})
 	if err != nil {
 		return nil, err
 	}

@@ -94,7 +94,7 @@ resources of the same type in its resource group).`,
 			}
 			var baseSet map[string]bool
 			if base != "" {
-				if baseSet, err = baseAddresses(base, args, in.kustomize, g.namespace); err != nil {
+				if baseSet, err = baseAddresses(base, args, &in, g.namespace); err != nil {
 					return err
 				}
 			}
