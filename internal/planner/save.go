@@ -19,6 +19,7 @@ import (
 	"golang.org/x/crypto/argon2"
 
 	"github.com/azkcli/azk/internal/convert"
+	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/redact"
 )
 
@@ -173,22 +174,26 @@ func redactTree(v any, redact func(string) string, key string) any {
 // ID twice. Resources have no Node or Request: a saved plan is applied by
 // resolving its inputs again and checking Stale.
 func Load(path string) (*Plan, error) {
-	data, err := os.ReadFile(path)
+	data, err := loader.ReadFile(path, maxPlanBytes)
 	if err != nil {
-		return nil, err
+		return nil, describeRead(path, err)
 	}
 	return decodeSaved(path, data)
 }
 
 // LoadIfSaved is Load for a file that may hold manifests instead: nil, and
-// no error, when it is not a plan Save wrote (or cannot be read).
+// no error, when it is not a plan Save wrote (or cannot be read). A file
+// that starts as a plan but does not decode (cut short) is an error.
 func LoadIfSaved(path string) (*Plan, error) {
-	data, err := os.ReadFile(path)
+	data, err := loader.ReadFile(path, maxPlanBytes)
 	if err != nil {
 		return nil, nil
 	}
 	var probe map[string]json.RawMessage
-	if json.Unmarshal(data, &probe) != nil || probe["formatVersion"] == nil || probe["resources"] == nil {
+	if err := json.Unmarshal(data, &probe); err != nil && looksLikePlan(data) {
+		return nil, fmt.Errorf("%s: a saved plan that cannot be read (%v): is it cut short? make the plan again", path, err)
+	}
+	if probe["formatVersion"] == nil || probe["resources"] == nil {
 		return nil, nil
 	}
 	return decodeSaved(path, data)
@@ -227,6 +232,9 @@ func decodeSaved(path string, data []byte) (*Plan, error) {
 		}
 		addresses[r.Address], ids[id] = true, true
 		r.Desired, _ = unsealed(r.Desired).(map[string]any)
+	}
+	if err := checkSavedContent(&p); err != nil {
+		return nil, fmt.Errorf("%s: %w: azk did not write this; make the plan again", path, err)
 	}
 	return &p, nil
 }
