@@ -9,6 +9,7 @@ import (
 
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -33,7 +34,7 @@ func (l *load) kustomize(dir string) {
 	fsys.root = root.String()
 	// The absolute path: kustomize would clone a relative one that reads as
 	// a git URL (github.com/org/repo) even where such a folder exists.
-	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fsys, fsys.root)
+	resources, err := fsys.build()
 	if fsys.refused != nil {
 		l.diags = append(l.diags, fsys.refused.diagnostics()...)
 		return
@@ -73,6 +74,18 @@ func (l *load) kustomize(dir string) {
 		}
 		l.kustomizeNode(dir, src, node)
 	}
+}
+
+// build runs kustomize on the root. kustomize panics on some malformed
+// kustomizations (a patchesJson6902 entry without a target): that is an
+// error in the input, not a crash of azk.
+func (f *originFS) build() (resources resmap.ResMap, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("kustomize failed on this kustomization (%v): check its fields against kustomize's documentation", r)
+		}
+	}()
+	return krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(f, f.root)
 }
 
 func (l *load) kustomizeNode(dir string, src diag.Source, node *yaml.RNode) {

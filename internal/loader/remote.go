@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"net/url"
 	"regexp"
 	"strings"
 
@@ -69,13 +70,18 @@ func remoteEntries(data []byte) []string {
 var scpUser = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9-]*@`)
 
 // isRemote reports whether kustomize would take loc for something to fetch
-// rather than a local path: any URL scheme (http, https, ssh, file, git::),
-// an scp-style address, GitHub shorthand. Inline content (a patch written
-// in the kustomization) is not a location.
+// rather than a local path, as its loader decides (and a little more):
+// an http or https URL, however short ("http:x"), which it downloads;
+// anything with a scheme ("ssh://", "file://"), git:: or an scp-style
+// address, or GitHub shorthand, which it clones. Inline content (a patch
+// written in the kustomization) is not a location.
 func isRemote(loc string) bool {
 	s := strings.ToLower(strings.TrimSpace(loc))
 	if s == "" || strings.Contains(s, "\n") || strings.HasPrefix(s, "{") {
 		return false
+	}
+	if u, err := url.Parse(s); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+		return true
 	}
 	return strings.Contains(s, "://") || strings.HasPrefix(s, "git::") ||
 		strings.HasPrefix(s, "github.com/") || strings.HasPrefix(s, "github.com:") ||

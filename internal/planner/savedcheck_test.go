@@ -9,7 +9,7 @@ import (
 
 // savedByHand saves a plan of a resource group and a network in it, with
 // one unmanaged resource beside them, as azk plan --out would.
-func savedByHand(t *testing.T) string {
+func savedByHand(t testing.TB) string {
 	t.Helper()
 	const sub = "00000000-0000-0000-0000-000000000000"
 	rg := "/subscriptions/" + sub + "/resourceGroups/rg"
