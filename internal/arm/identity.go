@@ -19,6 +19,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 
 	"github.com/azkcli/azk/internal/armid"
+	"github.com/azkcli/azk/internal/loader"
 )
 
 // Auth chooses where the credential comes from.
@@ -275,6 +276,10 @@ func (c *Client) ForSecret(name string, data map[string]string) (*Client, error)
 	return newClient(o, c.shared)
 }
 
+// maxCertificateBytes bounds a certificate file a credential Secret names:
+// a PEM or PKCS#12 certificate chain with its key is a few kilobytes.
+const maxCertificateBytes = 1 << 20
+
 func secretCredential(name string, data map[string]string, copts azcore.ClientOptions) (azcore.TokenCredential, error) {
 	tenant, client := strings.TrimSpace(data[SecretTenantID]), strings.TrimSpace(data[SecretClientID])
 	fail := func(key, what string) error { return fmt.Errorf("credential secret %q: %s: %s", name, key, what) }
@@ -290,7 +295,8 @@ func secretCredential(name string, data map[string]string, copts azcore.ClientOp
 		if len(raw) == 0 {
 			key = SecretClientCertificatePath
 			var err error
-			if raw, err = os.ReadFile(data[SecretClientCertificatePath]); err != nil {
+			// The path comes from the manifests: a regular file, bounded.
+			if raw, err = loader.ReadFile(data[SecretClientCertificatePath], maxCertificateBytes); err != nil {
 				return nil, fail(key, "cannot read the certificate file")
 			}
 		}
