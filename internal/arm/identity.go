@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -276,8 +277,9 @@ func (c *Client) ForSecret(name string, data map[string]string) (*Client, error)
 	return newClient(o, c.shared)
 }
 
-// maxCertificateBytes bounds a certificate file a credential Secret names:
-// a PEM or PKCS#12 certificate chain with its key is a few kilobytes.
+// maxCertificateBytes bounds a certificate or token file a credential
+// Secret names: a PEM or PKCS#12 certificate chain with its key, or a
+// federated token, is a few kilobytes.
 const maxCertificateBytes = 1 << 20
 
 func secretCredential(name string, data map[string]string, copts azcore.ClientOptions) (azcore.TokenCredential, error) {
@@ -317,6 +319,12 @@ func secretCredential(name string, data map[string]string, copts azcore.ClientOp
 		if file == "" {
 			return nil, fmt.Errorf("credential secret %q: no %s, %s or %s, and no workload identity token file (%s)",
 				name, SecretClientSecret, SecretClientCertificate, SecretClientCertificatePath, SecretFederatedTokenFile)
+		}
+		// azidentity reads the file for each token: it must be a regular
+		// file (a FIFO would block, /dev/zero fill memory). A file not there
+		// yet is left to azidentity, as before.
+		if _, err := loader.ReadFile(file, maxCertificateBytes); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fail(SecretFederatedTokenFile, "cannot read the token file")
 		}
 		cred, err := azidentity.NewWorkloadIdentityCredential(&azidentity.WorkloadIdentityCredentialOptions{ClientOptions: copts, TenantID: tenant, ClientID: client, TokenFilePath: file})
 		if err != nil {
