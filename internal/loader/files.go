@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -33,19 +34,35 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	if err := mustBeRegular(path, info, limit); err != nil {
 		return nil, err
 	}
-	return readBounded(f, limit)
+	return readBounded(f, limit, info.Size())
 }
 
-// readBounded reads r to its end, refusing more than limit bytes.
-func readBounded(r io.Reader, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
+// readBounded reads r to its end, refusing more than limit bytes. size is
+// what r is expected to hold (0 when unknown): a file is read into one
+// buffer of its size; a stream in pieces joined once, so that what reading
+// takes stays within twice what is read, however long the stream.
+func readBounded(r io.Reader, limit, size int64) ([]byte, error) {
+	r = io.LimitReader(r, limit+1)
+	var pieces [][]byte
+	total := int64(0)
+	for piece := max(min(size, limit)+1, bytes.MinRead); ; piece = min(2*piece, 1<<20) {
+		buf := make([]byte, piece)
+		n, err := io.ReadFull(r, buf)
+		pieces, total = append(pieces, buf[:n]), total+int64(n)
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	if int64(len(data)) > limit {
+	if total > limit {
 		return nil, &InputError{Reason: fmt.Sprintf("is more than the %d bytes azk reads from one file: refusing it", limit)}
 	}
-	return data, nil
+	if len(pieces) == 1 {
+		return pieces[0], nil
+	}
+	return bytes.Join(pieces, nil), nil
 }
 
 // InputError is an input azk refuses to read; Reason says why, after the

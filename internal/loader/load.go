@@ -129,7 +129,7 @@ func (l *load) path(p string, stdin io.Reader) {
 			l.diags.Add(diag.Errorf(diag.Source{File: stdinName}, "", "", "standard input requested but none available"))
 			return
 		}
-		data, err := readBounded(stdin, MaxFileBytes)
+		data, err := readBounded(stdin, MaxFileBytes, 0)
 		var refused *InputError
 		if errors.As(err, &refused) {
 			l.diags.Add(diag.Errorf(diag.Source{File: stdinName}, "", "", "%s", refused.Reason))
