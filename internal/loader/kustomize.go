@@ -27,6 +27,10 @@ const originAnnotation = "config.kubernetes.io/origin"
 func (l *load) kustomize(dir string) {
 	fsys := &originFS{FileSystem: filesys.MakeFsOnDisk(), allowRemote: l.allowRemote}
 	root, _, err := fsys.CleanedAbs(dir)
+	if err != nil && isRemote(dir) {
+		l.diags.Add(diag.Errorf(diag.Source{File: dir}, "", "", "kustomize: -k takes a local directory; a remote one is not fetched (--allow-remote-bases lets a local kustomization name remote bases)"))
+		return
+	}
 	if err != nil {
 		l.diags.Add(diag.Errorf(diag.Source{File: dir}, "", "", "kustomize: %s", describeFSError(err)))
 		return

@@ -85,6 +85,15 @@ func TestKustomizeRemoteBasesAreRefused(t *testing.T) {
 		t.Errorf("git ran:\n%s", runs)
 	}
 
+	// -k of a URL says it is not fetched.
+	for _, root := range []string{remote, "https://github.com/org/repo//base?ref=v1"} {
+		_, diags := Load(Options{Kustomize: []string{root}, AllowRemote: true})
+		check(t, "-k "+root, render(diags), []string{"error: " + root + ": kustomize: -k takes a local directory; a remote one is not fetched (--allow-remote-bases lets a local kustomization name remote bases)"})
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("-k of a URL: the server got %d requests", n)
+	}
+
 	// A local folder whose path reads as a GitHub URL is read from disk.
 	t.Chdir(dir)
 	res, diags := Load(Options{Kustomize: []string{"github.com/org/repo"}})
