@@ -17,7 +17,7 @@ func baseGraph(g *globalOptions, in *inputFlags, base string, paths []string) (*
 	if err != nil {
 		return nil, "", err
 	}
-	res, err := loader.LoadEarlier(revision, loader.Options{Paths: paths, Kustomize: in.kustomize, Namespace: g.namespace})
+	res, err := loader.LoadEarlier(revision, loader.Options{Paths: paths, Kustomize: in.kustomize, Namespace: g.namespace, AllowRemote: in.allowRemote})
 	if err != nil {
 		return nil, "", err
 	}

@@ -43,8 +43,9 @@ reference() expressions (and outputs), and secrets are secureString
 parameters: no file holds a secret's value; the Azure CLI asks for them.
 
 DIR also gets index.json: the templates in the order to deploy them, their
-scopes, parameters and resources, and the az command for each. Templates and
-an index an earlier export left in DIR are replaced.
+scopes, parameters and resources, and the az command for each. The templates
+an earlier export left in DIR (those its index.json names) are replaced; no
+other file there is removed or overwritten.
 
 azk apply --engine deployment submits the same templates itself.`,
 		Example: `  azk export --format arm-template --out-dir out examples/quickstart

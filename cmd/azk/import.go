@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -18,10 +20,11 @@ func init() { subcommands = append(subcommands, newImportCommand) }
 
 func newImportCommand(g *globalOptions) *cobra.Command {
 	var (
-		az        azureFlags
-		recursive bool
-		policy    string
-		outDir    string
+		az              azureFlags
+		recursive       bool
+		policy          string
+		outDir          string
+		skipUnsupported bool
 	)
 	cmd := &cobra.Command{
 		Use:   "import ARMID... [--recursive] [--policy manage|detach-on-delete|skip] [--out-dir DIR]",
@@ -46,7 +49,13 @@ manifests, as the operator's asoctl import azure-resource does, so that azk
 
 The manifests go to standard output as one YAML stream (-o json: a v1 List),
 or with --out-dir one file per resource. A plan of them right after import
-shows no changes.`,
+shows no changes.
+
+What the operator's import leaves out by design (what Azure makes itself,
+such as built-in role definitions) is summarised. A resource found that azk
+cannot import (an ARM ID it refuses, a type no ASO kind manages, one it
+cannot read) is named on its own line, and import then exits 1 after writing
+the rest; --skip-unsupported accepts leaving out those azk refuses.`,
 		Example: `  azk import /subscriptions/$SUB/resourceGroups/rg --recursive --out-dir imported/
   azk plan imported/
   azk import /subscriptions/$SUB/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet --policy detach-on-delete`,
@@ -77,7 +86,7 @@ shows no changes.`,
 				return err
 			}
 			reportImport(g, res, outDir)
-			return nil
+			return leftOut(g, res, skipUnsupported)
 		},
 	}
 	az.register(cmd)
@@ -85,6 +94,7 @@ shows no changes.`,
 	f.BoolVar(&recursive, "recursive", false, "import what is below each resource too: child and extension resources, a resource group's resources")
 	f.StringVar(&policy, "policy", "manage", "the serviceoperator.azure.com/reconcile-policy to write: manage, detach-on-delete or skip")
 	f.StringVar(&outDir, "out-dir", "", "write one file per resource into DIR instead of standard output")
+	f.BoolVar(&skipUnsupported, "skip-unsupported", false, "exit 0 when the only resources left out are ones azk cannot import (an ARM ID it refuses, a type no ASO kind manages)")
 	_ = cmd.RegisterFlagCompletionFunc("policy", completeValues(policies...))
 	return cmd
 }
@@ -95,14 +105,9 @@ func writeImported(g *globalOptions, res *importer.Result, outDir string) error 
 		if err := os.MkdirAll(outDir, 0o755); err != nil {
 			return err
 		}
-		taken := map[string]bool{}
-		for _, r := range res.Resources {
-			name := strings.ToLower(r.Kind.Kind) + "-" + r.Name + ".yaml"
-			if taken[name] {
-				name = strings.ToLower(strings.Split(r.Kind.Group, ".")[0]+"-"+r.Kind.Kind) + "-" + r.Name + ".yaml"
-			}
-			taken[name] = true
-			if err := os.WriteFile(filepath.Join(outDir, name), []byte(r.Manifest), 0o644); err != nil {
+		names := importedFileNames(res.Resources)
+		for i, r := range res.Resources {
+			if err := os.WriteFile(filepath.Join(outDir, names[i]), []byte(r.Manifest), 0o644); err != nil {
 				return err
 			}
 		}
@@ -167,4 +172,50 @@ func reportImport(g *globalOptions, res *importer.Result, outDir string) {
 		where = " into " + outDir
 	}
 	fmt.Fprintf(g.stderr, "Imported %s%s.\n", plural(len(res.Resources), "resource"), where)
+}
+
+// maxFileName is the longest file name most file systems take (NAME_MAX).
+const maxFileName = 255
+
+// importedFileNames names the file of each resource, all before any is
+// written: kind-name.yaml, the group added where two kinds share a name,
+// and a name too long for a file system shortened and told apart by a
+// digest of the whole, so that no name fails halfway through the writing.
+func importedFileNames(resources []*importer.Resource) []string {
+	names := make([]string, len(resources))
+	taken := map[string]bool{}
+	for i, r := range resources {
+		name := strings.ToLower(r.Kind.Kind) + "-" + r.Name
+		if taken[name] {
+			name = strings.ToLower(strings.Split(r.Kind.Group, ".")[0]+"-"+r.Kind.Kind) + "-" + r.Name
+		}
+		taken[name] = true
+		if len(name)+len(".yaml") > maxFileName {
+			sum := sha256.Sum256([]byte(name))
+			digest := "-" + hex.EncodeToString(sum[:4])
+			name = name[:maxFileName-len(".yaml")-len(digest)] + digest
+		}
+		names[i] = name + ".yaml"
+	}
+	return names
+}
+
+// leftOut names each resource import found but could not import, and is
+// the error that makes import exit 1 unless all of them are ones azk
+// refuses and --skip-unsupported accepts that.
+func leftOut(g *globalOptions, res *importer.Result, skipUnsupported bool) error {
+	failed := 0
+	for _, l := range res.LeftOut {
+		fmt.Fprintf(g.stderr, "Left out %s: %s\n", l.ID, l.Reason)
+		if !l.Unsupported || !skipUnsupported {
+			failed++
+		}
+	}
+	if failed == 0 {
+		return nil
+	}
+	if skipUnsupported {
+		return fmt.Errorf("%s could not be read (see above)", plural(failed, "resource"))
+	}
+	return fmt.Errorf("%s left out (see above): --skip-unsupported accepts leaving out those azk cannot import", plural(failed, "resource"))
 }

@@ -26,6 +26,8 @@ type inputFlags struct {
 	filenames []string
 	// defaultPolicy is --default-reconcile-policy, on the commands that act on Azure.
 	defaultPolicy string
+	// allowRemote lets kustomize fetch remote bases (--allow-remote-bases).
+	allowRemote bool
 }
 
 // register adds the input flags to cmd, whose RunE (set before) then gets
@@ -34,6 +36,7 @@ func (f *inputFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVarP(&f.kustomize, "kustomize", "k", nil, "build this kustomize directory and read its output (repeatable)")
 	cmd.Flags().StringArrayVarP(&f.filenames, "filename", "f", nil, "a file or folder to read, as the arguments are (kubectl's -f; repeatable)")
 	cmd.Flags().BoolVarP(new(bool), "recursive", "R", false, "kubectl's -R, accepted: folders are always read recursively")
+	cmd.Flags().BoolVar(&f.allowRemote, "allow-remote-bases", false, "let kustomize fetch the remote resources and bases a kustomization names (http(s) URLs, git repositories); without it only local files are read and nothing touches the network")
 	run := cmd.RunE
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		return run(c, uniqueInputs(append(args, f.filenames...)))
@@ -119,7 +122,7 @@ func (f *inputFlags) requireInputs(cmd *cobra.Command, args []string) error {
 
 // resolve loads the inputs and builds the graph, returning every diagnostic.
 func (f *inputFlags) resolve(g *globalOptions, paths []string) (*graph.Graph, diag.List) {
-	res, diags := loader.Load(loader.Options{Paths: paths, Kustomize: f.kustomize, Stdin: g.stdin, Namespace: g.namespace})
+	res, diags := loader.Load(loader.Options{Paths: paths, Kustomize: f.kustomize, Stdin: g.stdin, Namespace: g.namespace, AllowRemote: f.allowRemote})
 	g.secrets.Add(secretValues(res.Secrets)...)
 	gr, more := graph.Build(res, graph.Options{Subscription: g.subscriptionID(), DefaultReconcilePolicy: f.defaultPolicy})
 	diags = append(diags, more...)

@@ -131,7 +131,11 @@ resources of the same type in its resource group).`,
 			if whatIf && !p.Drift {
 				crossCheck(ctx, g, session.client, p)
 			}
-			if out != "" {
+			if out != "" && diags.HasErrors() {
+				// A plan with errors (a --send-secrets address that names
+				// nothing, a read that failed) is not one to apply.
+				fmt.Fprintf(g.stderr, "The plan was not saved to %s: it has the errors above\n", out)
+			} else if out != "" {
 				if err := planner.Save(out, p); err != nil {
 					return fmt.Errorf("saving the plan: %w", err)
 				}

@@ -55,7 +55,9 @@ type Options struct {
 	// "https://127.0.0.1:8443". Empty uses the cloud's.
 	Endpoint string
 	// Transport sends the HTTP requests; nil uses azcore's default. Set it to
-	// trust the emulator's certificate.
+	// trust the emulator's certificate. An *http.Client (and the default) is
+	// used with redirects turned off: ARM does not redirect, and a redirect
+	// would carry a body and the token elsewhere.
 	Transport policy.Transporter
 	// AllowHTTP permits a plain-HTTP Endpoint. The bearer token then travels in
 	// clear text, so only tests against a local emulator set it.
@@ -221,10 +223,14 @@ func newClient(o Options, shared *sharedState) (*Client, error) {
 			Services:                     map[cloud.ServiceName]cloud.ServiceConfiguration{cloud.ResourceManager: rm},
 		}
 	}
+	endpoint, err := url.Parse(rm.Endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("endpoint %q: %w", rm.Endpoint, err)
+	}
 	copts := &armpolicy.ClientOptions{
 		ClientOptions: policy.ClientOptions{
 			Cloud:     cfg,
-			Transport: o.Transport,
+			Transport: withoutRedirects(o.Transport),
 			Retry:     o.Retry.azcore(),
 			Logging: policy.LogOptions{
 				// Bodies are never logged (PUT bodies and list-keys answers carry secrets),
@@ -244,8 +250,10 @@ func newClient(o Options, shared *sharedState) (*Client, error) {
 		// The emulator has no resource provider registration endpoint.
 		DisableRPRegistration: o.Endpoint != "",
 	}
+	// The token stays with ARM: nothing is sent, or followed, elsewhere.
+	copts.PerCallPolicies = []policy.Policy{endpointOnly{endpoint: endpoint}}
 	if shared.limiter != nil {
-		copts.PerCallPolicies = []policy.Policy{shared.limiter}
+		copts.PerCallPolicies = append(copts.PerCallPolicies, shared.limiter)
 	}
 	copts.InsecureAllowCredentialWithHTTP = o.AllowHTTP
 	pl, err := armruntime.NewPipeline("azk", "v0.0.0", o.Credential, runtime.PipelineOptions{}, copts)

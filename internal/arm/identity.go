@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 
 	"github.com/azkcli/azk/internal/armid"
+	"github.com/azkcli/azk/internal/loader"
 )
 
 // Auth chooses where the credential comes from.
@@ -275,6 +277,11 @@ func (c *Client) ForSecret(name string, data map[string]string) (*Client, error)
 	return newClient(o, c.shared)
 }
 
+// maxCertificateBytes bounds a certificate or token file a credential
+// Secret names: a PEM or PKCS#12 certificate chain with its key, or a
+// federated token, is a few kilobytes.
+const maxCertificateBytes = 1 << 20
+
 func secretCredential(name string, data map[string]string, copts azcore.ClientOptions) (azcore.TokenCredential, error) {
 	tenant, client := strings.TrimSpace(data[SecretTenantID]), strings.TrimSpace(data[SecretClientID])
 	fail := func(key, what string) error { return fmt.Errorf("credential secret %q: %s: %s", name, key, what) }
@@ -290,7 +297,8 @@ func secretCredential(name string, data map[string]string, copts azcore.ClientOp
 		if len(raw) == 0 {
 			key = SecretClientCertificatePath
 			var err error
-			if raw, err = os.ReadFile(data[SecretClientCertificatePath]); err != nil {
+			// The path comes from the manifests: a regular file, bounded.
+			if raw, err = loader.ReadFile(data[SecretClientCertificatePath], maxCertificateBytes); err != nil {
 				return nil, fail(key, "cannot read the certificate file")
 			}
 		}
@@ -311,6 +319,12 @@ func secretCredential(name string, data map[string]string, copts azcore.ClientOp
 		if file == "" {
 			return nil, fmt.Errorf("credential secret %q: no %s, %s or %s, and no workload identity token file (%s)",
 				name, SecretClientSecret, SecretClientCertificate, SecretClientCertificatePath, SecretFederatedTokenFile)
+		}
+		// azidentity reads the file for each token: it must be a regular
+		// file (a FIFO would block, /dev/zero fill memory). A file not there
+		// yet is left to azidentity, as before.
+		if _, err := loader.ReadFile(file, maxCertificateBytes); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fail(SecretFederatedTokenFile, "cannot read the token file")
 		}
 		cred, err := azidentity.NewWorkloadIdentityCredential(&azidentity.WorkloadIdentityCredentialOptions{ClientOptions: copts, TenantID: tenant, ClientID: client, TokenFilePath: file})
 		if err != nil {

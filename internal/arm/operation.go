@@ -130,6 +130,9 @@ func (o *Operation) follow(ctx context.Context) (json.RawMessage, error) {
 		if errors.As(err, &ae) {
 			return false, o.failure(ctx, err)
 		}
+		if isLeftEndpoint(err) {
+			return false, fmt.Errorf("%s %s: following the operation: %w", o.Method, o.ID, err)
+		}
 		if failures++; failures >= opts.Retry.MaxAttempts {
 			return false, fmt.Errorf("%s %s: following the operation: %w (gave up after %d attempts)", o.Method, o.ID, err, failures)
 		}

@@ -1,17 +1,22 @@
 package deployment
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"github.com/azkcli/azk/internal/loader"
 )
 
 // IndexFile lists an export's templates: the order to deploy them in, their
 // scopes, parameters and resources, and the Azure CLI command for each.
 const IndexFile = "index.json"
 
-// templateFile matches the files Write creates, which it replaces.
+// templateFile matches the names of the files Write creates.
 var templateFile = regexp.MustCompile(`^[0-9]{2}-[A-Za-z0-9._-]+\.json$`)
 
 // Name is the deployment name of the template at index i of a set, for a
@@ -36,21 +41,26 @@ func (t *Template) Command(name string) string {
 }
 
 // Write writes the set's templates and index into dir, replacing the
-// templates an earlier export left there. No file holds a secret: secrets
-// are secureString parameters, asked for when the template is deployed.
+// templates an earlier export left there (those its index names) and
+// nothing else: a file azk did not write is neither removed nor replaced.
+// No file holds a secret: secrets are secureString parameters, asked for
+// when the template is deployed.
 func (s *Set) Write(dir, prefix string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	old, err := os.ReadDir(dir)
+	earlier, err := earlierExport(dir)
 	if err != nil {
 		return err
 	}
-	for _, e := range old {
-		if !e.IsDir() && (templateFile.MatchString(e.Name()) || e.Name() == IndexFile) {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
-				return err
-			}
+	for _, t := range s.Templates {
+		if _, err := os.Lstat(filepath.Join(dir, t.File)); err == nil && !earlier[t.File] {
+			return fmt.Errorf("%s: azk did not write it (the export's %s does not name it): refusing to replace it; choose another --out-dir", filepath.Join(dir, t.File), IndexFile)
+		}
+	}
+	for file := range earlier {
+		if err := os.Remove(filepath.Join(dir, file)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
 		}
 	}
 	type parameter struct {
@@ -97,4 +107,37 @@ func (s *Set) Write(dir, prefix string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, IndexFile), data, 0o644)
+}
+
+// maxIndexBytes bounds the index read back from an earlier export.
+const maxIndexBytes = 16 << 20
+
+// earlierExport is the set of template files an earlier export wrote into
+// dir, as its index names them; empty when dir holds no index. An index azk
+// did not write is refused: what it names is not azk's to remove.
+func earlierExport(dir string) (map[string]bool, error) {
+	path := filepath.Join(dir, IndexFile)
+	data, err := loader.ReadFile(path, maxIndexBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]bool{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var index struct {
+		FormatVersion int `json:"formatVersion"`
+		Templates     []struct {
+			File string `json:"file"`
+		} `json:"templates"`
+	}
+	if json.Unmarshal(data, &index) != nil || index.FormatVersion != 1 || index.Templates == nil {
+		return nil, fmt.Errorf("%s is not the index of an azk export: refusing to replace it; choose another --out-dir", path)
+	}
+	files := map[string]bool{}
+	for _, t := range index.Templates {
+		if templateFile.MatchString(t.File) { // a plain name within dir
+			files[t.File] = true
+		}
+	}
+	return files, nil
 }

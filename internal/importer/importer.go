@@ -59,17 +59,30 @@ type Resource struct {
 	depth  int
 }
 
-// Skipped is an Azure resource found that no ASO kind manages, or one
-// that could not be read.
+// Skipped is an Azure resource found that the operator's import leaves
+// out by design: what Azure makes itself (built-in role definitions, a
+// server's built-in databases, configurations at their defaults).
 type Skipped struct {
 	ID     string
 	Reason string
+}
+
+// LeftOut is an Azure resource found that azk could not import: one it
+// refuses (an ARM ID it does not accept, a type no ASO kind manages) or one
+// it could not read. Unlike Skipped, each is a resource the output lacks.
+type LeftOut struct {
+	ID     string
+	Reason string
+	// Unsupported is true when azk refuses the resource; false when it
+	// could not be read.
+	Unsupported bool
 }
 
 // Result is what Import found, parents before their children.
 type Result struct {
 	Resources []*Resource
 	Skipped   []Skipped
+	LeftOut   []LeftOut
 	// Warnings are listings that failed: what is below may be incomplete.
 	Warnings []string
 }
@@ -117,6 +130,7 @@ func Import(ctx context.Context, ids []string, opts Options) (*Result, error) {
 		return strings.ToLower(a.ID) < strings.ToLower(b.ID)
 	})
 	sort.Slice(r.Skipped, func(i, j int) bool { return r.Skipped[i].ID < r.Skipped[j].ID })
+	sort.Slice(r.LeftOut, func(i, j int) bool { return r.LeftOut[i].ID < r.LeftOut[j].ID })
 	sort.Strings(r.Warnings)
 	if err := manifests(r, opts); err != nil {
 		return nil, err
@@ -221,6 +235,10 @@ func (im *importer) below(id string, k *registry.Kind, depth int) {
 					continue
 				}
 				itemID, _ := item["id"].(string)
+				if _, err := armid.Parse(itemID); err != nil && strings.HasPrefix(strings.ToLower(itemID), strings.ToLower(id)+"/") {
+					im.leaveOut(itemID, "azk refuses its ARM ID: "+err.Error(), true)
+					continue
+				}
 				if itemID == "" || !strings.EqualFold(parentOf(itemID), id) {
 					continue // a list may hold what is inherited from above (role assignments)
 				}
@@ -235,12 +253,12 @@ func (im *importer) below(id string, k *registry.Kind, depth int) {
 func (im *importer) child(id string, listed map[string]any, depth int) {
 	parsed, err := armid.Parse(id)
 	if err != nil {
-		im.skip(id, err.Error())
+		im.leaveOut(id, "azk refuses its ARM ID: "+err.Error(), true)
 		return
 	}
 	k, err := im.kindOf(parsed.Type())
 	if err != nil {
-		im.skip(id, err.Error())
+		im.leaveOut(id, err.Error(), true)
 		return
 	}
 	ext := extensions.ImporterFor(k.ARMType)
@@ -252,7 +270,7 @@ func (im *importer) child(id string, listed map[string]any, depth int) {
 	}
 	body, err := im.get(id, k)
 	if err != nil {
-		im.skip(id, "reading it: "+err.Error())
+		im.leaveOut(id, "reading it: "+err.Error(), false)
 		return
 	}
 	if ext != nil {
@@ -268,6 +286,12 @@ func (im *importer) skip(id, reason string) {
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	im.result.Skipped = append(im.result.Skipped, Skipped{ID: id, Reason: reason})
+}
+
+func (im *importer) leaveOut(id, reason string, unsupported bool) {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	im.result.LeftOut = append(im.result.LeftOut, LeftOut{ID: id, Reason: reason, Unsupported: unsupported})
 }
 
 func (im *importer) warn(w string) {

@@ -145,8 +145,9 @@ func TestImportWritesWhatAPutCanWrite(t *testing.T) {
 	if n := strings.Join(got["FlexibleServer/imp-pg"].Notes, "\n"); !strings.Contains(n, "administratorLoginPassword left out") {
 		t.Errorf("no note on the server's optional secret: %q", n)
 	}
-	if !skippedFor(res, "/providers/Microsoft.Fabrikam/widgets/w1", "no ASO kind manages Microsoft.Fabrikam/widgets resources") {
-		t.Errorf("the widget was not reported as skipped: %+v", res.Skipped)
+	if len(res.LeftOut) != 1 || !strings.HasSuffix(res.LeftOut[0].ID, "/providers/Microsoft.Fabrikam/widgets/w1") ||
+		res.LeftOut[0].Reason != "no ASO kind manages Microsoft.Fabrikam/widgets resources" || !res.LeftOut[0].Unsupported {
+		t.Errorf("the widget was not reported as left out: %+v", res.LeftOut)
 	}
 }
 

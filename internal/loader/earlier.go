@@ -88,6 +88,9 @@ func EarlierRevision(base string, inputs []string) (string, error) {
 	if info, err := os.Stat(base); err == nil && info.IsDir() {
 		return base, nil
 	}
+	if base == "" || strings.HasPrefix(base, "-") {
+		return "", fmt.Errorf("--base %s: not a directory, and a git revision does not start with \"-\"", base)
+	}
 	commit, err := git(gitDir(inputs), "rev-parse", "--verify", "--end-of-options", base+"^{commit}")
 	if err != nil {
 		return "", fmt.Errorf("--base %s: not a directory nor a git revision: %w", base, err)
@@ -112,21 +115,35 @@ func gitDir(inputs []string) string {
 // revision, the revision of the repository holding the inputs, extracted to
 // a temporary directory.
 func earlierTree(base string, inputs []string) (root, tree string, cleanup func(), err error) {
-	if info, err := os.Stat(base); err == nil && info.IsDir() {
+	if info, err := os.Stat(base); err == nil {
+		if !info.IsDir() {
+			return "", "", nil, fmt.Errorf("--base %s: a file: give a directory or a git revision", base)
+		}
 		wd, err := os.Getwd()
 		if err != nil {
 			return "", "", nil, err
 		}
 		return wd, base, func() {}, nil
 	}
+	// git would read a value starting with "-" as one of its options
+	// (--output=FILE, --remote=URL): no revision is spelled so.
+	if base == "" || strings.HasPrefix(base, "-") {
+		return "", "", nil, fmt.Errorf("--base %s: not a directory, and a git revision does not start with \"-\"", base)
+	}
 	top, err := git(gitDir(inputs), "rev-parse", "--show-toplevel")
 	if err != nil {
 		return "", "", nil, fmt.Errorf("--base %s: not a directory, and no git repository holds the inputs: %w", base, err)
 	}
 	root = strings.TrimSpace(string(top))
-	archive, err := git(root, "archive", "--format=tar", base)
+	// The revision is resolved to its tree's object name first, so that
+	// archive is handed a hexadecimal name and nothing the user typed.
+	object, err := git(root, "rev-parse", "--verify", "--quiet", base+"^{tree}")
 	if err != nil {
-		return "", "", nil, fmt.Errorf("--base %s: not a directory nor a git revision of %s: %w", base, root, err)
+		return "", "", nil, fmt.Errorf("--base %s: not a directory nor a git revision of %s", base, root)
+	}
+	archive, err := git(root, "archive", "--format=tar", strings.TrimSpace(string(object)))
+	if err != nil {
+		return "", "", nil, fmt.Errorf("--base %s: %w", base, err)
 	}
 	tree, err = os.MkdirTemp("", "azk-base-")
 	if err != nil {

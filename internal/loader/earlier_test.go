@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -12,20 +13,7 @@ import (
 // read as that commit held them, a file added since holds nothing, and a
 // path outside the repository is refused.
 func TestLoadEarlierReadsAGitRevision(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	repo := writeFiles(t, map[string]string{"manifests/rg.yaml": rgDoc})
-	run := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=azk", "-c", "user.email=azk@example.com"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	run("init", "-q")
-	run("add", ".")
-	run("commit", "-q", "-m", "base")
+	repo := gitRepo(t)
 	second := rgDoc + "---\napiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: added\n"
 	if err := os.WriteFile(filepath.Join(repo, "manifests", "rg.yaml"), []byte(second), 0o644); err != nil {
 		t.Fatal(err)
@@ -71,5 +59,58 @@ func TestLoadEarlierReadsAGitRevision(t *testing.T) {
 	}
 	if _, err := EarlierRevision("no-such-revision", []string{"manifests"}); err == nil {
 		t.Error("an unknown revision resolved")
+	}
+}
+
+// gitRepo is a repository holding manifests/rg.yaml in one commit.
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	repo := writeFiles(t, map[string]string{"manifests/rg.yaml": rgDoc})
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=azk", "-c", "user.email=azk@example.com"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	run("init", "-q")
+	run("add", ".")
+	run("commit", "-q", "-m", "base")
+	return repo
+}
+
+// TestBaseIsARevisionOrADirectory: --base is handed to git only as a
+// revision: a value that git would read as an option (--output=FILE
+// truncated FILE, --remote= reached another repository) is refused before
+// git runs, and so is a file (issue 22, item 2).
+func TestBaseIsARevisionOrADirectory(t *testing.T) {
+	repo := gitRepo(t)
+	t.Chdir(repo)
+	victim := filepath.Join(t.TempDir(), "victim.txt")
+	if err := os.WriteFile(victim, []byte("keep me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, base := range []string{"--output=" + victim, "-o" + victim, "--remote=" + repo, "--format=zip", "-"} {
+		_, err := LoadEarlier(base, Options{Paths: []string{"manifests"}})
+		if err == nil || !strings.Contains(err.Error(), "--base "+base+": not a directory, and a git revision does not start with \"-\"") {
+			t.Errorf("--base %s: %v; want it refused as an option", base, err)
+		}
+	}
+	if data, err := os.ReadFile(victim); err != nil || string(data) != "keep me" {
+		t.Errorf("the victim file now holds %q (%v)", data, err)
+	}
+	file := filepath.Join("manifests", "rg.yaml")
+	if _, err := LoadEarlier(file, Options{Paths: []string{"manifests"}}); err == nil || !strings.Contains(err.Error(), "--base "+file+": a file: give a directory or a git revision") {
+		t.Errorf("--base FILE: %v", err)
+	}
+	// A directory, and a revision that names a tree, are still read.
+	if res, err := LoadEarlier(repo, Options{Paths: []string{"manifests"}}); err != nil || len(res.Resources) != 1 {
+		t.Errorf("--base DIR: %v", err)
+	}
+	if res, err := LoadEarlier("HEAD~0", Options{Paths: []string{"manifests"}}); err != nil || len(res.Resources) != 1 {
+		t.Errorf("--base HEAD~0: %v", err)
 	}
 }

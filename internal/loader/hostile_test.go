@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -41,7 +42,7 @@ func TestAliasBombIsRefused(t *testing.T) {
 	res, diags := Load(Options{Paths: []string{file}})
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
-	mustReport(t, render(diags), "error: "+file+":17: network.azure.com/VirtualNetwork/default/laughs: spec.tags.g[0]: YAML aliases expand this document to more than 1000000 nodes")
+	mustReport(t, render(diags), "error: "+file+":16: network.azure.com/VirtualNetwork/default/laughs: spec.tags.f[0]: YAML aliases expand this document to more than 100000 nodes (it has 134): refusing it")
 	if len(res.Resources) != 0 {
 		t.Errorf("the bomb was loaded: %v", summarize(res.Resources))
 	}
@@ -82,6 +83,29 @@ func TestDocumentBounds(t *testing.T) {
 	})
 }
 
+// TestAliasLimitIsOneLimit: whether the walk stops early (a bomb) or at the
+// end (a document just past the limit), the error quotes the one limit the
+// document has: 100,000 nodes or ten times its own, whichever is more
+// (issue 22, item 6: a bomb quoted 1,000,000).
+func TestAliasLimitIsOneLimit(t *testing.T) {
+	tens := func(anchor, of string) string {
+		return "  " + anchor + ": &" + anchor + " [" + strings.TrimSuffix(strings.Repeat(of+", ", 10), ", ") + "]\n"
+	}
+	justPast := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: past\nx:\n" +
+		tens("a", "x") + tens("b", "*a") + tens("c", "*b") + tens("d", "*c") + tens("e", "*d")
+	_, diags, _ := loadText(t, justPast)
+	bomb, err := os.ReadFile(filepath.Join(fixtures, "laughs.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, bombDiags, _ := loadText(t, string(bomb))
+	for _, d := range [][]string{diags, bombDiags} {
+		if len(d) != 1 || !strings.Contains(d[0], "YAML aliases expand this document to more than 100000 nodes (it has ") {
+			t.Errorf("diagnostics %q, want one quoting the limit of 100000 nodes", d)
+		}
+	}
+}
+
 // TestKustomizeRefusesAnAliasBomb: kustomize would expand the bomb itself, so
 // the files it reads are checked first.
 func TestKustomizeRefusesAnAliasBomb(t *testing.T) {
@@ -93,7 +117,7 @@ func TestKustomizeRefusesAnAliasBomb(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "bomb.yaml"), bomb, 0o644)
 	os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte("resources:\n- bomb.yaml\n"), 0o644)
 	res, diags := Load(Options{Kustomize: []string{dir}})
-	mustReport(t, render(diags), "bomb.yaml:17: spec.tags.g[0]: YAML aliases expand this document to more than")
+	mustReport(t, render(diags), "bomb.yaml:16: spec.tags.f[0]: YAML aliases expand this document to more than 100000 nodes (it has 134)")
 	if len(res.Resources) != 0 {
 		t.Error("the bomb was loaded")
 	}
@@ -177,5 +201,40 @@ binaryData:
 	}
 	if v, ok := res.Secrets[0].Value("good"); !ok || v != "hello" {
 		t.Errorf("good = %q %v", v, ok)
+	}
+}
+
+// endless is standard input that never ends.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'a'
+	}
+	return len(p), nil
+}
+
+// TestInputBounds: a file larger than MaxFileBytes is refused before it is
+// read, and standard input that never ends is read only up to the bound.
+func TestInputBounds(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "big.yaml")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(MaxFileBytes + 1); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	f.Close()
+	_, diags := Load(Options{Paths: []string{file}})
+	check(t, "a file too large", render(diags), []string{fmt.Sprintf("error: %s: is %d bytes, more than the %d azk reads from one file: refusing to read it", file, MaxFileBytes+1, MaxFileBytes)})
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, diags = Load(Options{Paths: []string{"-"}, Stdin: endless{}})
+	runtime.ReadMemStats(&after)
+	check(t, "endless standard input", render(diags), []string{fmt.Sprintf("error: -: is more than the %d bytes azk reads from one file: refusing it", MaxFileBytes)})
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4*MaxFileBytes {
+		t.Errorf("reading it allocated %d MB", grew>>20)
 	}
 }

@@ -1,12 +1,15 @@
 package loader
 
 import (
+	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -22,14 +25,24 @@ const originAnnotation = "config.kubernetes.io/origin"
 // kustomize read it from (Line: the object's line there) when that is known,
 // else the kustomization directory; Object.Kustomization names dir.
 func (l *load) kustomize(dir string) {
-	fsys := &originFS{FileSystem: filesys.MakeFsOnDisk()}
+	fsys := &originFS{FileSystem: filesys.MakeFsOnDisk(), allowRemote: l.allowRemote}
 	root, _, err := fsys.CleanedAbs(dir)
+	if err != nil && isRemote(dir) {
+		l.diags.Add(diag.Errorf(diag.Source{File: dir}, "", "", "kustomize: -k takes a local directory; a remote one is not fetched (--allow-remote-bases lets a local kustomization name remote bases)"))
+		return
+	}
 	if err != nil {
 		l.diags.Add(diag.Errorf(diag.Source{File: dir}, "", "", "kustomize: %s", describeFSError(err)))
 		return
 	}
 	fsys.root = root.String()
-	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fsys, dir)
+	// The absolute path: kustomize would clone a relative one that reads as
+	// a git URL (github.com/org/repo) even where such a folder exists.
+	resources, err := fsys.build()
+	if fsys.refused != nil {
+		l.diags = append(l.diags, fsys.refused.diagnostics()...)
+		return
+	}
 	if err != nil {
 		l.diags.Add(diag.Errorf(diag.Source{File: dir}, "", "", "kustomize build: %v", err))
 		return
@@ -67,30 +80,60 @@ func (l *load) kustomize(dir string) {
 	}
 }
 
+// build runs kustomize on the root. kustomize panics on some malformed
+// kustomizations (a patchesJson6902 entry without a target): that is an
+// error in the input, not a crash of azk.
+func (f *originFS) build() (resources resmap.ResMap, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("kustomize failed on this kustomization (%v): check its fields against kustomize's documentation", r)
+		}
+	}()
+	return krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(f, f.root)
+}
+
 func (l *load) kustomizeNode(dir string, src diag.Source, node *yaml.RNode) {
 	o := l.identify(src, node)
 	o.Kustomization = dir
 	l.add(o)
 }
 
-// originFS is the disk, except that the root kustomization asks for origin
+// originFS is the disk as kustomize reads it, with azk's rules on what it
+// reads: only regular files within the bounds, no kustomization that names
+// remote bases unless allowed. The root kustomization asks for origin
 // annotations, so that objects can name the file they came from.
 type originFS struct {
 	filesys.FileSystem
-	root     string
-	injected bool // the user's kustomization did not already ask for them
+	root        string
+	allowRemote bool
+	injected    bool // the user's kustomization did not already ask for them
+	// refused is the kustomization that named remote bases: kustomize
+	// stopped at it, before fetching anything.
+	refused *remoteRefusal
 }
 
 func (f *originFS) ReadFile(path string) ([]byte, error) {
-	data, err := f.FileSystem.ReadFile(path)
-	if err == nil {
-		// kustomize would expand an alias bomb itself: refuse it before.
-		if d := outOfBounds(path, data); d != nil {
-			return nil, d
+	data, err := ReadFile(path, MaxFileBytes)
+	var refused *InputError
+	if errors.As(err, &refused) {
+		return nil, fmt.Errorf("%s: %s", path, refused.Reason)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// kustomize would expand an alias bomb itself: refuse it before.
+	if d := outOfBounds(path, data); d != nil {
+		return nil, d
+	}
+	isKustomization := slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path))
+	if isKustomization && !f.allowRemote {
+		if remote := remoteEntries(data); len(remote) > 0 {
+			f.refused = &remoteRefusal{file: path, data: data, entries: remote}
+			return nil, f.refused
 		}
 	}
-	if err != nil || filepath.Dir(path) != f.root || !slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path)) {
-		return data, err
+	if !isKustomization || filepath.Dir(path) != f.root {
+		return data, nil
 	}
 	kust, err := yaml.Parse(string(data))
 	if err != nil {

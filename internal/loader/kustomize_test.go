@@ -82,6 +82,8 @@ func TestLoadKustomizeErrors(t *testing.T) {
 		"merge/kustomization.yaml":         "resources:\n- rg.yaml\n",
 		"merge/rg.yaml":                    rgDoc,
 		"merge-missing/kustomization.yaml": "resources:\n- nowhere.yaml\n",
+		"panics/kustomization.yaml":        "resources:\n- rg.yaml\npatchesJson6902:\n-\n",
+		"panics/rg.yaml":                   rgDoc,
 	})
 	for _, tt := range []struct {
 		name, dir, want string
@@ -89,6 +91,7 @@ func TestLoadKustomizeErrors(t *testing.T) {
 		{"missing directory", "absent", "error: {dir}/absent: kustomize: no such file or directory"},
 		{"no kustomization", "empty", "error: {dir}/empty: kustomize build: unable to find one of"},
 		{"missing resource", "merge-missing", "error: {dir}/merge-missing: kustomize build: accumulating resources: accumulation err='accumulating resources from 'nowhere.yaml'"},
+		{"kustomize panics", "panics", "error: {dir}/panics: kustomize build: kustomize failed on this kustomization (runtime error: invalid memory address or nil pointer dereference)"},
 		{"kustomize rejects duplicates itself", "dup", "error: {dir}/dup: kustomize build: accumulating resources: accumulation err='merging resources from 'b.yaml': may not add resource with an already registered id"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

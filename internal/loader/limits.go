@@ -19,6 +19,9 @@ const (
 	// MaxExpandedNodes bounds what aliases may expand a document to, beyond
 	// ten times its own nodes ("billion laughs" is a few hundred bytes).
 	MaxExpandedNodes = 100_000
+	// MaxFileBytes bounds one input file, and standard input: room for
+	// thousands of manifests, checked before the file is read.
+	MaxFileBytes = 64 << 20
 )
 
 // structure checks one decoded document against the bounds and for mapping
@@ -26,16 +29,27 @@ const (
 // unusable (ok is false); one with duplicate keys is still read, so that its
 // other errors are reported too.
 func structure(file string, n *yaml.Node) (problems diag.List, ok bool) {
-	w := &structureWalk{file: file, expanded: map[*yaml.Node]int{}, onPath: map[*yaml.Node]bool{}}
+	literal := countNodes(n, 1)
+	w := &structureWalk{file: file, expanded: map[*yaml.Node]int{}, onPath: map[*yaml.Node]bool{},
+		literal: literal, limit: max(MaxExpandedNodes, 10*literal)}
 	w.walk(n, "", 1)
 	if w.fatal != nil {
 		return diag.List{w.fatal}, false
 	}
-	if w.total > max(MaxExpandedNodes, 10*w.literal) {
-		return diag.List{diag.Errorf(diag.Source{File: file, Line: n.Line}, "", "",
-			"YAML aliases expand this document to more than %d nodes (it has %d): refusing it", max(MaxExpandedNodes, 10*w.literal), w.literal)}, false
-	}
 	return w.duplicates, true
+}
+
+// countNodes is the number of nodes written in the document, aliases
+// counted once each, to the depth the walk reports as too deep.
+func countNodes(n *yaml.Node, depth int) int {
+	if n == nil || depth > MaxDepth+1 {
+		return 0
+	}
+	count := 1
+	for _, c := range n.Content {
+		count += countNodes(c, depth+1)
+	}
+	return count
 }
 
 type structureWalk struct {
@@ -44,10 +58,13 @@ type structureWalk struct {
 	// so that a node many aliases point to is counted in one pass; onPath
 	// holds the anchored nodes being walked, for aliases that loop. Only
 	// anchored nodes are kept: aliases point to nothing else.
-	expanded   map[*yaml.Node]int
-	onPath     map[*yaml.Node]bool
-	literal    int // nodes written in the document
-	total      int // nodes with aliases expanded, up to the bound
+	expanded map[*yaml.Node]int
+	onPath   map[*yaml.Node]bool
+	literal  int // nodes written in the document
+	// limit is what aliases may expand the document to: MaxExpandedNodes,
+	// or ten times its own nodes when that is more.
+	limit      int
+	total      int // nodes with aliases expanded, up to the limit
 	fatal      *diag.Diagnostic
 	duplicates diag.List
 }
@@ -65,7 +82,6 @@ func (w *structureWalk) walk(n *yaml.Node, path string, depth int) int {
 		return 0
 	}
 	if n.Kind == yaml.AliasNode {
-		w.literal++
 		if w.onPath[n.Alias] {
 			w.fatal = diag.Errorf(diag.Source{File: w.file, Line: n.Line}, "", path, "alias *%s refers to a node that contains it: refusing the document", n.Value)
 			return 0
@@ -85,7 +101,6 @@ func (w *structureWalk) walk(n *yaml.Node, path string, depth int) int {
 		w.onPath[n] = true
 		defer delete(w.onPath, n)
 	}
-	w.literal++
 	w.add(n, path, 1)
 	size := 1
 	switch n.Kind {
@@ -116,13 +131,13 @@ func (w *structureWalk) walk(n *yaml.Node, path string, depth int) int {
 	return size
 }
 
-// add counts size more expanded nodes, and stops the walk once they are far
-// past any bound the document's own size allows.
+// add counts size more expanded nodes, and stops the walk at the node
+// that takes them past the limit.
 func (w *structureWalk) add(n *yaml.Node, path string, size int) {
 	w.total = saturating(w.total, size)
-	if w.total > 10*MaxExpandedNodes && w.total > 10*w.literal && w.fatal == nil {
+	if w.total > w.limit && w.fatal == nil {
 		w.fatal = diag.Errorf(diag.Source{File: w.file, Line: n.Line}, "", path,
-			"YAML aliases expand this document to more than %d nodes: refusing it", 10*MaxExpandedNodes)
+			"YAML aliases expand this document to more than %d nodes (it has %d): refusing it", w.limit, w.literal)
 	}
 }
 

@@ -29,6 +29,10 @@ type Options struct {
 	Stdin io.Reader
 	// Namespace is given to objects without metadata.namespace; "" means "default".
 	Namespace string
+	// AllowRemote lets kustomize fetch the remote bases a kustomization
+	// names (http(s) URLs, git repositories); without it such a
+	// kustomization is refused before anything is fetched.
+	AllowRemote bool
 }
 
 // Result holds the objects azk uses, each list in input order.
@@ -45,10 +49,11 @@ type Result struct {
 // warning found; the Result holds the valid objects even when there are errors.
 func Load(opts Options) (*Result, diag.List) {
 	l := &load{
-		namespace: opts.Namespace,
-		result:    &Result{},
-		seen:      map[string]diag.Source{},
-		ignored:   map[string]*ignoredKind{},
+		namespace:   opts.Namespace,
+		allowRemote: opts.AllowRemote,
+		result:      &Result{},
+		seen:        map[string]diag.Source{},
+		ignored:     map[string]*ignoredKind{},
 	}
 	if l.namespace == "" {
 		l.namespace = "default"
@@ -73,6 +78,7 @@ func Load(opts Options) (*Result, diag.List) {
 // load is the state of one Load call.
 type load struct {
 	namespace    string
+	allowRemote  bool
 	result       *Result
 	diags        diag.List
 	seen         map[string]diag.Source // duplicate detection: namespace/group/kind/name
@@ -123,7 +129,12 @@ func (l *load) path(p string, stdin io.Reader) {
 			l.diags.Add(diag.Errorf(diag.Source{File: stdinName}, "", "", "standard input requested but none available"))
 			return
 		}
-		data, err := io.ReadAll(stdin)
+		data, err := readBounded(stdin, MaxFileBytes, 0)
+		var refused *InputError
+		if errors.As(err, &refused) {
+			l.diags.Add(diag.Errorf(diag.Source{File: stdinName}, "", "", "%s", refused.Reason))
+			return
+		}
 		if err != nil {
 			l.diags.Add(diag.Errorf(diag.Source{File: stdinName}, "", "", "reading standard input: %v", err))
 			return
@@ -206,7 +217,7 @@ func isManifestFile(name string) bool {
 }
 
 func (l *load) file(path string) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path, MaxFileBytes)
 	if err != nil {
 		l.diags.Add(diag.Errorf(diag.Source{File: path}, "", "", "%s", describeFSError(err)))
 		return

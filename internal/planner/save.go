@@ -18,6 +18,7 @@ import (
 	"golang.org/x/crypto/argon2"
 
 	"github.com/azkcli/azk/internal/convert"
+	"github.com/azkcli/azk/internal/loader"
 )
 
 // SensitiveDigest stands for a secret in a plan read from a file: the
@@ -142,22 +143,26 @@ func digestOf(tree map[string]any) string {
 // ID twice. Resources have no Node or Request: a saved plan is applied by
 // resolving its inputs again and checking Stale.
 func Load(path string) (*Plan, error) {
-	data, err := os.ReadFile(path)
+	data, err := loader.ReadFile(path, maxPlanBytes)
 	if err != nil {
-		return nil, err
+		return nil, describeRead(path, err)
 	}
 	return decodeSaved(path, data)
 }
 
 // LoadIfSaved is Load for a file that may hold manifests instead: nil, and
-// no error, when it is not a plan Save wrote (or cannot be read).
+// no error, when it is not a plan Save wrote (or cannot be read). A file
+// that starts as a plan but does not decode (cut short) is an error.
 func LoadIfSaved(path string) (*Plan, error) {
-	data, err := os.ReadFile(path)
+	data, err := loader.ReadFile(path, maxPlanBytes)
 	if err != nil {
 		return nil, nil
 	}
 	var probe map[string]json.RawMessage
-	if json.Unmarshal(data, &probe) != nil || probe["formatVersion"] == nil || probe["resources"] == nil {
+	if err := json.Unmarshal(data, &probe); err != nil && looksLikePlan(data) {
+		return nil, fmt.Errorf("%s: a saved plan that cannot be read (%v): is it cut short? make the plan again", path, err)
+	}
+	if probe["formatVersion"] == nil || probe["resources"] == nil {
 		return nil, nil
 	}
 	return decodeSaved(path, data)
@@ -196,6 +201,9 @@ func decodeSaved(path string, data []byte) (*Plan, error) {
 		}
 		addresses[r.Address], ids[id] = true, true
 		r.Desired, _ = unsealed(r.Desired).(map[string]any)
+	}
+	if err := checkSavedContent(&p); err != nil {
+		return nil, fmt.Errorf("%s: %w: azk did not write this; make the plan again", path, err)
 	}
 	return &p, nil
 }
