@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/planner"
 )
@@ -131,9 +132,11 @@ resources of the same type in its resource group).`,
 			if whatIf && !p.Drift {
 				crossCheck(ctx, g, session.client, p)
 			}
-			if out != "" && diags.HasErrors() {
-				// A plan with errors (a --send-secrets address that names
-				// nothing, a read that failed) is not one to apply.
+			if out != "" && planLevelErrors(diags) {
+				// An error that belongs to no resource (a --send-secrets
+				// address that names nothing) makes the plan not one to
+				// apply; a resource's failed read is its decision
+				// (blocked), which a saved plan keeps as a plan on screen does.
 				fmt.Fprintf(g.stderr, "The plan was not saved to %s: it has the errors above\n", out)
 			} else if out != "" {
 				if err := planner.Save(out, p); err != nil {
@@ -195,4 +198,14 @@ func planWriter(g *globalOptions, opts planner.RenderOptions) (func(*planner.Pla
 		}, nil
 	}
 	return nil, fmt.Errorf("unknown output format %q: use %s", g.output, orList(outputFormats["plan"]))
+}
+
+// planLevelErrors reports an error of the run that belongs to no resource.
+func planLevelErrors(diags diag.List) bool {
+	for _, d := range diags {
+		if d.Severity == diag.SeverityError && d.Resource == "" {
+			return true
+		}
+	}
+	return false
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/planner"
 )
 
@@ -27,7 +28,7 @@ func (f *planFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.ifExists, "reconcile-policy-if-exists", "", "policy for existing resources without a reconcile-policy annotation: manage, detach-on-delete or skip (default manage)")
 	fl.StringArrayVar(&f.sendSecrets, "send-secrets", nil, "send the secrets of this resource again (ADDRESS: group/Kind/namespace/name, Kind/namespace/name or Kind/name; repeatable): Azure never returns secrets, so a plan cannot see them change")
 	fl.BoolVar(&f.showUnchanged, "show-unchanged", false, "list the resources that stay as they are, not only their count")
-	fl.StringVar(&f.base, "base", "", "the manifests before the change under review, GITREF (a revision of the repository holding the inputs) or DIR (a checkout of it): the plan tells this change from drift, deletes or detaches what the change removes, sends the Secrets it rotates, and flags what it adopts")
+	fl.Var(baseValue{&f.base}, "base", "the manifests before the change under review, GITREF (a revision of the repository holding the inputs) or DIR (a checkout of it): the plan tells this change from drift, deletes or detaches what the change removes, sends the Secrets it rotates, and flags what it adopts")
 	fl.StringArrayVar(&f.replace, "replace", nil, "delete this resource and create it again, with the children ARM deletes with it (ADDRESS as for --send-secrets; repeatable; Terraform's -replace=ADDRESS)")
 	_ = cmd.RegisterFlagCompletionFunc("replace", completeAddresses)
 	_ = cmd.RegisterFlagCompletionFunc("reconcile-policy-if-exists", completeValues(policies...))
@@ -67,3 +68,24 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, in *inputFlag
 	}
 	return p, diags
 }
+
+// baseValue is --base, refused as it is parsed when it cannot be a
+// directory or a revision, so that no command reads anything first.
+type baseValue struct{ base *string }
+
+func (v baseValue) String() string {
+	if v.base == nil {
+		return ""
+	}
+	return *v.base
+}
+
+func (v baseValue) Set(s string) error {
+	if err := loader.CheckBase(s); err != nil {
+		return err
+	}
+	*v.base = s
+	return nil
+}
+
+func (baseValue) Type() string { return "GITREF|DIR" }

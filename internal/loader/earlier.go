@@ -88,14 +88,25 @@ func EarlierRevision(base string, inputs []string) (string, error) {
 	if info, err := os.Stat(base); err == nil && info.IsDir() {
 		return base, nil
 	}
-	if base == "" || strings.HasPrefix(base, "-") {
-		return "", fmt.Errorf("--base %s: not a directory, and a git revision does not start with \"-\"", base)
+	if err := CheckBase(base); err != nil {
+		return "", err
 	}
 	commit, err := git(gitDir(inputs), "rev-parse", "--verify", "--end-of-options", base+"^{commit}")
 	if err != nil {
 		return "", fmt.Errorf("--base %s: not a directory nor a git revision: %w", base, err)
 	}
 	return strings.TrimSpace(string(commit)), nil
+}
+
+// CheckBase refuses a --base value that can be neither a directory nor a
+// git revision before anything reads it: git would take a value starting
+// with "-" as one of its options (--output=FILE, --remote=URL), and no
+// revision is spelled so.
+func CheckBase(base string) error {
+	if base == "" || strings.HasPrefix(base, "-") {
+		return fmt.Errorf("--base %s: not a directory, and a git revision does not start with \"-\"", base)
+	}
+	return nil
 }
 
 // gitDir is where git is asked about the repository holding the inputs.
@@ -125,10 +136,8 @@ func earlierTree(base string, inputs []string) (root, tree string, cleanup func(
 		}
 		return wd, base, func() {}, nil
 	}
-	// git would read a value starting with "-" as one of its options
-	// (--output=FILE, --remote=URL): no revision is spelled so.
-	if base == "" || strings.HasPrefix(base, "-") {
-		return "", "", nil, fmt.Errorf("--base %s: not a directory, and a git revision does not start with \"-\"", base)
+	if err := CheckBase(base); err != nil {
+		return "", "", nil, err
 	}
 	top, err := git(gitDir(inputs), "rev-parse", "--show-toplevel")
 	if err != nil {
