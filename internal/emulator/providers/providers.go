@@ -32,7 +32,9 @@ func (p *Providers) Seeds() *Seeds { return p.seeds }
 
 // Authorize refuses a write the caller's role assignments do not allow
 // (see rbac.go); middleware.EnforceRBAC asks it. Call it after Register.
-func (p *Providers) Authorize(r *http.Request, t armpath.Target) error { return p.authz.Authorize(r, t) }
+func (p *Providers) Authorize(r *http.Request, t armpath.Target) error {
+	return p.authz.Authorize(r, t)
+}
 
 // Indexes are the store indexes the providers keep: open the store with
 // them, so that they see every record from the first replayed line on.
