@@ -301,6 +301,8 @@ type Plan struct {
 	// SecretSalt salts the digests that stand for secrets in a saved plan, so
 	// that a digest cannot be looked up in a table of common passwords. Set by Save.
 	SecretSalt string `json:"secretSalt,omitempty"`
+	// Preflight holds the pre-flight findings (azk plan --preflight); nil without.
+	Preflight *Preflight `json:"preflight,omitempty"`
 }
 
 // Summary counts the decisions of a plan.
@@ -392,9 +394,12 @@ func (p *Plan) HasChanges() bool {
 }
 
 // HasErrors reports whether the plan holds a decision that is an error: a
-// blocked resource (apply would stop half-way) or a replacement Azure cannot
-// make in place.
+// blocked resource (apply would stop half-way), a replacement Azure cannot
+// make in place, or a pre-flight error.
 func (p *Plan) HasErrors() bool {
+	if p.Preflight.Errors() > 0 {
+		return true
+	}
 	for _, r := range p.Resources {
 		if r.Action == ActionReplace || r.Action == ActionBlocked {
 			return true

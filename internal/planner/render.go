@@ -214,6 +214,7 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 			fmt.Fprintf(bw, "%s\n", removalsNeedBase)
 		}
 	}
+	writePreflightText(bw, p, paint)
 	if !p.Drift && !p.HasChanges() && !p.HasErrors() {
 		fmt.Fprintf(bw, "\n%s\n", paint(ansiBold, NoChangesLine))
 	}
@@ -491,6 +492,7 @@ func WriteMarkdown(w io.Writer, p *Plan, opts RenderOptions) error {
 	if line := p.secretsLine(); line != "" && !p.Drift {
 		fmt.Fprintf(&head, "%s\n\n", line)
 	}
+	head.WriteString(preflightMarkdown(p))
 
 	var shown, unchanged []*Resource
 	list := p.listing()
