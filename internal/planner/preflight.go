@@ -12,6 +12,8 @@ const (
 	SeverityError Severity = "error"
 	// SeverityWarning: worth knowing, not a failure.
 	SeverityWarning Severity = "warning"
+	// SeverityInfo: a figure the checks report (the steady state's cost).
+	SeverityInfo Severity = "info"
 )
 
 // Finding is one pre-flight finding.
@@ -41,13 +43,18 @@ type Preflight struct {
 }
 
 // Errors counts the findings that are errors; 0 for no pre-flight.
-func (p *Preflight) Errors() int {
+func (p *Preflight) Errors() int { return p.count(SeverityError) }
+
+// Warnings counts the findings that are warnings.
+func (p *Preflight) Warnings() int { return p.count(SeverityWarning) }
+
+func (p *Preflight) count(s Severity) int {
 	if p == nil {
 		return 0
 	}
 	n := 0
 	for _, f := range p.Findings {
-		if f.Severity == SeverityError {
+		if f.Severity == s {
 			n++
 		}
 	}

@@ -11,9 +11,8 @@ const preflightHeading = "Pre-flight"
 
 // preflightSummary is the section's closing count.
 func (p *Preflight) summary() string {
-	errs := p.Errors()
-	warns := len(p.Findings) - errs
-	if len(p.Findings) == 0 {
+	errs, warns := p.Errors(), p.Warnings()
+	if errs+warns == 0 {
 		return fmt.Sprintf("Pre-flight: no findings (%s).", strings.Join(p.Checks, ", "))
 	}
 	line := fmt.Sprintf("Pre-flight: %d %s, %d %s (%s).", errs, plural(errs, "error", "errors"), warns, plural(warns, "warning", "warnings"), strings.Join(p.Checks, ", "))
@@ -49,8 +48,11 @@ func writePreflightText(w io.Writer, p *Plan, paint func(color, s string) string
 	fmt.Fprintf(w, "\n%s\n", paint(ansiBold, title))
 	for _, f := range pf.Findings {
 		color := ansiYellow
-		if f.Severity == SeverityError {
+		switch f.Severity {
+		case SeverityError:
 			color = ansiRed
+		case SeverityInfo:
+			color = ansiDim
 		}
 		fmt.Fprintf(w, "  %s %s [%s %s]\n      %s\n", paint(color, string(f.Severity)+":"), f.subject(), f.Check, f.Code, f.Message)
 	}
@@ -72,7 +74,7 @@ func preflightMarkdown(p *Plan) string {
 	if len(pf.Findings) > 0 {
 		b.WriteString("| | resource | check | code | finding |\n|---|---|---|---|---|\n")
 		for _, f := range pf.Findings {
-			mark := "warning"
+			mark := string(f.Severity)
 			if f.Severity == SeverityError {
 				mark = "**error**"
 			}
