@@ -64,10 +64,33 @@ func Run(ctx context.Context, client *arm.Client, p *planner.Plan, opts Options)
 	}
 	wg.Wait()
 	out := &planner.Preflight{Checks: Checks, As: opts.As, Findings: []planner.Finding{}}
-	for _, fs := range results {
+	told := map[string]bool{}
+	for _, fs := range results[1:] {
+		for _, f := range fs {
+			told[f.Address+"|"+f.Code] = true
+		}
+	}
+	for _, f := range results[0] {
+		if !told[f.Address+"|"+sameAs[f.Code]] {
+			out.Findings = append(out.Findings, f)
+		}
+	}
+	for _, fs := range results[1:] {
 		out.Findings = append(out.Findings, fs...)
 	}
 	return out
+}
+
+// sameAs maps ARM's validation codes to the finding of the check that
+// tells the same refusal in more detail: validate's is then left out.
+var sameAs = map[string]string{
+	"MissingSubscriptionRegistration":     "ProviderNotRegistered",
+	"LocationNotAvailableForResourceType": "LocationNotOffered",
+	"StorageAccountAlreadyTaken":          "NameAlreadyTaken",
+	"VaultAlreadyExists":                  "NameAlreadyTaken",
+	"NameNotAvailable":                    "NameAlreadyTaken",
+	"RequestDisallowedByPolicy":           "PolicyDenied",
+	"AuthorizationFailed":                 "PermissionMissing",
 }
 
 // run is one pre-flight.
@@ -76,6 +99,9 @@ type run struct {
 	client *arm.Client
 	plan   *planner.Plan
 	opts   Options
+
+	mu        sync.Mutex
+	providers map[string][]json.RawMessage // by subscription
 }
 
 // writes are the plan's resources that apply PUTs.

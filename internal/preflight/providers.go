@@ -30,16 +30,41 @@ type providerInfo struct {
 // alwaysRegistered are ARM's own namespaces, registered in every subscription.
 var alwaysRegistered = []string{"microsoft.resources", "microsoft.authorization"}
 
+// provider reads a namespace's registration and resource types from the
+// subscription's providers (GET /subscriptions/{s}/providers, one read for
+// every namespace).
 func (r *run) provider(sub, ns string) (*providerInfo, error) {
-	resp, err := r.client.Get(r.ctx, "/subscriptions/"+sub+"/providers/"+ns, ProvidersAPIVersion)
+	items, err := r.providerList(sub)
 	if err != nil {
 		return nil, err
 	}
-	var p providerInfo
-	if err := json.Unmarshal(resp.Body, &p); err != nil {
-		return nil, fmt.Errorf("GET /subscriptions/%s/providers/%s: %w", sub, ns, err)
+	for _, it := range items {
+		var p providerInfo
+		if err := json.Unmarshal(it, &p); err != nil {
+			return nil, fmt.Errorf("GET /subscriptions/%s/providers: %w", sub, err)
+		}
+		if strings.EqualFold(p.Namespace, ns) {
+			return &p, nil
+		}
 	}
-	return &p, nil
+	return nil, fmt.Errorf("subscription %s has no resource provider %s", sub, ns)
+}
+
+// providerList reads a subscription's providers, once per run.
+func (r *run) providerList(sub string) ([]json.RawMessage, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if items, ok := r.providers[sub]; ok {
+		return items, nil
+	}
+	items, err := r.client.List(r.ctx, "/subscriptions/"+sub+"/providers", ProvidersAPIVersion)
+	if err == nil {
+		if r.providers == nil {
+			r.providers = map[string][]json.RawMessage{}
+		}
+		r.providers[sub] = items
+	}
+	return items, err
 }
 
 // providers checks, for each namespace the plan writes, that it is
@@ -133,6 +158,7 @@ func RegisterProviders(ctx context.Context, client *arm.Client, p *planner.Plan)
 			return done, fmt.Errorf("registering %s: %w", ns, err)
 		}
 		for wait := time.Second; ; wait = min(2*wait, 30*time.Second) {
+			r.providers = nil // read the state again
 			info, err := r.provider(sub, ns)
 			if err != nil {
 				return done, err
