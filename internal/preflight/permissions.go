@@ -239,5 +239,3 @@ func covers(scope, id string) bool {
 	s, t := strings.ToLower(strings.TrimSuffix(scope, "/")), strings.ToLower(id)
 	return s == "" || s == t || strings.HasPrefix(t, s+"/") || strings.HasPrefix(s, "/providers/microsoft.management/")
 }
-
-

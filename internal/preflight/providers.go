@@ -176,5 +176,3 @@ func RegisterProviders(ctx context.Context, client *arm.Client, p *planner.Plan)
 	}
 	return done, nil
 }
-
-

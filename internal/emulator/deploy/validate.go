@@ -212,4 +212,3 @@ func walkEnclosing(v any, path []string, at string, found func(map[string]any, s
 		walkEnclosing(next, path[1:], seg, found)
 	}
 }
-
