@@ -52,6 +52,7 @@ func newApplyCommand(g *globalOptions) *cobra.Command {
 		allowCascade                bool
 		ef                          engineFlags
 		allowOtherEndpoint          bool
+		pre                         preflightFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "apply PATH... [-k DIR] | apply PLANFILE",
@@ -97,6 +98,11 @@ the rest was not considered.
 as templates (see azk export): ARM runs them server-side and azk follows their
 operations; Ctrl-C leaves them running. --stack NAME deploys them as a
 deployment stack, which deletes or detaches what the manifests no longer hold.
+
+--preflight runs the pre-flight checks of azk plan --preflight first and
+refuses to start, writing nothing, when one finds an error;
+--register-providers registers the resource providers the subscription
+lacks before the first write.
 
 azk apply PLANFILE applies a plan saved with azk plan --out, without asking,
 and refuses when the manifests or anything read for the plan changed since.
@@ -149,6 +155,9 @@ Exit status: 0 success, 1 error or any resource failed.`,
 			}
 			defer session.release()
 			client, gr := session.client, session.graph
+			if err := pre.check(ctx, g, &az, client, p); err != nil {
+				return err
+			}
 			if saved != nil {
 				if moved := planner.Stale(ctx, saved, p); len(moved) > 0 {
 					return fmt.Errorf("the saved plan is stale; nothing was applied. What moved:\n  %s\nMake a new plan with azk plan --out", strings.Join(moved, "\n  "))
@@ -164,11 +173,17 @@ Exit status: 0 success, 1 error or any resource failed.`,
 			if err := cascadeRefusal(p, allowCascade); err != nil {
 				return err
 			}
+			if err := pre.refusal(p); err != nil {
+				return err
+			}
 			if ef.deployment() {
 				if err := templateRefusal(p); err != nil {
 					return err
 				}
 				ef.inProcess = az.emulator
+				if err := pre.registerNeeded(ctx, g, client, p); err != nil {
+					return err
+				}
 				return applyDeployment(g, &rf, &ef, p, client, saved != nil)
 			}
 			if !p.HasChanges() {
@@ -178,6 +193,9 @@ Exit status: 0 success, 1 error or any resource failed.`,
 				if err := rf.confirm(g, "Do you want to perform these actions?"); err != nil {
 					return err
 				}
+			}
+			if err := pre.registerNeeded(ctx, g, client, p); err != nil {
+				return err
 			}
 			applying(p)
 			rep := rf.execute(g, az.parallelism, func(ctx context.Context, opts applier.Options) *applier.Report {
@@ -198,6 +216,7 @@ Exit status: 0 success, 1 error or any resource failed.`,
 	sel.register(cmd, "what it depends on")
 	ef.register(cmd)
 	registerAllowOtherEndpoint(cmd, &allowOtherEndpoint)
+	pre.register(cmd, true)
 	f := cmd.Flags()
 	f.BoolVar(&allowPartial, "allow-partial", false, "apply what can be applied when some resources are blocked (they, and what depends on them, are reported as failed)")
 	f.BoolVar(&allowCascade, "allow-cascade", false, "delete (--base, -replace) even when that removes resources outside the manifests or marked detach-on-delete or skip")

@@ -114,6 +114,7 @@ One emulator at a time may use a state folder.`,
 	f.StringVar(&deleteLimit, "delete-limit", "", "per-subscription delete token bucket BURST/PER_SECOND, e.g. 200/10")
 	f.BoolVar(&armLimits, "arm-limits", false, "throttle with ARM's default buckets (reads 250/25, writes and deletes 200/10, refilled --time-compression times faster)")
 	f.BoolVar(&opts.RecordedTiming, "recorded-timing", false, "make operations last, and hint Retry-After, as the recordings show for each type")
+	f.BoolVar(&opts.EnforceRBAC, "enforce-rbac", false, "refuse writes the caller's role assignments do not allow (403 AuthorizationFailed), as ARM does; a token without an oid claim is the default principal, Owner of a subscription until a role assignment there names it")
 	f.Float64Var(&opts.TimeCompression, "time-compression", 1, "run time this many times faster: operation durations, Retry-After hints and --arm-limits refills")
 	f.Float64Var(&opts.Faults.TransientRate, "transient-rate", 0, "share of requests answered 500 or 503")
 	f.StringArrayVar(&conflicts, "conflict-type", nil, "child type GLOB answering 409 AnotherOperationInProgress while a sibling's operation runs (repeatable)")

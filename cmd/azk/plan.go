@@ -22,6 +22,7 @@ func newPlanCommand(g *globalOptions) *cobra.Command {
 		out             string
 		detailed, drift bool
 		whatIf          bool
+		pre             preflightFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "plan PATH... [-k DIR] [-o text|json|yaml|markdown|name] [-out FILE]",
@@ -86,8 +87,21 @@ not honour it.
 Azure never returns secrets, so the plan cannot see one change: resources
 with secrets say so, and --send-secrets ADDRESS sends them again.
 
-Exit status: 0 success, 1 error (anything blocked, or a change Azure cannot
-make in place); with --detailed-exitcode, 0 no changes, 2 changes present,
+--preflight asks Azure, before any write, what it can tell: ARM's own
+validation of the exact bodies (deployment validate of the templates azk
+export builds), names that must be unique across Azure (each provider's
+checkNameAvailability), provider registration and the regions and
+api-versions each type is offered in, the permissions every request needs
+(--as PRINCIPAL_ID: those of the operator's identity, from its role
+assignments), Azure Policy deny rules (checkPolicyRestrictions), regional
+quotas (usages), and what the operator's resync of these resources costs in
+ARM's write budget (--sync-period). Findings are listed under Pre-flight,
+each against its resource, with a code; an error makes the plan fail and
+azk apply --preflight refuse. It only reads (and sends the checks ARM
+documents as read-only).
+
+Exit status: 0 success, 1 error (anything blocked, a change Azure cannot
+make in place, or a pre-flight error); with --detailed-exitcode, 0 no changes, 2 changes present,
 1 error. With --drift, 2 means something drifted.
 
 --target ADDRESS (repeatable) and -l/--selector LABELS plan part of the
@@ -104,7 +118,8 @@ resources of the same type in its resource group).`,
   azk plan ./manifests --base HEAD~1 -o json
   azk plan ./manifests -replace=UserAssignedIdentity/default/app-id
   azk plan ./manifests --target VirtualNetworksSubnet/web
-  azk plan ./manifests -l app=web`,
+  azk plan ./manifests -l app=web
+  azk plan ./manifests --preflight --as 00000000-0000-0000-0000-000000000000`,
 		Args: in.requireInputs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			write, err := planWriter(g, pf.render(g))
@@ -125,6 +140,9 @@ resources of the same type in its resource group).`,
 			printDiagnostics(g.stderr, diags)
 			if p == nil {
 				return failed()
+			}
+			if err := pre.check(ctx, g, &az, session.client, p); err != nil {
+				return err
 			}
 			if err := write(p); err != nil {
 				return err
@@ -147,6 +165,9 @@ resources of the same type in its resource group).`,
 			if s := p.Summary(); s.Blocked > 0 {
 				fmt.Fprintf(g.stderr, "Error: %s blocked (see the reasons above): azk apply refuses to start unless --allow-partial\n", plural(s.Blocked, "resource"))
 			}
+			if n := p.Preflight.Errors(); n > 0 {
+				fmt.Fprintf(g.stderr, "Error: the pre-flight found %s (see above): azk apply --preflight refuses to start\n", plural(n, "error"))
+			}
 			if n := len(cascades(p)); n > 0 {
 				fmt.Fprintf(g.stderr, "Warning: deleting would also remove %s not deleted on their own (marked cascade above): azk apply refuses unless --allow-cascade\n", plural(n, "resource"))
 			}
@@ -168,6 +189,7 @@ resources of the same type in its resource group).`,
 	f.StringVar(&out, "out", "", "save the plan to FILE for azk apply and azk show (secrets saved as salted argon2id digests, never their values)")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 0 when there are no changes, 2 when there are, 1 on error")
 	f.BoolVar(&drift, "drift", false, "report only what changed in Azure against the manifests, proposing nothing")
+	pre.register(cmd, false)
 	f.BoolVar(&whatIf, "what-if", false, "also ask ARM's what-if about the same changes (as deployment templates) and show where its verdict differs from azk's; azk's plan stays the one apply carries out")
 	return cmd
 }

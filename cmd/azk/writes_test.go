@@ -27,7 +27,7 @@ func watchWrites(t *testing.T, target string) string {
 	t.Helper()
 	log := &writeLog{seen: map[string]bool{}}
 	front := proxyTo(t, target, func(_ http.ResponseWriter, r *http.Request) bool {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead && !strings.HasPrefix(r.URL.Path, "/_emulator/") {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !strings.HasPrefix(r.URL.Path, "/_emulator/") && !readOnlyCheck(r) {
 			log.mu.Lock()
 			log.seen[r.Method+" "+strings.ToLower(r.URL.Path)] = true
 			log.mu.Unlock()
@@ -37,6 +37,24 @@ func watchWrites(t *testing.T, target string) string {
 	writeLogs.Store(front, log)
 	t.Cleanup(func() { writeLogs.Delete(front) })
 	return front
+}
+
+// readOnlyCheck reports a POST that ARM documents as changing nothing: a
+// deployment's validate, a name check, a policy check (the pre-flight's).
+func readOnlyCheck(r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	op := strings.ToLower(r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:])
+	if op == "validate" || op == "checkpolicyrestrictions" {
+		return true
+	}
+	for _, c := range extensions.NameChecks() {
+		if strings.EqualFold(c.Operation, op) {
+			return true
+		}
+	}
+	return false
 }
 
 // writeLogFor is the log of the emulator an apply command line points at,

@@ -41,6 +41,16 @@ type ResponseError struct {
 	// Attempts is how many times the request was sent when transient-error
 	// backoff gave up (0 when it was not retried).
 	Attempts int
+	// Details are the inner errors ARM's error carries (a deployment
+	// validation's refusals, one per resource), each with its target.
+	Details []ErrorDetail
+}
+
+// ErrorDetail is one inner error of ARM's error body.
+type ErrorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Target  string `json:"target,omitempty"`
 }
 
 func (e *ResponseError) Error() string {
@@ -88,8 +98,9 @@ func newResponseError(method, id string, resp *http.Response, redact func(string
 		RequestID:     resp.Header.Get("x-ms-request-id"),
 	}
 	type armError struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
+		Code    string        `json:"code"`
+		Message string        `json:"message"`
+		Details []ErrorDetail `json:"details"`
 	}
 	var body struct {
 		armError
@@ -97,7 +108,7 @@ func newResponseError(method, id string, resp *http.Response, redact func(string
 	}
 	if payload, err := runtime.Payload(resp); err == nil && json.Unmarshal(payload, &body) == nil {
 		if body.Error != nil {
-			e.Code, e.Message = body.Error.Code, body.Error.Message
+			e.Code, e.Message, e.Details = body.Error.Code, body.Error.Message, body.Error.Details
 		} else {
 			e.Code, e.Message = body.Code, body.Message
 		}

@@ -29,6 +29,7 @@ const adminPrefix = "/_emulator/"
 //	GET  /_emulator/faults  the Faults in force
 //	PUT  /_emulator/faults  replace them (JSON Faults)
 //	POST /_emulator/drift   {"id": ARM ID, "patch": JSON merge patch}: change a resource as the portal would
+//	GET|PUT /_emulator/names, offerings, quotas, vmsizes: the world outside the emulator (admin_seeds.go)
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if subtle.ConstantTimeCompare([]byte(got), []byte(s.adminToken)) != 1 {
@@ -75,6 +76,9 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	default:
+		if s.serveSeeds(w, r, strings.TrimPrefix(r.URL.Path, adminPrefix)) {
+			return
+		}
 		armcore.WriteError(w, http.StatusNotFound, "NotFound", "no admin endpoint %s", r.URL.Path)
 		return
 	}

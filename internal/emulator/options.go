@@ -43,6 +43,10 @@ type Options struct {
 	Faults Faults
 	// AdminToken is the token the admin API requires; empty generates a random one.
 	AdminToken string
+	// EnforceRBAC refuses the writes the caller's role assignments do not
+	// allow (403 AuthorizationFailed), as ARM does; without it role
+	// assignments are stored and answered (permissions API) but not enforced.
+	EnforceRBAC bool
 }
 
 // LRORule makes operations on resource types matching Type (a case-insensitive

@@ -24,6 +24,8 @@ type Server struct {
 	st      *store.Store
 	core    *armcore.Core
 	deploys *deploy.Engine
+	// seeds are the world outside the emulator the admin API sets.
+	seeds *providers.Seeds
 	// arm serves the ARM surface: the core with its middleware.
 	arm http.Handler
 }
@@ -37,11 +39,12 @@ func New(opts Options) (*Server, error) {
 	}
 	fs := faults.NewState(opts.Seed, opts.Faults)
 	cfg := opts.coreConfig()
-	s := &Server{opts: opts, faults: fs, adminToken: newAdminToken(opts.AdminToken), st: st, core: armcore.New(st, cfg, fs)}
-	s.arm = s.core.Handler(
-		[]armcore.Middleware{middleware.Latency(fs)},
-		[]armcore.Middleware{middleware.RequestFaults(fs, cfg.Compression())},
-	)
+	s := &Server{opts: opts, faults: fs, adminToken: newAdminToken(opts.AdminToken), st: st, core: armcore.New(st, cfg, fs), seeds: prov.Seeds()}
+	inner := []armcore.Middleware{middleware.RequestFaults(fs, cfg.Compression())}
+	if opts.EnforceRBAC {
+		inner = append(inner, middleware.EnforceRBAC(prov))
+	}
+	s.arm = s.core.Handler([]armcore.Middleware{middleware.Latency(fs)}, inner)
 	// The engine's requests go through the same handler as clients', faults
 	// included, as ARM's engine meets the same throttling.
 	s.deploys = deploy.New(s.core, s.arm, opts.StateDir)

@@ -308,6 +308,8 @@ type Plan struct {
 	// so that a saved plan is applied there; nil in plans saved before it
 	// was recorded.
 	Endpoint *Endpoint `json:"endpoint,omitempty"`
+	// Preflight holds the pre-flight findings (azk plan --preflight); nil without.
+	Preflight *Preflight `json:"preflight,omitempty"`
 }
 
 // Summary counts the decisions of a plan.
@@ -399,9 +401,12 @@ func (p *Plan) HasChanges() bool {
 }
 
 // HasErrors reports whether the plan holds a decision that is an error: a
-// blocked resource (apply would stop half-way) or a replacement Azure cannot
-// make in place.
+// blocked resource (apply would stop half-way), a replacement Azure cannot
+// make in place, or a pre-flight error.
 func (p *Plan) HasErrors() bool {
+	if p.Preflight.Errors() > 0 {
+		return true
+	}
 	for _, r := range p.Resources {
 		if r.Action == ActionReplace || r.Action == ActionBlocked {
 			return true

@@ -217,6 +217,7 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 			fmt.Fprintf(bw, "%s\n", removalsNeedBase)
 		}
 	}
+	writePreflightText(bw, p, paint)
 	if !p.Drift && !p.HasChanges() && !p.HasErrors() {
 		fmt.Fprintf(bw, "\n%s\n", paint(ansiBold, NoChangesLine))
 	}
@@ -497,6 +498,7 @@ func WriteMarkdown(w io.Writer, p *Plan, opts RenderOptions) error {
 	if line := p.secretsLine(); line != "" && !p.Drift {
 		fmt.Fprintf(&head, "%s\n\n", line)
 	}
+	head.WriteString(preflightMarkdown(p))
 	head.WriteString(markdownGraph(p))
 
 	var shown, unchanged []*Resource

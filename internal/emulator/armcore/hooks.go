@@ -30,6 +30,15 @@ type PutPreparer interface {
 	PreparePut(tx Tx, t armpath.Target, req, prev map[string]any) (map[string]any, error)
 }
 
+// Validator refuses a write ARM refuses before any provider acts on it
+// (an unregistered provider, a location the type is not offered in, a name
+// taken across Azure, a policy's deny): on every PUT and PATCH (body is the
+// merged body), and in a deployment's validate, which writes nothing. It only
+// reads: exists says whether the resource exists.
+type Validator interface {
+	ValidateWrite(tx Tx, r *http.Request, t armpath.Target, body map[string]any, exists bool) error
+}
+
 // BodyFiller sets the values a provider computes in a body being written,
 // after the generic ones and before systemData.
 type BodyFiller interface {
@@ -61,6 +70,7 @@ type BackReferencer interface {
 // hooks are the registered provider behaviours, in registration order.
 type hooks struct {
 	routers      []Router
+	validators   []Validator
 	putPreparers []PutPreparer
 	fillers      []BodyFiller
 	removers     []Remover
@@ -73,6 +83,9 @@ func (c *Core) Register(ext any) {
 	n := 0
 	if v, ok := ext.(Router); ok {
 		c.hooks.routers, n = append(c.hooks.routers, v), n+1
+	}
+	if v, ok := ext.(Validator); ok {
+		c.hooks.validators, n = append(c.hooks.validators, v), n+1
 	}
 	if v, ok := ext.(PutPreparer); ok {
 		c.hooks.putPreparers, n = append(c.hooks.putPreparers, v), n+1
@@ -89,6 +102,25 @@ func (c *Core) Register(ext any) {
 	if n == 0 {
 		panic(fmt.Sprintf("armcore: %T implements no provider interface", ext))
 	}
+}
+
+// ValidateWrite runs the registered Validators on a write of body to id,
+// as a PUT would, without writing: a deployment's validate asks it for each
+// resource of a template. r is the request that asks (its caller).
+func (c *Core) ValidateWrite(r *http.Request, id string, body map[string]any) error {
+	t, ok := armpath.Parse(id)
+	if !ok || t.Kind != armpath.Resource {
+		return Errorf(http.StatusBadRequest, "InvalidResourceId", "'%s' is not a resource ID.", id)
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	exists := c.live(armpath.Key(t.ID)) != nil
+	for _, v := range c.hooks.validators {
+		if err := v.ValidateWrite(Tx{c}, r, t, body, exists); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Tx is the state while the core's lock is held: inside Read or Write, or

@@ -200,6 +200,11 @@ func (c *Core) put(w http.ResponseWriter, r *http.Request, t armpath.Target, bod
 			return Errorf(http.StatusBadRequest, "LocationRequired", "The location property is required for this definition.")
 		}
 	}
+	for _, v := range c.hooks.validators {
+		if err := v.ValidateWrite(Tx{c}, r, t, req, existing != nil); err != nil {
+			return err
+		}
+	}
 	var prev map[string]any
 	if existing != nil {
 		_ = json.Unmarshal(existing.Body, &prev)

@@ -35,6 +35,12 @@ const (
 	Collection          // resources of one type under a parent
 	GroupResources      // /subscriptions/{s}/resourceGroups/{rg}/resources
 	Subscription
+	// Providers is the resource providers of a subscription
+	// (/subscriptions/{s}/providers) or of the tenant (/providers).
+	Providers
+	// Provider is one resource provider: /subscriptions/{s}/providers/{namespace}
+	// or /providers/{namespace}; Name is the namespace.
+	Provider
 )
 
 const (
@@ -56,6 +62,9 @@ func Parse(path string) (t Target, ok bool) {
 	}
 	i := 0
 	scope := ""
+	if t, ok := parseProviders(segs); ok {
+		return t, true
+	}
 	if strings.EqualFold(segs[0], "subscriptions") {
 		if len(segs) < 2 {
 			return t, false
@@ -121,6 +130,28 @@ func Parse(path string) (t Target, ok bool) {
 			i += 2
 		}
 	}
+}
+
+// parseProviders reads the provider paths: /providers[/{namespace}] and
+// /subscriptions/{s}/providers[/{namespace}].
+func parseProviders(segs []string) (Target, bool) {
+	var t Target
+	rest := segs
+	if len(segs) >= 3 && strings.EqualFold(segs[0], "subscriptions") {
+		t.Sub, rest = segs[1], segs[2:]
+	}
+	if len(rest) == 0 || len(rest) > 2 || !strings.EqualFold(rest[0], "providers") {
+		return t, false
+	}
+	if t.Sub != "" {
+		t.Parent = "/subscriptions/" + t.Sub
+	}
+	if len(rest) == 1 {
+		t.Kind = Providers
+		return t, true
+	}
+	t.Kind, t.Name, t.ID = Provider, rest[1], t.Parent+"/providers/"+rest[1]
+	return t, true
 }
 
 // Key is the case-insensitive identity of an ARM ID.

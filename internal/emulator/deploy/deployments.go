@@ -289,6 +289,8 @@ func (e *Engine) Route(w http.ResponseWriter, r *http.Request, t armpath.Target,
 		return true, e.listOperations(w, r, t)
 	case lt == typeDeployments+"/operationstatuses" && r.Method == http.MethodGet:
 		return true, e.deploymentStatus(w, t)
+	case lt == typeDeployments+"/validate" && r.Method == http.MethodPost:
+		return true, e.validate(w, r, t, body)
 	case lt == typeDeployments+"/whatif" && r.Method == http.MethodPost:
 		return true, e.whatIf(w, r, t, body)
 	case lt == typeDeployments+"/whatifresults" && r.Method == http.MethodGet:

@@ -3,7 +3,6 @@ package providers
 import (
 	"crypto/sha256"
 	"encoding/base64"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -18,30 +17,26 @@ import (
 // POST actions: {resource ID}/{action} answers with the shape the REST specs
 // define for that action on the resource's type (registry.ARMType.Actions),
 // filled with the resource's keys; actions named regenerate* give the
-// resource new keys first. checkNameAvailability, on any provider at
-// subscription or location scope, looks the name up among stored resources.
+// resource new keys first.
 //
 // The keys are derived from the resource's ID, creation time and key
 // generation: they are stable across reads and restarts, change on
 // regeneration, and are fake, so nothing secret is stored to serve them.
 
 // actions serves POST on a collection path: the resource actions the REST
-// specs define, and checkNameAvailability.
+// specs define (name checks are names.go's).
 type actions struct{ c *armcore.Core }
 
 // Route answers every POST on a collection path.
-func (a actions) Route(w http.ResponseWriter, r *http.Request, t armpath.Target, body []byte) (bool, error) {
+func (a actions) Route(w http.ResponseWriter, r *http.Request, t armpath.Target, _ []byte) (bool, error) {
 	if r.Method != http.MethodPost || t.Kind != armpath.Collection {
 		return false, nil
 	}
-	return true, a.post(w, r, t, body)
+	return true, a.post(w, t)
 }
 
-func (a actions) post(w http.ResponseWriter, r *http.Request, t armpath.Target, body []byte) error {
+func (a actions) post(w http.ResponseWriter, t armpath.Target) error {
 	action := t.Type[strings.LastIndexByte(t.Type, '/')+1:]
-	if strings.EqualFold(action, "checkNameAvailability") {
-		return a.checkNameAvailability(w, t, body)
-	}
 	if !t.ParentIsResource {
 		return armcore.Errorf(http.StatusNotFound, "InvalidResourceType", "The resource type '%s' could not be found.", t.Type)
 	}
@@ -129,59 +124,4 @@ func instantiate(shape *registry.Shape, seed, created, path string, item int) an
 		return false
 	}
 	return nil
-}
-
-// checkNameAvailability answers whether a name is taken by a stored (or
-// soft-deleted) resource of the type the request names.
-func (a actions) checkNameAvailability(w http.ResponseWriter, t armpath.Target, body []byte) error {
-	req, err := armcore.DecodeObject(body)
-	if err != nil {
-		return err
-	}
-	name, _ := req["name"].(string)
-	typ, _ := req["type"].(string)
-	if name == "" {
-		return armcore.Errorf(http.StatusBadRequest, "InvalidRequestContent", "checkNameAvailability needs a 'name'.")
-	}
-	if typ == "" {
-		typ = armpath.NamespaceOf(t.Type)
-	}
-	taken := false
-	_ = a.c.Read(func(tx armcore.Tx) error {
-		for _, rec := range tx.Store().Resources() {
-			if tx.Live(armpath.Key(rec.ID)) != nil && nameAndTypeMatch(rec, name, typ) {
-				taken = true
-				break
-			}
-		}
-		if !taken && isVault(typ) {
-			for _, rec := range tx.Store().DeletedRecords() {
-				if strings.EqualFold(rec.ID[strings.LastIndexByte(rec.ID, '/')+1:], name) {
-					taken = true
-				}
-			}
-		}
-		return nil
-	})
-	if !taken {
-		armcore.WriteJSON(w, http.StatusOK, map[string]any{"nameAvailable": true})
-		return nil
-	}
-	armcore.WriteJSON(w, http.StatusOK, map[string]any{
-		"nameAvailable": false, "reason": "AlreadyExists",
-		"message": fmt.Sprintf("The name '%s' is already in use.", name),
-	})
-	return nil
-}
-
-// nameAndTypeMatch: the record is named name and is of type typ (or, when
-// typ is only a namespace, of any type in it).
-func nameAndTypeMatch(rec *store.Record, name, typ string) bool {
-	if !strings.EqualFold(rec.ID[strings.LastIndexByte(rec.ID, '/')+1:], name) {
-		return false
-	}
-	if strings.Contains(typ, "/") {
-		return strings.EqualFold(rec.Type, typ)
-	}
-	return strings.EqualFold(armpath.NamespaceOf(rec.Type), typ)
 }

@@ -9,17 +9,32 @@
 package providers
 
 import (
+	"net/http"
+
 	"github.com/azkcli/azk/internal/emulator/armcore"
+	"github.com/azkcli/azk/internal/emulator/armpath"
 	"github.com/azkcli/azk/internal/emulator/store"
 )
 
 // Providers are the provider behaviours of one emulator.
 type Providers struct {
 	network *network
+	seeds   *Seeds
+	// authz is set by Register.
+	authz rbac
 }
 
-// New returns the provider behaviours, with empty indexes.
-func New() *Providers { return &Providers{network: newNetwork()} }
+// New returns the provider behaviours, with empty indexes and an empty world (NewSeeds).
+func New() *Providers { return &Providers{network: newNetwork(), seeds: NewSeeds()} }
+
+// Seeds are the facts of the world outside the emulator the pre-flight APIs answer from.
+func (p *Providers) Seeds() *Seeds { return p.seeds }
+
+// Authorize refuses a write the caller's role assignments do not allow
+// (see rbac.go); middleware.EnforceRBAC asks it. Call it after Register.
+func (p *Providers) Authorize(r *http.Request, t armpath.Target) error {
+	return p.authz.Authorize(r, t)
+}
 
 // Indexes are the store indexes the providers keep: open the store with
 // them, so that they see every record from the first replayed line on.
@@ -32,6 +47,14 @@ func (p *Providers) Register(c *armcore.Core) {
 	c.Register(identity{})
 	c.Register(endpoints{})
 	c.Register(roles{c})
+	p.authz = rbac{c}
+	c.Register(p.authz)
+	// Before the key vault's createMode handling, which changes the store:
+	// ARM refuses a write these refuse before any provider acts on it.
+	c.Register(registration{c, p.seeds})
+	c.Register(names{c, p.seeds})
+	c.Register(policy{c})
+	c.Register(quotas{c, p.seeds})
 	c.Register(keyVault{c})
 	c.Register(actions{c})
 }
