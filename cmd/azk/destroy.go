@@ -22,7 +22,7 @@ func newDestroyCommand(g *globalOptions) *cobra.Command {
 		allowCascade bool
 	)
 	cmd := &cobra.Command{
-		Use:   "destroy PATH... [-k DIR]",
+		Use:   "destroy PATH... [-k DIR] | destroy PLANFILE",
 		Short: "Delete the manifests' resources from Azure, in reverse dependency order",
 		Long: `Destroy deletes the resources of the manifests, each only once nothing that
 depends on it remains. Resources with reconcile-policy detach-on-delete are
@@ -41,16 +41,30 @@ inputs: the resources chosen and everything that depends on them (what they
 own, what references them). The whole input is still read, so owners
 outside the selection resolve.
 
+azk destroy PLANFILE carries out a destroy plan saved with azk plan --destroy
+--out, without asking (as azk apply PLANFILE does), and refuses when the
+manifests or anything read for the plan changed since; --allow-cascade is
+still needed for cascades.
+
 Exit status: 0 success, 1 error, refusal or any deletion failed.`,
 		Example: `  azk destroy --emulator --auto-approve examples/quickstart
   azk destroy ./manifests
-  azk destroy ./manifests --target VirtualNetworksSubnet/web`,
+  azk destroy ./manifests --target VirtualNetworksSubnet/web
+  azk plan ./manifests --destroy --out destroy.azk && azk destroy destroy.azk`,
 		Args: in.requireInputs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(cmd, g); err != nil {
 				return err
 			}
 			ctx := cmd.Context()
+			switch saved, err := savedPlan(args, in.kustomize); {
+			case err != nil:
+				return err
+			case saved != nil && !saved.Destroy:
+				return notADestroyPlan
+			case saved != nil:
+				return applySavedDestroy(ctx, g, saved, &az, &in, &sel, &rf, allowCascade)
+			}
 			session, diags, err := openSession(ctx, g, &az, &in, args, &sel, graph.WithDependents)
 			if err != nil {
 				return err
