@@ -34,8 +34,10 @@ manifests, as the operator's asoctl import azure-resource does, so that azk
 - with --recursive, what is below each resource too, found by listing: its
   child resources, its extension resources (role assignments, diagnostic
   settings, ...) and, for a resource group, its resources;
-- owners as links to the manifests imported with them ({name}), else by ARM
-  ID ({armId}); references to other resources as {armId};
+- owners and references as links to the manifests imported with them
+  ({name}, with group and kind where the field takes them), so that the
+  imported manifests have the graph of what created the resources, else by
+  ARM ID ({armId}); a reference that would make a cycle stays by ARM ID;
 - only what a PUT can write: read-only properties, and values that set
   nothing (null, empty strings, lists and maps), are left out;
 - secrets as references to a Secret the manifest's notes name, never their

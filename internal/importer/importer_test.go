@@ -72,17 +72,22 @@ func byName(t *testing.T, res *Result) map[string]*Resource {
 
 // TestImportWritesWhatAPutCanWrite imports a resource group with what is
 // below it: each resource at its kind's newest version, owners linked,
-// references and identities by ARM ID, enums in the CRD's spelling,
-// read-only and empty values left out, secrets never copied.
+// references to what was imported with them by name (whatever the case of
+// the ARM ID Azure holds), to the rest by ARM ID, enums in the CRD's
+// spelling, read-only and empty values left out, secrets never copied.
 func TestImportWritesWhatAPutCanWrite(t *testing.T) {
 	c := azure(t)
 	put(t, c, rg, "2021-04-01", map[string]any{"location": "westus2", "tags": map[string]any{"team": "data"}})
 	identity := rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/app-id"
 	put(t, c, identity, "2023-01-31", map[string]any{"location": "westus2"})
+	otherRG := "/subscriptions/" + sub + "/resourceGroups/other-rg"
+	put(t, c, otherRG, "2021-04-01", map[string]any{"location": "westus2"})
+	outside := otherRG + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/shared-id"
+	put(t, c, outside, "2023-01-31", map[string]any{"location": "westus2"})
 	account := rg + "/providers/Microsoft.Storage/storageAccounts/impsa"
 	put(t, c, account, "2023-01-01", map[string]any{
 		"location": "westus2", "kind": "storagev2", "sku": map[string]any{"name": "Standard_LRS"},
-		"identity": map[string]any{"type": "UserAssigned", "userAssignedIdentities": map[string]any{identity: map[string]any{}}},
+		"identity": map[string]any{"type": "UserAssigned", "userAssignedIdentities": map[string]any{strings.ToUpper(identity): map[string]any{}, outside: map[string]any{}}},
 		"properties": map[string]any{
 			"accessTier": "hot", "minimumTlsVersion": "TLS1_2", "isHnsEnabled": false, "customDomain": map[string]any{},
 			"primaryEndpoints": map[string]any{"blob": "https://impsa.blob.core.windows.net/"}, // read-only
@@ -117,7 +122,10 @@ func TestImportWritesWhatAPutCanWrite(t *testing.T) {
 		"UserAssignedIdentity/app-id": {"owner": map[string]any{"name": "imp-rg"}, "location": "westus2"},
 		"StorageAccount/impsa": {
 			"owner": map[string]any{"name": "imp-rg"}, "location": "westus2", "kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"},
-			"identity":   map[string]any{"type": "UserAssigned", "userAssignedIdentities": []any{map[string]any{"reference": map[string]any{"armId": identity}}}},
+			"identity": map[string]any{"type": "UserAssigned", "userAssignedIdentities": []any{
+				map[string]any{"reference": map[string]any{"group": "managedidentity.azure.com", "kind": "UserAssignedIdentity", "name": "app-id"}},
+				map[string]any{"reference": map[string]any{"armId": outside}},
+			}},
 			"accessTier": "Hot", "minimumTlsVersion": "TLS1_2", "isHnsEnabled": false,
 		},
 		// The services ARM creates with a storage account are resources of their own.
