@@ -22,6 +22,7 @@ func newImportCommand(g *globalOptions) *cobra.Command {
 		recursive bool
 		policy    string
 		outDir    string
+		verbose   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "import ARMID... [--recursive] [--policy manage|detach-on-delete|skip] [--out-dir DIR]",
@@ -45,6 +46,11 @@ manifests, as the operator's asoctl import azure-resource does, so that azk
 - the reconcile-policy annotation --policy gives (default manage): manage
   adopts them, detach-on-delete leaves them in Azure on destroy, skip only
   reads them.
+
+What Azure makes itself and no manifest manages (built-in role definitions
+at every scope, a server's system databases and default parameters, role
+assignments inherited from above) is left out by design, as asoctl leaves
+it out: one line per reason with its count, each resource with -v.
 
 The manifests go to standard output as one YAML stream (-o json: a v1 List),
 or with --out-dir one file per resource. A plan of them right after import
@@ -78,6 +84,7 @@ shows no changes.`,
 			if err := writeImported(g, res, outDir); err != nil {
 				return err
 			}
+			reportOmitted(g.stderr, res.Omitted, verbose)
 			reportImport(g, res, outDir)
 			return nil
 		},
@@ -86,6 +93,7 @@ shows no changes.`,
 	f := cmd.Flags()
 	f.BoolVar(&recursive, "recursive", false, "import what is below each resource too: child and extension resources, a resource group's resources")
 	f.StringVar(&policy, "policy", "manage", "the serviceoperator.azure.com/reconcile-policy to write: manage, detach-on-delete or skip")
+	f.BoolVarP(&verbose, "verbose", "v", false, "list each resource left out by design (built-in role definitions, system databases, default server parameters, inherited role assignments), not only their count")
 	f.StringVar(&outDir, "out-dir", "", "write one file per resource into DIR instead of standard output")
 	_ = cmd.RegisterFlagCompletionFunc("policy", completeValues(policies...))
 	return cmd

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -211,4 +212,66 @@ func checkSecretLeftOut(t *testing.T, n *graph.Node, e *graph.Edge) {
 	if !strings.Contains(note, path) {
 		t.Errorf("%s: the secret at %s is neither left out with a note nor a Secret reference:\n%s", n.Address(), e.Field, data)
 	}
+}
+
+// TestImportSummarisesWhatItLeavesOut: what import leaves out by design
+// (Azure's own resources: here the built-in role definitions at every
+// scope, a server's built-in database and a parameter at its system
+// default) is one line per reason with its count; -v lists each resource
+// under its line. The manifests written are the same either way.
+func TestImportSummarisesWhatItLeavesOut(t *testing.T) {
+	run, flags := emulatorAt(t)
+	with := func(args ...string) []string { return append(args, flags...) }
+	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", "../../examples/postgres-app")...); code != 0 {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	rg := "/subscriptions/" + emulatorSubscription + "/resourceGroups/azk-postgres-app"
+	server := rg + "/providers/Microsoft.DBforPostgreSQL/flexibleServers/azk-postgres-app-db"
+	client := emulatorClient(t, run)
+	putAndWait(t, client, server+"/databases/azure_sys", "2024-08-01", map[string]any{"properties": map[string]any{"charset": "UTF8"}})
+	putAndWait(t, client, server+"/configurations/max_connections", "2024-08-01", map[string]any{"properties": map[string]any{"value": "100", "source": "system-default"}})
+
+	quiet, errOut, code := azk(t, "", with("import", "--recursive", rg)...)
+	if code != 0 {
+		t.Fatalf("import: exit %d\n%s", code, errOut)
+	}
+	roles := regexp.MustCompile(`(?m)^Left out by design: (\d+) built-in role definitions \(-v lists them\)$`).FindStringSubmatch(errOut)
+	if roles == nil || roles[1] == "0" {
+		t.Fatalf("no count of built-in role definitions:\n%s", errOut)
+	}
+	summary := []string{
+		"Left out by design: " + roles[1] + " built-in role definitions (-v lists them)",
+		"Left out by design: 1 built-in PostgreSQL database, which ARM does not manage (-v lists them)",
+		"Left out by design: 1 server parameter at its system default (-v lists them)",
+	}
+	var lines []string
+	for _, l := range strings.Split(errOut, "\n") {
+		if strings.HasPrefix(l, "Left out by design: ") {
+			lines = append(lines, l)
+		}
+	}
+	if strings.Join(lines, "\n") != strings.Join(summary, "\n") || strings.Contains(errOut, "roleDefinitions/") || strings.Contains(errOut, "Skipped") {
+		t.Errorf("import summary:\n%s\nwant the lines\n%s", errOut, strings.Join(summary, "\n"))
+	}
+
+	listed, errOut, code := azk(t, "", with("import", "--recursive", rg, "-v")...)
+	if code != 0 || listed != quiet {
+		t.Fatalf("import -v: exit %d, manifests differ: %v\n%s", code, listed != quiet, errOut)
+	}
+	for _, l := range summary {
+		mustContain(t, "import -v", errOut, strings.TrimSuffix(l, " (-v lists them)")+":\n")
+	}
+	if n := strings.Count(errOut, "\n  "+rg); n != atoi(t, roles[1])+2 {
+		t.Errorf("import -v lists %d resources left out, want %s role definitions, the database and the parameter:\n%s", n, roles[1], errOut)
+	}
+	mustContain(t, "import -v", errOut, "\n  "+server+"/databases/azure_sys\n", "\n  "+server+"/configurations/max_connections\n")
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

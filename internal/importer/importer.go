@@ -69,7 +69,9 @@ type Skipped struct {
 // Result is what Import found, parents before their children.
 type Result struct {
 	Resources []*Resource
-	Skipped   []Skipped
+	// Omitted are the resources left out by design (see Omitted).
+	Omitted []Omitted
+	Skipped []Skipped
 	// Warnings are listings that failed: what is below may be incomplete.
 	Warnings []string
 }
@@ -109,6 +111,7 @@ func Import(ctx context.Context, ids []string, opts Options) (*Result, error) {
 	}
 	im.wg.Wait()
 	r := im.result
+	r.Omitted = im.omitted.list
 	sort.SliceStable(r.Resources, func(i, j int) bool {
 		a, b := r.Resources[i], r.Resources[j]
 		if a.depth != b.depth {
@@ -133,6 +136,8 @@ type importer struct {
 	mu     sync.Mutex
 	seen   map[string]bool // lower-cased ARM IDs found
 	result *Result
+
+	omitted omissions
 }
 
 // kindOf is the kind resources of armType are imported as: its newest
@@ -245,8 +250,8 @@ func (im *importer) child(id string, listed map[string]any, depth int) {
 	}
 	ext := extensions.ImporterFor(k.ARMType)
 	if ext != nil {
-		if reason := ext.SkipImport(listed, parentOf(id)); reason != "" {
-			im.skip(id, reason)
+		if reason := ext.SkipImport(listed, parentOf(id)); reason != nil {
+			im.omitted.add(id, *reason)
 			return
 		}
 	}
@@ -256,8 +261,8 @@ func (im *importer) child(id string, listed map[string]any, depth int) {
 		return
 	}
 	if ext != nil {
-		if reason := ext.SkipImport(body, parentOf(id)); reason != "" {
-			im.skip(id, reason)
+		if reason := ext.SkipImport(body, parentOf(id)); reason != nil {
+			im.omitted.add(id, *reason)
 			return
 		}
 	}
