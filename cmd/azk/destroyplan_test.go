@@ -65,6 +65,9 @@ func TestPlanDestroy(t *testing.T) {
 	}
 	golden(t, "plan-destroy.markdown", md)
 
+	if y, _, code := azk(t, "", with("plan", "-destroy", dir, "-o", "yaml")...); code != 0 || !strings.Contains(y, "\ndestroy: true\n") || !strings.Contains(y, "reason: delete_because_destroy") {
+		t.Errorf("plan -destroy -o yaml: exit %d\n%s", code, y)
+	}
 	js, _, code := azk(t, "", with("plan", "-destroy", dir, "-json")...)
 	if code != 0 {
 		t.Fatalf("plan -destroy -json: exit %d", code)
