@@ -109,6 +109,8 @@ and refuses when the manifests or anything read for the plan changed since.
 It goes where the plan was made (the Azure cloud, subscription and tenant, or
 the emulator), whatever AZK_ENDPOINT or AZURE_SUBSCRIPTION_ID say; flags
 naming another endpoint are refused unless --allow-other-endpoint.
+A destroy plan (azk plan --destroy --out) destroys, as terraform apply does
+with one: the same as azk destroy PLANFILE.
 
 The first Ctrl-C stops starting new work and waits up to --grace-period for
 operations in flight; a second one exits at once and prints how to check them.
@@ -139,6 +141,12 @@ Exit status: 0 success, 1 error or any resource failed.`,
 			saved, err := savedPlan(args, in.kustomize)
 			if err != nil {
 				return err
+			}
+			if saved != nil && saved.Destroy {
+				if ef.deployment() {
+					return errors.New("a destroy plan deletes, which a deployment template does not do: apply it without --engine deployment")
+				}
+				return applySavedDestroy(cmd, g, saved, &az, &in, &sel, &rf, allowCascade, allowOtherEndpoint)
 			}
 			if saved != nil {
 				if args, err = restoreSavedFlags(saved, g, &in, &pf, &sel); err != nil {

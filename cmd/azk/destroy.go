@@ -20,9 +20,10 @@ func newDestroyCommand(g *globalOptions) *cobra.Command {
 		rf           runFlags
 		sel          selectFlags
 		allowCascade bool
+		allowOther   bool
 	)
 	cmd := &cobra.Command{
-		Use:   "destroy PATH... [-k DIR]",
+		Use:   "destroy PATH... [-k DIR] | destroy PLANFILE",
 		Short: "Delete the manifests' resources from Azure, in reverse dependency order",
 		Long: `Destroy deletes the resources of the manifests, each only once nothing that
 depends on it remains. Resources with reconcile-policy detach-on-delete are
@@ -41,16 +42,30 @@ inputs: the resources chosen and everything that depends on them (what they
 own, what references them). The whole input is still read, so owners
 outside the selection resolve.
 
+azk destroy PLANFILE carries out a destroy plan saved with azk plan --destroy
+--out, without asking (as azk apply PLANFILE does), and refuses when the
+manifests or anything read for the plan changed since; --allow-cascade is
+still needed for cascades.
+
 Exit status: 0 success, 1 error, refusal or any deletion failed.`,
 		Example: `  azk destroy --emulator --auto-approve examples/quickstart
   azk destroy ./manifests
-  azk destroy ./manifests --target VirtualNetworksSubnet/web`,
+  azk destroy ./manifests --target VirtualNetworksSubnet/web
+  azk plan ./manifests --destroy --out destroy.azk && azk destroy destroy.azk`,
 		Args: in.requireInputs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(cmd, g); err != nil {
 				return err
 			}
 			ctx := cmd.Context()
+			switch saved, err := savedPlan(args, in.kustomize); {
+			case err != nil:
+				return err
+			case saved != nil && !saved.Destroy:
+				return notADestroyPlan
+			case saved != nil:
+				return applySavedDestroy(cmd, g, saved, &az, &in, &sel, &rf, allowCascade, allowOther)
+			}
 			session, diags, err := openSession(ctx, g, &az, &in, args, &sel, graph.WithDependents)
 			if err != nil {
 				return err
@@ -95,6 +110,7 @@ Exit status: 0 success, 1 error, refusal or any deletion failed.`,
 	in.register(cmd)
 	in.registerDefaultPolicy(cmd)
 	az.register(cmd)
+	registerAllowOtherEndpoint(cmd, &allowOther)
 	rf.register(cmd)
 	sel.register(cmd, "what depends on it")
 	cmd.Flags().BoolVar(&allowCascade, "allow-cascade", false, "delete even when that removes resources outside the manifests or marked detach-on-delete or skip")

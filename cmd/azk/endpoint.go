@@ -135,8 +135,9 @@ func restoreEndpoint(g *globalOptions, az *azureFlags, rec, asked planner.Endpoi
 	}
 }
 
-// applyHint is the command that applies a plan saved to path.
-func applyHint(path string) string { return "azk apply " + shellQuote(path) }
+// applyHint is the command (verb: apply, or destroy for a destroy plan)
+// that carries out a plan saved to path.
+func applyHint(verb, path string) string { return "azk " + verb + " " + shellQuote(path) }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
 func shellQuote(s string) string {

@@ -25,6 +25,7 @@ func newImportCommand(g *globalOptions) *cobra.Command {
 		policy          string
 		outDir          string
 		skipUnsupported bool
+		verbose         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "import ARMID... [--recursive] [--policy manage|detach-on-delete|skip] [--out-dir DIR]",
@@ -37,8 +38,10 @@ manifests, as the operator's asoctl import azure-resource does, so that azk
 - with --recursive, what is below each resource too, found by listing: its
   child resources, its extension resources (role assignments, diagnostic
   settings, ...) and, for a resource group, its resources;
-- owners as links to the manifests imported with them ({name}), else by ARM
-  ID ({armId}); references to other resources as {armId};
+- owners and references as links to the manifests imported with them
+  ({name}, with group and kind where the field takes them), so that the
+  imported manifests have the graph of what created the resources, else by
+  ARM ID ({armId}); a reference that would make a cycle stays by ARM ID;
 - only what a PUT can write: read-only properties, and values that set
   nothing (null, empty strings, lists and maps), are left out;
 - secrets as references to a Secret the manifest's notes name, never their
@@ -47,13 +50,16 @@ manifests, as the operator's asoctl import azure-resource does, so that azk
   adopts them, detach-on-delete leaves them in Azure on destroy, skip only
   reads them.
 
+What Azure makes itself and no manifest manages (built-in role definitions
+at every scope, a server's system databases and default parameters, role
+assignments inherited from above) is left out by design, as asoctl leaves
+it out: one line per reason with its count, each resource with -v.
+
 The manifests go to standard output as one YAML stream (-o json: a v1 List),
 or with --out-dir one file per resource. A plan of them right after import
 shows no changes.
 
-What the operator's import leaves out by design (what Azure makes itself,
-such as built-in role definitions) is summarised. A resource found that azk
-cannot import (an ARM ID it refuses, a type no ASO kind manages, one it
+A resource found that azk cannot import (an ARM ID it refuses, a type no ASO kind manages, one it
 cannot read) is named on its own line, and import then exits 1 after writing
 the rest; --skip-unsupported accepts leaving out those azk refuses.`,
 		Example: `  azk import /subscriptions/$SUB/resourceGroups/rg --recursive --out-dir imported/
@@ -85,6 +91,7 @@ the rest; --skip-unsupported accepts leaving out those azk refuses.`,
 			if err := writeImported(g, res, outDir); err != nil {
 				return err
 			}
+			reportOmitted(g.stderr, res.Omitted, verbose)
 			reportImport(g, res, outDir)
 			return leftOut(g, res, skipUnsupported)
 		},
@@ -93,6 +100,7 @@ the rest; --skip-unsupported accepts leaving out those azk refuses.`,
 	f := cmd.Flags()
 	f.BoolVar(&recursive, "recursive", false, "import what is below each resource too: child and extension resources, a resource group's resources")
 	f.StringVar(&policy, "policy", "manage", "the serviceoperator.azure.com/reconcile-policy to write: manage, detach-on-delete or skip")
+	f.BoolVarP(&verbose, "verbose", "v", false, "list each resource left out by design (built-in role definitions, system databases, default server parameters, inherited role assignments), not only their count")
 	f.StringVar(&outDir, "out-dir", "", "write one file per resource into DIR instead of standard output")
 	f.BoolVar(&skipUnsupported, "skip-unsupported", false, "exit 0 when the only resources left out are ones azk cannot import (an ARM ID it refuses, a type no ASO kind manages)")
 	_ = cmd.RegisterFlagCompletionFunc("policy", completeValues(policies...))
@@ -143,24 +151,6 @@ func writeImported(g *globalOptions, res *importer.Result, outDir string) error 
 func reportImport(g *globalOptions, res *importer.Result, outDir string) {
 	for _, w := range res.Warnings {
 		fmt.Fprintf(g.stderr, "Warning: %s\n", w)
-	}
-	// Skipped resources are many where Azure makes them (built-in roles at
-	// every scope): one line per reason, with a count and an example.
-	var reasons []string
-	byReason := map[string][]string{}
-	for _, s := range res.Skipped {
-		if byReason[s.Reason] == nil {
-			reasons = append(reasons, s.Reason)
-		}
-		byReason[s.Reason] = append(byReason[s.Reason], s.ID)
-	}
-	for _, r := range reasons {
-		ids := byReason[r]
-		if len(ids) == 1 {
-			fmt.Fprintf(g.stderr, "Skipped %s: %s\n", ids[0], r)
-		} else {
-			fmt.Fprintf(g.stderr, "Skipped %d resources: %s (such as %s)\n", len(ids), r, ids[0])
-		}
 	}
 	for _, r := range res.Resources {
 		for _, n := range r.Notes {

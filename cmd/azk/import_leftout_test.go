@@ -77,7 +77,7 @@ func TestImportReportsWhatItLeavesOut(t *testing.T) {
 	mustContain(t, "import", errOut,
 		"Left out "+bad[1]+": azk refuses its ARM ID: ",
 		"Left out "+bad[0]+": azk refuses its ARM ID: ",
-		"Skipped ", "a built-in role definition",
+		"Left out by design: ", "built-in role definitions",
 		"2 resources left out (see above): --skip-unsupported accepts leaving out those azk cannot import")
 
 	_, errOut, code = azk(t, "", append(args, "--skip-unsupported")...)

@@ -23,6 +23,7 @@ func newPlanCommand(g *globalOptions) *cobra.Command {
 		detailed, drift bool
 		whatIf          bool
 		pre             preflightFlags
+		destroy         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "plan PATH... [-k DIR] [-o text|json|yaml|markdown|name] [-out FILE]",
@@ -79,6 +80,18 @@ deletes them with it); what else ARM would delete with it needs
 --allow-cascade at apply. A change Azure cannot make in place (a location)
 is "replace-required", an error that names this flag.
 
+--destroy (Terraform's -destroy) plans tearing the inputs down: what azk
+destroy would do, as a plan in every output form. Each resource Azure has is
+deleted (a child whose parent is deleted goes with it: "deleted by ARM with"
+the parent, no request of its own) or, under detach-on-delete or skip, left
+in Azure (detach); under "cascade" each deletion lists what it would take
+along that the manifests do not delete, which destroy refuses unless
+--allow-cascade. With --detailed-exitcode, 2 means something would be
+deleted. Saved with --out, azk destroy PLANFILE carries it out (so does azk
+apply PLANFILE, as terraform apply does with a destroy plan), without asking,
+and refuses it when anything moved since. --target and --selector choose as
+destroy does: the resources and what depends on them.
+
 Ignore drift on chosen properties with the annotation
 azk.azkcli.io/ignore-changes: "tags.owner, properties.sku.capacity" (paths as
 the plan prints them): the PUT carries Azure's value there. The operator does
@@ -115,6 +128,8 @@ resources of the same type in its resource group).`,
 		Example: `  azk plan ./manifests --out plan.azk
   azk plan ./manifests -o markdown --base origin/main > comment.md
   azk plan ./manifests --drift --detailed-exitcode
+  azk plan ./manifests --destroy -o markdown > teardown.md
+  azk plan ./manifests -destroy -out destroy.azk && azk destroy destroy.azk
   azk plan ./manifests --base HEAD~1 -o json
   azk plan ./manifests -replace=UserAssignedIdentity/default/app-id
   azk plan ./manifests --target VirtualNetworksSubnet/web
@@ -129,13 +144,26 @@ resources of the same type in its resource group).`,
 			if drift && out != "" {
 				return fmt.Errorf("--drift makes a report, not a plan to apply: it cannot be saved with --out")
 			}
+			selected := graph.WithDependencies
+			if destroy {
+				if err := destroyPlanConflicts(&pf, drift, whatIf); err != nil {
+					return err
+				}
+				selected = graph.WithDependents // as destroy chooses
+			}
 			ctx := cmd.Context()
-			session, diags, err := openSession(ctx, g, &az, &in, args, &sel, graph.WithDependencies)
+			session, diags, err := openSession(ctx, g, &az, &in, args, &sel, selected)
 			if err != nil {
 				return err
 			}
 			defer session.release()
-			p, more := session.plan(ctx, g, &in, &pf, planInputs(g, &in, args, &sel), drift)
+			var p *planner.Plan
+			var more diag.List
+			if destroy {
+				p, more = session.planDestroy(ctx, &pf, planInputs(g, &in, args, &sel))
+			} else {
+				p, more = session.plan(ctx, g, &in, &pf, planInputs(g, &in, args, &sel), drift)
+			}
 			diags = append(diags, more...)
 			printDiagnostics(g.stderr, diags)
 			if p == nil {
@@ -150,6 +178,10 @@ resources of the same type in its resource group).`,
 			if whatIf && !p.Drift {
 				crossCheck(ctx, g, session.client, p)
 			}
+			verb, what := "apply", "apply it" // the command that carries the plan out
+			if p.Destroy {
+				verb, what = "destroy", "carry it out"
+			}
 			if out != "" && planLevelErrors(diags) {
 				// An error that belongs to no resource (a --send-secrets
 				// address that names nothing) makes the plan not one to
@@ -160,7 +192,7 @@ resources of the same type in its resource group).`,
 				if err := planner.Save(out, p); err != nil {
 					return fmt.Errorf("saving the plan: %w", err)
 				}
-				fmt.Fprintf(g.stderr, "Saved the plan to %s (made against %s): apply it with %s\n", out, p.Endpoint, applyHint(out))
+				fmt.Fprintf(g.stderr, "Saved the plan to %s (made against %s): %s with %s\n", out, p.Endpoint, what, applyHint(verb, out))
 			}
 			if s := p.Summary(); s.Blocked > 0 {
 				fmt.Fprintf(g.stderr, "Error: %s blocked (see the reasons above): azk apply refuses to start unless --allow-partial\n", plural(s.Blocked, "resource"))
@@ -169,7 +201,7 @@ resources of the same type in its resource group).`,
 				fmt.Fprintf(g.stderr, "Error: the pre-flight found %s (see above): azk apply --preflight refuses to start\n", plural(n, "error"))
 			}
 			if n := len(cascades(p)); n > 0 {
-				fmt.Fprintf(g.stderr, "Warning: deleting would also remove %s not deleted on their own (marked cascade above): azk apply refuses unless --allow-cascade\n", plural(n, "resource"))
+				fmt.Fprintf(g.stderr, "Warning: deleting would also remove %s not deleted on their own (marked cascade above): azk %s refuses unless --allow-cascade\n", plural(n, "resource"), verb)
 			}
 			switch {
 			case diags.HasErrors() || p.HasErrors():
@@ -190,6 +222,7 @@ resources of the same type in its resource group).`,
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 0 when there are no changes, 2 when there are, 1 on error")
 	f.BoolVar(&drift, "drift", false, "report only what changed in Azure against the manifests, proposing nothing")
 	pre.register(cmd, false)
+	f.BoolVar(&destroy, "destroy", false, "plan destroying every resource of the inputs, as azk destroy would (Terraform's -destroy): deleted, deleted by ARM with their parent, detached, refused by the cascade guard; save it with --out for azk destroy PLANFILE")
 	f.BoolVar(&whatIf, "what-if", false, "also ask ARM's what-if about the same changes (as deployment templates) and show where its verdict differs from azk's; azk's plan stays the one apply carries out")
 	return cmd
 }

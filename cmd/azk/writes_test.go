@@ -57,10 +57,11 @@ func readOnlyCheck(r *http.Request) bool {
 	return false
 }
 
-// writeLogFor is the log of the emulator an apply command line points at,
-// or nil for other commands.
+// writeLogFor is the log of the emulator an apply command line (or a
+// destroy, which is checked when it carries out a saved destroy plan)
+// points at, or nil for other commands.
 func writeLogFor(args []string) *writeLog {
-	if len(args) == 0 || args[0] != "apply" {
+	if len(args) == 0 || args[0] != "apply" && args[0] != "destroy" {
 		return nil
 	}
 	for i, a := range args {

@@ -57,21 +57,40 @@ type DestroyPlan struct {
 // which resources outside the input (found by listing the children of every
 // resource to delete, and resource group contents) would go with them.
 func PlanDestroy(ctx context.Context, g *graph.Graph, client *arm.Client) (*DestroyPlan, error) {
-	var nodes []*graph.Node
-	for _, n := range g.Nodes {
-		if n.Kind != nil && n.Kind.IsARM() && n.ID != "" {
-			nodes = append(nodes, n)
-		}
-	}
-	rm, err := planner.PlanRemovals(ctx, client, g, nodes, planner.RemovalOptions{})
+	rm, err := planner.PlanRemovals(ctx, client, g, planner.DestroyNodes(g), planner.RemovalOptions{})
 	if err != nil {
 		return nil, err
 	}
-	decided := make(map[*graph.Node]*planner.Resource, len(rm.Resources))
-	for _, r := range rm.Resources {
+	p := destroyPlanOf(g, rm.Resources)
+	p.Warnings = rm.Warnings
+	return p, nil
+}
+
+// DestroyPlanOf is destroy's form of a destroy plan made of g
+// (planner.MakeDestroy, made again to apply a saved one): its decisions,
+// and the resources of g it does not list as already gone.
+func DestroyPlanOf(g *graph.Graph, p *planner.Plan) (*DestroyPlan, error) {
+	if !p.Destroy {
+		return nil, fmt.Errorf("not a destroy plan")
+	}
+	for _, r := range p.Resources {
+		if r.Node == nil {
+			return nil, fmt.Errorf("%s: the plan was not made of these inputs", r.Address)
+		}
+	}
+	return destroyPlanOf(g, p.Resources), nil
+}
+
+// destroyPlanOf orders the decisions made for g's resources (PlanRemovals)
+// for destroy: reverse dependency order, those Azure does not have as
+// already gone.
+func destroyPlanOf(g *graph.Graph, resources []*planner.Resource) *DestroyPlan {
+	nodes := planner.DestroyNodes(g)
+	decided := make(map[*graph.Node]*planner.Resource, len(resources))
+	for _, r := range resources {
 		decided[r.Node] = r
 	}
-	p := &DestroyPlan{Warnings: rm.Warnings}
+	p := &DestroyPlan{}
 	for i := len(nodes) - 1; i >= 0; i-- {
 		n := nodes[i]
 		r := decided[n]
@@ -83,7 +102,7 @@ func PlanDestroy(ctx context.Context, g *graph.Graph, client *arm.Client) (*Dest
 		p.Deletions = append(p.Deletions, deletionOf(r))
 		p.Cascades = append(p.Cascades, r.Cascades...)
 	}
-	return p, nil
+	return p
 }
 
 // deletionOf is destroy's form of a plan's delete or detach decision.

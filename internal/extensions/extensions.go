@@ -7,6 +7,7 @@
 package extensions
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/azkcli/azk/internal/armjson"
@@ -124,8 +125,28 @@ func BodyModifierFor(armType string) BodyModifier {
 // can manage (built-in roles, system databases, default settings).
 type Importer interface {
 	// SkipImport says why the resource (its ARM body, found under the
-	// resource scope) is not imported, or "" to import it.
-	SkipImport(body map[string]any, scope string) string
+	// resource scope) is not imported; nil to import it.
+	SkipImport(body map[string]any, scope string) *ImportSkip
+}
+
+// ImportSkip is why import leaves a resource out by design: what such
+// resources are, in words that count them ("348 built-in role
+// definitions"), so that many are told in one line.
+type ImportSkip struct {
+	// One and Many name such resources: "built-in role definition",
+	// "built-in role definitions".
+	One, Many string
+	// Detail is what is particular to this resource ("inherited from
+	// /subscriptions/…"), or "".
+	Detail string
+}
+
+// Count is n such resources: "348 built-in role definitions".
+func (s ImportSkip) Count(n int) string {
+	if n == 1 {
+		return "1 " + s.One
+	}
+	return fmt.Sprintf("%d %s", n, s.Many)
 }
 
 // ImporterFor returns the import rules of an ARM type, or nil.

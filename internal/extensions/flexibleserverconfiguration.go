@@ -18,15 +18,15 @@ func init() {
 
 type flexibleServerConfiguration struct{}
 
-func (flexibleServerConfiguration) SkipImport(body map[string]any, _ string) string {
+func (flexibleServerConfiguration) SkipImport(body map[string]any, _ string) *ImportSkip {
 	props, _ := body["properties"].(map[string]any)
 	switch value, hasValue := props["value"].(string); {
 	case strings.EqualFold(stringAt(body, "properties", "source"), "system-default"):
-		return "a system default"
+		return &ImportSkip{One: "server parameter at its system default", Many: "server parameters at their system default"}
 	case props["isReadOnly"] == true || strings.EqualFold(fmt.Sprint(props["isReadOnly"]), "True"):
-		return "read-only: it cannot be set"
+		return &ImportSkip{One: "read-only server parameter, which cannot be set", Many: "read-only server parameters, which cannot be set"}
 	case hasValue && props["defaultValue"] == value:
-		return "it holds its default value"
+		return &ImportSkip{One: "server parameter holding its default value", Many: "server parameters holding their default value"}
 	}
-	return ""
+	return nil
 }

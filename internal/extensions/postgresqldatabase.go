@@ -14,10 +14,10 @@ func init() {
 
 type postgresDatabase struct{ ownerBlocksWrite }
 
-func (postgresDatabase) SkipImport(body map[string]any, _ string) string {
+func (postgresDatabase) SkipImport(body map[string]any, _ string) *ImportSkip {
 	switch strings.ToLower(stringAt(body, "name")) {
 	case "azure_maintenance", "azure_sys", "postgres":
-		return "a built-in database, which ARM does not manage"
+		return &ImportSkip{One: "built-in PostgreSQL database, which ARM does not manage", Many: "built-in PostgreSQL databases, which ARM does not manage"}
 	}
-	return ""
+	return nil
 }

@@ -38,9 +38,9 @@ func (roleAssignment) ModifyBody(t Target, body map[string]any, _ *Outcome) erro
 	return nil
 }
 
-func (roleAssignment) SkipImport(body map[string]any, scope string) string {
+func (roleAssignment) SkipImport(body map[string]any, scope string) *ImportSkip {
 	if s := stringAt(body, "properties", "scope"); s != "" && !strings.EqualFold(s, scope) {
-		return "the role assignment is inherited from " + s
+		return &ImportSkip{One: "role assignment inherited from a scope above", Many: "role assignments inherited from a scope above", Detail: "inherited from " + s}
 	}
-	return ""
+	return nil
 }

@@ -9,9 +9,9 @@ func init() { register("Microsoft.Authorization/roleDefinitions", roleDefinition
 
 type roleDefinition struct{}
 
-func (roleDefinition) SkipImport(body map[string]any, _ string) string {
+func (roleDefinition) SkipImport(body map[string]any, _ string) *ImportSkip {
 	if strings.EqualFold(stringAt(body, "properties", "type"), "BuiltInRole") {
-		return "a built-in role definition"
+		return &ImportSkip{One: "built-in role definition", Many: "built-in role definitions"}
 	}
-	return ""
+	return nil
 }

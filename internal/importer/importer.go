@@ -59,17 +59,10 @@ type Resource struct {
 	depth  int
 }
 
-// Skipped is an Azure resource found that the operator's import leaves
-// out by design: what Azure makes itself (built-in role definitions, a
-// server's built-in databases, configurations at their defaults).
-type Skipped struct {
-	ID     string
-	Reason string
-}
-
 // LeftOut is an Azure resource found that azk could not import: one it
 // refuses (an ARM ID it does not accept, a type no ASO kind manages) or one
-// it could not read. Unlike Skipped, each is a resource the output lacks.
+// it could not read. Unlike Omitted, each is a resource the output lacks
+// that the user meant to import.
 type LeftOut struct {
 	ID     string
 	Reason string
@@ -81,8 +74,9 @@ type LeftOut struct {
 // Result is what Import found, parents before their children.
 type Result struct {
 	Resources []*Resource
-	Skipped   []Skipped
-	LeftOut   []LeftOut
+	// Omitted are the resources left out by design (see Omitted).
+	Omitted []Omitted
+	LeftOut []LeftOut
 	// Warnings are listings that failed: what is below may be incomplete.
 	Warnings []string
 }
@@ -122,6 +116,7 @@ func Import(ctx context.Context, ids []string, opts Options) (*Result, error) {
 	}
 	im.wg.Wait()
 	r := im.result
+	r.Omitted = im.omitted.list
 	sort.SliceStable(r.Resources, func(i, j int) bool {
 		a, b := r.Resources[i], r.Resources[j]
 		if a.depth != b.depth {
@@ -129,7 +124,6 @@ func Import(ctx context.Context, ids []string, opts Options) (*Result, error) {
 		}
 		return strings.ToLower(a.ID) < strings.ToLower(b.ID)
 	})
-	sort.Slice(r.Skipped, func(i, j int) bool { return r.Skipped[i].ID < r.Skipped[j].ID })
 	sort.Slice(r.LeftOut, func(i, j int) bool { return r.LeftOut[i].ID < r.LeftOut[j].ID })
 	sort.Strings(r.Warnings)
 	if err := manifests(r, opts); err != nil {
@@ -147,6 +141,8 @@ type importer struct {
 	mu     sync.Mutex
 	seen   map[string]bool // lower-cased ARM IDs found
 	result *Result
+
+	omitted omissions
 }
 
 // kindOf is the kind resources of armType are imported as: its newest
@@ -263,8 +259,8 @@ func (im *importer) child(id string, listed map[string]any, depth int) {
 	}
 	ext := extensions.ImporterFor(k.ARMType)
 	if ext != nil {
-		if reason := ext.SkipImport(listed, parentOf(id)); reason != "" {
-			im.skip(id, reason)
+		if reason := ext.SkipImport(listed, parentOf(id)); reason != nil {
+			im.omitted.add(id, *reason)
 			return
 		}
 	}
@@ -274,18 +270,12 @@ func (im *importer) child(id string, listed map[string]any, depth int) {
 		return
 	}
 	if ext != nil {
-		if reason := ext.SkipImport(body, parentOf(id)); reason != "" {
-			im.skip(id, reason)
+		if reason := ext.SkipImport(body, parentOf(id)); reason != nil {
+			im.omitted.add(id, *reason)
 			return
 		}
 	}
 	im.add(id, k, body, depth)
-}
-
-func (im *importer) skip(id, reason string) {
-	im.mu.Lock()
-	defer im.mu.Unlock()
-	im.result.Skipped = append(im.result.Skipped, Skipped{ID: id, Reason: reason})
 }
 
 func (im *importer) leaveOut(id, reason string, unsupported bool) {

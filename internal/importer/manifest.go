@@ -14,16 +14,23 @@ import (
 	"github.com/azkcli/azk/internal/registry"
 )
 
-// manifests names every resource and writes its manifest: parents come
-// first, so each child's owner link names its parent's manifest.
+// manifests names every resource, then writes its manifest: parents come
+// first, so each child's owner link names its parent's manifest, and every
+// resource is named before any reference to it is written.
 func manifests(r *Result, opts Options) error {
 	byID := map[string]*Resource{}
 	used := map[string]bool{} // group/Kind/name taken
-	for _, res := range r.Resources {
+	links := newLinker()
+	parents := make([]*Resource, len(r.Resources))
+	for i, res := range r.Resources {
 		parent := byID[strings.ToLower(res.parent)]
 		res.Name = uniqueName(res, parent, used)
 		byID[strings.ToLower(res.ID)] = res
-		if err := res.write(parent, opts); err != nil {
+		parents[i] = parent
+		links.add(res, parent)
+	}
+	for i, res := range r.Resources {
+		if err := res.write(parents[i], opts, links.referrer(res)); err != nil {
 			return fmt.Errorf("%s: %w", res.ID, err)
 		}
 	}
@@ -72,10 +79,11 @@ func armIDName(id string) string {
 	return parsed.Name()
 }
 
-// write builds res's manifest.
-func (res *Resource) write(parent *Resource, opts Options) error {
+// write builds res's manifest, writing references with refer.
+func (res *Resource) write(parent *Resource, opts Options, refer func(id string) map[string]any) error {
 	k := res.Kind
 	sw := newSpecWriter(k, res.Name+"-secrets")
+	sw.refer = refer
 	spec := sw.spec(res.body)
 	azureName := armIDName(res.ID)
 	if k.FixedName == "" && k.Spec.Child("azureName") != nil && (azureName != res.Name || !k.DefaultsAzureName()) {

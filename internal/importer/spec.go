@@ -33,6 +33,9 @@ type specWriter struct {
 	optionalSecrets []string
 	// notes are what was left out and why.
 	notes []string
+	// refer is the reference to write for an ARM ID Azure's body holds;
+	// nil writes {armId}.
+	refer func(id string) map[string]any
 }
 
 func newSpecWriter(k *registry.Kind, secretName string) *specWriter {
@@ -144,7 +147,7 @@ func (w *specWriter) value(f *registry.Field, v any, path, armPath string) any {
 	switch f.Ref {
 	case registry.RefResource, registry.RefWellKnown:
 		if id, ok := v.(string); ok && id != "" {
-			return map[string]any{"armId": id}
+			return w.reference(id)
 		}
 		return nil
 	}
@@ -157,7 +160,7 @@ func (w *specWriter) value(f *registry.Field, v any, path, armPath string) any {
 		return w.object(f, obj, path, armPath)
 	case registry.TypeArray:
 		if f.KeyedByRef {
-			return keyedByRef(f, v)
+			return w.keyedByRef(f, v)
 		}
 		list, ok := v.([]any)
 		if !ok || len(list) == 0 {
@@ -227,7 +230,7 @@ func scalar(f *registry.Field, v any) any {
 
 // keyedByRef turns ARM's map keyed by ARM ID (user-assigned identities)
 // into the spec's list of references.
-func keyedByRef(f *registry.Field, v any) any {
+func (w *specWriter) keyedByRef(f *registry.Field, v any) any {
 	m, ok := v.(map[string]any)
 	if !ok || len(m) == 0 || f.Items == nil {
 		return nil
@@ -248,9 +251,17 @@ func keyedByRef(f *registry.Field, v any) any {
 	sort.Strings(ids)
 	out := make([]any, len(ids))
 	for i, id := range ids {
-		out[i] = map[string]any{refField: map[string]any{"armId": id}}
+		out[i] = map[string]any{refField: w.reference(id)}
 	}
 	return out
+}
+
+// reference is what a manifest writes for a reference to id.
+func (w *specWriter) reference(id string) map[string]any {
+	if w.refer != nil {
+		return w.refer(id)
+	}
+	return map[string]any{"armId": id}
 }
 
 // secret is the Secret reference for a secret field of an object Azure

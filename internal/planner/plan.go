@@ -41,12 +41,13 @@ const (
 	// ActionRecreate: delete, then create (-replace=ADDRESS): a DELETE and
 	// a PUT, or only the PUT when ARM deletes it with its owner (CascadedBy).
 	ActionRecreate Action = "replace"
-	// ActionDelete: removed from the manifests (azk plan --base) under
-	// reconcile-policy manage: a DELETE, or none when ARM deletes it with
-	// its owner (CascadedBy).
+	// ActionDelete: removed from the manifests (azk plan --base), or
+	// destroyed (azk plan --destroy), under reconcile-policy manage: a
+	// DELETE, or none when ARM deletes it with its owner (CascadedBy).
 	ActionDelete Action = "delete"
-	// ActionDetach: removed from the manifests under detach-on-delete or
-	// skip: left in Azure, no request; azk stops managing it.
+	// ActionDetach: removed from the manifests, or destroyed, under
+	// detach-on-delete or skip: left in Azure, no request; azk stops
+	// managing it.
 	ActionDetach Action = "detach"
 )
 
@@ -301,6 +302,10 @@ type Plan struct {
 	// in Azure against the manifests, and nothing is proposed; such a plan
 	// cannot be applied.
 	Drift bool `json:"drift,omitempty"`
+	// Destroy marks a destroy plan (azk plan --destroy): every resource is
+	// delete or detach, applied by azk destroy PLANFILE or azk apply
+	// PLANFILE (see MakeDestroy).
+	Destroy bool `json:"destroy,omitempty"`
 	// SecretSalt salts the digests that stand for secrets in a saved plan, so
 	// that a digest cannot be looked up in a table of common passwords. Set by Save.
 	SecretSalt string `json:"secretSalt,omitempty"`

@@ -102,6 +102,9 @@ func lookOf(r *Resource, drift bool) look {
 // update, 4 unchanged, 1 skipped, 0 blocked."
 func (p *Plan) SummaryLine() string {
 	s := p.Summary()
+	if p.Destroy {
+		return p.destroySummaryLine()
+	}
 	if p.Drift {
 		return fmt.Sprintf("Drift: %d of %d existing resources changed in Azure.", s.Drifted, s.Update+s.NoChange+s.Skip+s.ReplaceRequired-p.skipMissing())
 	}
@@ -172,6 +175,9 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 	if p.Drift {
 		fmt.Fprintln(bw, "Drift report: Azure compared with the manifests; nothing is proposed.")
 	}
+	if p.Destroy && len(p.Resources) > 0 {
+		fmt.Fprintln(bw, destroyHeading)
+	}
 	unchanged := 0
 	list := p.listing()
 	for _, r := range list.resources {
@@ -219,7 +225,7 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 	}
 	writePreflightText(bw, p, paint)
 	if !p.Drift && !p.HasChanges() && !p.HasErrors() {
-		fmt.Fprintf(bw, "\n%s\n", paint(ansiBold, NoChangesLine))
+		fmt.Fprintf(bw, "\n%s\n", paint(ansiBold, p.noChangesLine()))
 	}
 	fmt.Fprintf(bw, "\n%s\n", paint(ansiBold, p.SummaryLine()))
 	return bw.Flush()
@@ -476,9 +482,12 @@ func WriteMarkdown(w io.Writer, p *Plan, opts RenderOptions) error {
 	if p.Drift {
 		title = "azk drift report"
 	}
+	if p.Destroy {
+		title = "azk destroy plan"
+	}
 	fmt.Fprintf(&head, "### %s\n\n**%s**\n\n", title, p.SummaryLine())
 	if !p.Drift && !p.HasChanges() && !p.HasErrors() {
-		fmt.Fprintf(&head, "%s\n\n", NoChangesLine)
+		fmt.Fprintf(&head, "%s\n\n", p.noChangesLine())
 	}
 	s := p.Summary()
 	head.WriteString("| decision | resources |\n|---|---:|\n")

@@ -339,7 +339,11 @@ func Stale(_ context.Context, saved, fresh *Plan) []string {
 		}
 	}
 	for _, f := range fresh.Resources {
-		if !seen[f.Address] {
+		switch {
+		case seen[f.Address]:
+		case fresh.Destroy:
+			moved = append(moved, f.Address+": to "+string(f.Action)+" now, which the plan does not list (it exists in Azure now, or is new in the inputs)")
+		default:
 			moved = append(moved, f.Address+": new in the inputs")
 		}
 	}
