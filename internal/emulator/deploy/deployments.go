@@ -55,6 +55,12 @@ const (
 	keptOperations = 100
 	// templateResourceLimit is ARM's limit on resources per template.
 	templateResourceLimit = 800
+	// keptTemplates is how many of the latest deployments keep their
+	// template for exportTemplate; no template is ever written to disk.
+	keptTemplates = 100
+	// keptDeletes is how many deployment deletions' results are kept for
+	// their Location to answer.
+	keptDeletes = 1000
 )
 
 // deployScope is where a deployment runs.
@@ -89,6 +95,9 @@ type deploymentRun struct {
 
 	done   chan struct{}
 	cancel context.CancelFunc
+	// template is the template as submitted, for exportTemplate: kept in
+	// memory only, for the latest deployments (keptTemplates).
+	template json.RawMessage
 }
 
 // deployOp is one deployment operation: the write of one template resource.
@@ -120,6 +129,7 @@ type deployments struct {
 	stacks  map[string]*stack         // by key of the stack ID
 	whatIfs map[string][]byte         // finished what-if results, by ID
 	order   []string                  // what-if result IDs, oldest first
+	deletes []string                  // IDs of the latest deployment deletions, oldest first
 	file    string
 	ctx     context.Context
 	stop    context.CancelFunc
@@ -303,7 +313,7 @@ func (e *Engine) Route(w http.ResponseWriter, r *http.Request, t armpath.Target,
 		case http.MethodGet, http.MethodHead:
 			return true, e.getDeployment(w, r, t)
 		case http.MethodDelete:
-			return true, e.deleteDeployment(w, t)
+			return true, e.deleteDeployment(w, r, t)
 		}
 		return true, armcore.Errorf(http.StatusMethodNotAllowed, "MethodNotAllowed", "The method '%s' is not supported on deployments.", r.Method)
 	case lt == typeDeployments && t.Kind == armpath.Collection && r.Method == http.MethodGet:
@@ -318,6 +328,10 @@ func (e *Engine) Route(w http.ResponseWriter, r *http.Request, t armpath.Target,
 		return true, e.whatIfResult(w, t)
 	case lt == typeDeployments+"/cancel" && r.Method == http.MethodPost:
 		return true, e.cancelDeployment(w, t)
+	case lt == typeDeployments+"/exporttemplate" && r.Method == http.MethodPost:
+		return true, e.exportTemplate(w, t)
+	case lt == typeDeployments+"/operationresults" && t.Kind == armpath.Resource && r.Method == http.MethodGet:
+		return true, e.deleteResult(w, t)
 	case strings.HasPrefix(lt, typeStacks):
 		return true, e.serveStacks(w, r, t, body)
 	}
@@ -458,8 +472,12 @@ func (e *Engine) startDeployment(t armpath.Target, scope deployScope, req *deplo
 		Started: time.Now(), StatusID: e.core.NewUUID(), Tags: req.Tags,
 		done: make(chan struct{}), cancel: cancel,
 	}
+	if tmpl, err := json.Marshal(req.Properties.Template); err == nil {
+		run.template = tmpl
+	}
 	d.runs[armpath.Key(t.ID)] = run
 	d.pruneLocked(scope)
+	d.dropTemplatesLocked()
 	d.saveLocked()
 	d.wg.Add(1)
 	go func() {
@@ -484,6 +502,23 @@ func (d *deployments) pruneLocked(scope deployScope) {
 	sort.Slice(in, func(i, j int) bool { return in[i].Started.Before(in[j].Started) })
 	for _, r := range in[:len(in)-historyPerScope] {
 		delete(d.runs, armpath.Key(r.ID))
+	}
+}
+
+// dropTemplatesLocked forgets the templates of all but the latest keptTemplates deployments.
+func (d *deployments) dropTemplatesLocked() {
+	var kept []*deploymentRun
+	for _, r := range d.runs {
+		if r.template != nil {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) <= keptTemplates {
+		return
+	}
+	sort.Slice(kept, func(i, j int) bool { return kept[i].Started.Before(kept[j].Started) })
+	for _, r := range kept[:len(kept)-keptTemplates] {
+		r.template = nil
 	}
 }
 
@@ -563,7 +598,10 @@ func (e *Engine) getDeployment(w http.ResponseWriter, r *http.Request, t armpath
 	return nil
 }
 
-func (e *Engine) deleteDeployment(w http.ResponseWriter, t armpath.Target) error {
+// deleteDeployment removes a deployment from the history, as ARM does: 202
+// with a Location that answers 204 once it is gone (at once, here), 204 for
+// a deployment that does not exist, 409 for one still running.
+func (e *Engine) deleteDeployment(w http.ResponseWriter, r *http.Request, t armpath.Target) error {
 	d := e.engine()
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -577,7 +615,43 @@ func (e *Engine) deleteDeployment(w http.ResponseWriter, t armpath.Target) error
 	}
 	delete(d.runs, armpath.Key(t.ID))
 	d.saveLocked()
-	w.WriteHeader(http.StatusOK)
+	id := e.core.NewUUID()
+	d.deletes = append(d.deletes, id)
+	if len(d.deletes) > keptDeletes {
+		d.deletes = d.deletes[len(d.deletes)-keptDeletes:]
+	}
+	w.Header().Set("Location", followURL(r, t.ID, "operationResults", id))
+	w.WriteHeader(http.StatusAccepted)
+	return nil
+}
+
+// deleteResult answers the Location of a deployment's deletion.
+func (e *Engine) deleteResult(w http.ResponseWriter, t armpath.Target) error {
+	d := e.engine()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, id := range d.deletes {
+		if strings.EqualFold(id, t.Name) {
+			w.WriteHeader(http.StatusNoContent)
+			return nil
+		}
+	}
+	return armcore.Errorf(http.StatusNotFound, "OperationNotFound", "The operation '%s' was not found.", t.Name)
+}
+
+// exportTemplate answers a deployment's template as it was submitted.
+func (e *Engine) exportTemplate(w http.ResponseWriter, t armpath.Target) error {
+	d := e.engine()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	run, err := d.runLocked(t.Parent)
+	if err != nil {
+		return err
+	}
+	if run.template == nil {
+		return armcore.Errorf(http.StatusNotFound, "DeploymentTemplateNotKept", "The emulator keeps the templates of its latest %d deployments in memory only, and not across restarts: deployment '%s' has none to export.", keptTemplates, run.Name)
+	}
+	armcore.WriteJSON(w, http.StatusOK, map[string]any{"template": run.template})
 	return nil
 }
 
