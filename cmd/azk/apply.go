@@ -142,6 +142,19 @@ Exit status: 0 success, 1 error or any resource failed.`,
 			}
 			defer session.release()
 			client, gr := session.client, session.graph
+			if ef.deployment() {
+				replan := func() (*planner.Plan, error) {
+					p, diags := session.plan(ctx, g, &in, &pf, planInputs(g, &in, args, &sel), false)
+					printDiagnostics(g.stderr, diags)
+					if p == nil || diags.HasErrors() {
+						return nil, failed()
+					}
+					return p, nil
+				}
+				if p, err = awaitEarlierDeployments(ctx, g, &ef, client, p, replan); err != nil {
+					return err
+				}
+			}
 			if saved != nil {
 				if moved := planner.Stale(ctx, saved, p); len(moved) > 0 {
 					return fmt.Errorf("the saved plan is stale; nothing was applied. What moved:\n  %s\nMake a new plan with azk plan --out", strings.Join(moved, "\n  "))
