@@ -304,26 +304,21 @@ func (rn *runner) run(ctx context.Context, p *planner.Plan, sub *Submitted) bool
 			pending, err = rn.operations(ctx, client, p, state.id, state.correlationID, map[string]bool{})
 		}
 		var lost *unreadableError
+		if err != nil && failingSince.IsZero() {
+			failingSince = time.Now()
+		}
 		switch {
-		case errors.As(err, &lost) && state != nil && state.terminal():
-			// ARM ended the deployment, and what a nested one did cannot
-			// be read: those resources failed to be followed.
+		case err != nil && (errors.As(err, &lost) || time.Since(failingSince) >= rn.opts.Unreadable):
 			sub.Err = err
-			state.unread = err
-			return rn.settle(t, state, false)
-		case errors.As(err, &lost):
-			sub.Err = err
+			if state != nil && state.terminal() {
+				// ARM ended the deployment, and what a nested one did
+				// cannot be read: those resources failed to be followed.
+				state.unread = err
+				return rn.settle(t, state, false)
+			}
 			rn.stopFollowing(t, sub)
 			return false
 		case err != nil:
-			if failingSince.IsZero() {
-				failingSince = time.Now()
-			}
-			if time.Since(failingSince) >= rn.opts.Unreadable {
-				sub.Err = err
-				rn.stopFollowing(t, sub)
-				return false
-			}
 		case state.terminal() && !pending:
 			sub.Deleted, sub.Detached = state.deleted, state.detached
 			return rn.settle(t, state, false)
