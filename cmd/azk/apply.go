@@ -163,6 +163,19 @@ Exit status: 0 success, 1 error or any resource failed.`,
 			}
 			defer session.release()
 			client, gr := session.client, session.graph
+			if ef.deployment() {
+				replan := func() (*planner.Plan, error) {
+					p, diags := session.plan(ctx, g, &in, &pf, planInputs(g, &in, args, &sel), false)
+					printDiagnostics(g.stderr, diags)
+					if p == nil || diags.HasErrors() {
+						return nil, failed()
+					}
+					return p, nil
+				}
+				if p, err = awaitEarlierDeployments(ctx, g, &ef, client, p, replan); err != nil {
+					return err
+				}
+			}
 			if err := pre.check(ctx, g, &az, client, p); err != nil {
 				return err
 			}

@@ -41,6 +41,9 @@ func (f *engineFlags) check() error {
 
 func (f *engineFlags) deployment() bool { return f.engine == "deployment" }
 
+// followEvery is how often a deployment's operations are read; tests shorten it.
+var followEvery = time.Second
+
 // applyDeployment hands the plan to ARM's deployment engine: it builds the
 // templates, confirms, submits them and follows their operations, reporting
 // per resource as the direct engine does. After an interrupt the
@@ -79,7 +82,7 @@ func applyDeployment(g *globalOptions, rf *runFlags, f *engineFlags, p *planner.
 	defer func() { rf.interruptNote = note }()
 	rep := rf.execute(g, 0, func(ctx context.Context, opts applier.Options) *applier.Report {
 		var rep *applier.Report
-		rep, submitted = deployment.Apply(ctx, p, set, deployment.RunOptions{Client: client, Prefix: prefix, Stack: f.stack, Events: opts.Events, Drain: opts.Drain})
+		rep, submitted = deployment.Apply(ctx, p, set, deployment.RunOptions{Client: client, Prefix: prefix, Stack: f.stack, Events: opts.Events, Drain: opts.Drain, Poll: followEvery})
 		return rep
 	}, client)
 	for _, s := range submitted {
@@ -149,4 +152,41 @@ func crossCheck(ctx context.Context, g *globalOptions, client *arm.Client, p *pl
 		w = g.stderr // the plan on stdout stays parseable
 	}
 	deployment.WriteVerdicts(w, verdicts)
+}
+
+// awaitEarlierDeployments reads, before anything is decided, what deployments
+// an earlier run left running in Azure (an interrupt, a lost connection, a
+// crash) at the scopes this plan deploys to: azk waits for each to end, says
+// what it wrote, and plans again, so that this run neither races them nor
+// writes from a plan they made stale.
+func awaitEarlierDeployments(ctx context.Context, g *globalOptions, f *engineFlags, client *arm.Client, p *planner.Plan, replan func() (*planner.Plan, error)) (*planner.Plan, error) {
+	set, err := deployment.Build(p, deployment.Options{Unchanged: f.stack != ""})
+	if err != nil {
+		return p, nil // applyDeployment reports it
+	}
+	earlier, err := deployment.Unfinished(ctx, client, set)
+	if err != nil {
+		fmt.Fprintf(g.stderr, "Warning: %v; a deployment an earlier run left running there would race this one.\n", err)
+		return p, nil
+	}
+	if len(earlier) == 0 {
+		return p, nil
+	}
+	for _, e := range earlier {
+		fmt.Fprintf(g.stderr, "%s, submitted by an earlier run, is still running in Azure: waiting for it to end before deciding anything.\n", e.Name)
+	}
+	if err := deployment.Await(ctx, client, p, earlier, deployment.RunOptions{Poll: followEvery}); err != nil {
+		return nil, err
+	}
+	for _, e := range earlier {
+		fmt.Fprintf(g.stderr, "%s ended %s: it wrote %s of the plan's, %d failed.\n", e.Name, e.State, plural(len(e.Written), "resource"), len(e.Failed))
+		for _, a := range e.Written {
+			fmt.Fprintf(g.stderr, "  written: %s\n", a)
+		}
+		for _, a := range e.Failed {
+			fmt.Fprintf(g.stderr, "  failed: %s\n", a)
+		}
+	}
+	fmt.Fprintln(g.stderr, "Planning again from what Azure holds now.")
+	return replan()
 }

@@ -33,7 +33,18 @@ type RunOptions struct {
 	Drain <-chan struct{}
 	// Poll is how often a deployment's operations are read; 0 means 1s.
 	Poll time.Duration
+	// Unreadable bounds how long a deployment may not be read (every read
+	// failing, or ARM answering 404 for a deployment it lists as started)
+	// before azk stops following it; 0 means DefaultUnreadable.
+	Unreadable time.Duration
 }
+
+// DefaultUnreadable is how long azk keeps reading a deployment it cannot
+// read before it stops following it: ARM may answer 404 for a deployment it
+// has just started (a nested deployment in its parent's operations, or one
+// azk has just submitted) until the deployment is replicated, and a
+// connection may be lost for a while.
+const DefaultUnreadable = 2 * time.Minute
 
 // Submitted is a deployment (or stack) Apply handed to ARM.
 type Submitted struct {
@@ -105,6 +116,9 @@ type runner struct {
 	mu      sync.Mutex
 	results map[string]*applier.Result // by address
 	seen    map[string]string          // operation state seen, by lower-cased target ID
+	// unseen is when a deployment ARM lists as started first answered 404,
+	// by lower-cased deployment ID; it is dropped once the deployment reads.
+	unseen map[string]time.Time
 }
 
 // Apply submits the set's templates, each once those it waits for have
@@ -115,7 +129,10 @@ func Apply(ctx context.Context, p *planner.Plan, set *Set, opts RunOptions) (*ap
 	if opts.Poll <= 0 {
 		opts.Poll = time.Second
 	}
-	rn := &runner{opts: opts, emit: serialized(opts.Events), templates: set.Templates, deps: planDependencies(p), results: map[string]*applier.Result{}, seen: map[string]string{}}
+	if opts.Unreadable <= 0 {
+		opts.Unreadable = DefaultUnreadable
+	}
+	rn := &runner{opts: opts, emit: serialized(opts.Events), templates: set.Templates, deps: planDependencies(p), results: map[string]*applier.Result{}, seen: map[string]string{}, unseen: map[string]time.Time{}}
 	inTemplate := map[string]bool{}
 	for _, t := range set.Templates {
 		for _, r := range t.Resources {
@@ -254,12 +271,11 @@ func (rn *runner) client(t *Template) (*arm.Client, error) {
 	return c, nil
 }
 
-// followAttempts is how many reads in a row may fail before azk stops
-// following a deployment (which goes on in Azure).
-const followAttempts = 5
-
 // run submits one template and follows it to its end, or until azk stops
 // following (sub.Running), and reports whether all its resources succeeded.
+// Every resource's outcome is read from the deployment operations, nested
+// deployments' included; a deployment ARM lists as started but answers 404
+// for is taken as not started yet, for up to RunOptions.Unreadable.
 func (rn *runner) run(ctx context.Context, p *planner.Plan, sub *Submitted) bool {
 	t := sub.Template
 	client, err := rn.client(t)
@@ -280,28 +296,34 @@ func (rn *runner) run(ctx context.Context, p *planner.Plan, sub *Submitted) bool
 	}
 	tick := time.NewTicker(rn.opts.Poll)
 	defer tick.Stop()
-	failures := 0
+	var failingSince time.Time
 	for {
-		var state *deploymentState
-		if rn.opts.Stack != "" {
-			state, err = rn.readStack(ctx, client, t)
-		} else {
-			state, err = rn.readDeployment(ctx, client, deploymentID)
-		}
+		state, err := rn.read(ctx, client, deploymentID, t)
+		pending := false
 		if err == nil && state.id != "" {
-			err = rn.operations(ctx, client, p, state.id, state.correlationID, map[string]bool{})
+			pending, err = rn.operations(ctx, client, p, state.id, state.correlationID, map[string]bool{})
 		}
-		if err == nil && state.terminal() {
+		var lost *unreadableError
+		if err != nil && failingSince.IsZero() {
+			failingSince = time.Now()
+		}
+		switch {
+		case err != nil && (errors.As(err, &lost) || time.Since(failingSince) >= rn.opts.Unreadable):
+			sub.Err = err
+			if state != nil && state.terminal() {
+				// ARM ended the deployment, and what a nested one did
+				// cannot be read: those resources failed to be followed.
+				state.unread = err
+				return rn.settle(t, state, false)
+			}
+			rn.stopFollowing(t, sub)
+			return false
+		case err != nil:
+		case state.terminal() && !pending:
 			sub.Deleted, sub.Detached = state.deleted, state.detached
 			return rn.settle(t, state, false)
-		}
-		if err != nil {
-			if failures++; failures >= followAttempts {
-				sub.Err = err
-				break
-			}
-		} else {
-			failures = 0
+		default:
+			failingSince = time.Time{}
 		}
 		select {
 		case <-tick.C:
@@ -309,11 +331,69 @@ func (rn *runner) run(ctx context.Context, p *planner.Plan, sub *Submitted) bool
 		case <-rn.opts.Drain:
 		case <-ctx.Done():
 		}
-		break
+		rn.stopFollowing(t, sub)
+		return false
 	}
+}
+
+// stopFollowing leaves the template's unfinished resources running in Azure.
+func (rn *runner) stopFollowing(t *Template, sub *Submitted) {
 	sub.Running = true
 	rn.settle(t, nil, true)
-	return false
+}
+
+// unreadableError is a deployment ARM lists as started and still answers
+// 404 for after RunOptions.Unreadable.
+type unreadableError struct {
+	id    string
+	since time.Duration
+}
+
+func (e *unreadableError) Error() string {
+	return fmt.Sprintf("ARM lists the deployment %s as started, yet has answered 404 for it for %s: its resources' outcome cannot be read", e.id, e.since.Round(time.Second))
+}
+
+// notVisible records that the deployment id, which ARM lists as started, is not
+// visible yet; it fails once that has lasted RunOptions.Unreadable.
+func (rn *runner) notVisible(id string) error {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	key := strings.ToLower(id)
+	first, ok := rn.unseen[key]
+	if !ok {
+		rn.unseen[key] = time.Now()
+		return nil
+	}
+	if since := time.Since(first); since >= rn.opts.Unreadable {
+		return &unreadableError{id: id, since: since}
+	}
+	return nil
+}
+
+func (rn *runner) visible(id string) {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	delete(rn.unseen, strings.ToLower(id))
+}
+
+// read reads the deployment (or stack). A deployment azk submitted that ARM
+// answers 404 for is not visible yet: it reads as accepted, with no
+// operations to read.
+func (rn *runner) read(ctx context.Context, client *arm.Client, deploymentID string, t *Template) (*deploymentState, error) {
+	if rn.opts.Stack != "" {
+		return rn.readStack(ctx, client, t)
+	}
+	state, err := rn.readDeployment(ctx, client, deploymentID)
+	if arm.IsNotFound(err) {
+		if err := rn.notVisible(deploymentID); err != nil {
+			return nil, err
+		}
+		return &deploymentState{state: "Accepted"}, nil
+	}
+	if err == nil {
+		rn.visible(deploymentID)
+	}
+	return state, err
 }
 
 // deploymentRequest is the body of a deployment or what-if request.
@@ -331,8 +411,20 @@ func requestBody(t *Template, properties map[string]any) map[string]any {
 	return body
 }
 
+// submit sends the deployment. When the request fails in a way that leaves
+// unsaid whether ARM took it (a lost connection, a server error after the
+// retries, or a refusal to replace a deployment of this name that is
+// running: an earlier try of this very request), the deployment is read:
+// if ARM has it, it is followed. Its name is this run's own.
 func (rn *runner) submit(ctx context.Context, client *arm.Client, t *Template, id string) error {
 	_, err := client.Put(ctx, id, APIVersion, deploymentRequest(t))
+	var re *arm.ResponseError
+	if err == nil || (errors.As(err, &re) && re.StatusCode < 500 && !strings.EqualFold(re.Code, "DeploymentActive")) {
+		return err
+	}
+	if _, rerr := client.Get(ctx, id, APIVersion); rerr == nil {
+		return nil
+	}
 	return err
 }
 
@@ -355,6 +447,9 @@ type deploymentState struct {
 	err           *arm.ResponseError
 	// deleted and detached are what a stack no longer manages.
 	deleted, detached []string
+	// unread is why the operations of a nested deployment could not be
+	// read, for the resources they would have described.
+	unread error
 }
 
 func (s *deploymentState) terminal() bool {
@@ -455,15 +550,17 @@ type operation struct {
 // operations reads a deployment's operations, and those of its nested
 // deployments, and reports each resource that started or ended since the
 // last read. correlation is the deployment's correlation ID, which its
-// operations' errors are quoted with.
-func (rn *runner) operations(ctx context.Context, client *arm.Client, p *planner.Plan, deploymentID, correlation string, visited map[string]bool) error {
+// operations' errors are quoted with. pending is set when a nested
+// deployment ARM lists as started or succeeded cannot be read yet (404): it
+// is taken as not started, and the tree is not done.
+func (rn *runner) operations(ctx context.Context, client *arm.Client, p *planner.Plan, deploymentID, correlation string, visited map[string]bool) (pending bool, err error) {
 	if visited[strings.ToLower(deploymentID)] {
-		return nil
+		return false, nil
 	}
 	visited[strings.ToLower(deploymentID)] = true
 	items, err := client.List(ctx, deploymentID+"/operations", APIVersion)
 	if err != nil {
-		return err
+		return false, err
 	}
 	rn.mu.Lock()
 	byID := resourcesByID(p) // IDs of resources named after apply are set as they are found
@@ -471,7 +568,7 @@ func (rn *runner) operations(ctx context.Context, client *arm.Client, p *planner
 	for _, raw := range items {
 		var op operation
 		if err := json.Unmarshal(raw, &op); err != nil {
-			return fmt.Errorf("GET %s/operations: %w", deploymentID, err)
+			return false, fmt.Errorf("GET %s/operations: %w", deploymentID, err)
 		}
 		pr := op.Properties
 		target := pr.TargetResource.ID
@@ -479,8 +576,21 @@ func (rn *runner) operations(ctx context.Context, client *arm.Client, p *planner
 			continue
 		}
 		if strings.EqualFold(pr.TargetResource.ResourceType, "Microsoft.Resources/deployments") {
-			if err := rn.operations(ctx, client, p, target, correlation, visited); err != nil {
-				return err
+			more, err := rn.operations(ctx, client, p, target, correlation, visited)
+			switch {
+			case arm.IsNotFound(err) && failedState(pr.ProvisioningState):
+				// ARM could not start it: its resources are not deployed,
+				// and the deployment's error says why.
+			case arm.IsNotFound(err):
+				if err := rn.notVisible(target); err != nil {
+					return false, err
+				}
+				pending = true
+			case err != nil:
+				return false, err
+			default:
+				rn.visible(target)
+				pending = pending || more
 			}
 			continue
 		}
@@ -493,7 +603,12 @@ func (rn *runner) operations(ctx context.Context, client *arm.Client, p *planner
 		}
 		rn.observe(r, pr.ProvisioningState, parseDuration(pr.Duration), pr.StatusMessage.Error.responseError(client, "PUT", target, correlation))
 	}
-	return nil
+	return pending, nil
+}
+
+// failedState reports whether an operation's provisioning state says it failed or was cancelled.
+func failedState(state string) bool {
+	return strings.EqualFold(state, "Failed") || strings.EqualFold(state, "Canceled")
 }
 
 func resourcesByID(p *planner.Plan) map[string]*planner.Resource {
@@ -606,6 +721,8 @@ func (rn *runner) settle(t *Template, state *deploymentState, stopped bool) bool
 		// (validation, a nested deployment, outputs): ARM's error says why.
 		res.Outcome = applier.OutcomeFailed
 		switch {
+		case state != nil && state.unread != nil:
+			res.Err = state.unread
 		case state != nil && state.err != nil:
 			res.Err = state.err
 		case state != nil:

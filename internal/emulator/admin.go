@@ -31,8 +31,7 @@ const adminPrefix = "/_emulator/"
 //	POST /_emulator/drift   {"id": ARM ID, "patch": JSON merge patch}: change a resource as the portal would
 //	GET|PUT /_emulator/names, offerings, quotas, vmsizes: the world outside the emulator (admin_seeds.go)
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
-	got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if subtle.ConstantTimeCompare([]byte(got), []byte(s.adminToken)) != 1 {
+	if !s.adminAuthorized(r.Header.Get("Authorization")) {
 		armcore.WriteError(w, http.StatusUnauthorized, "AuthenticationFailed", "The admin API needs 'Authorization: Bearer TOKEN' with the token the emulator printed at start.")
 		return
 	}
@@ -83,6 +82,17 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	armcore.WriteError(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "%s is not supported on %s", r.Method, r.URL.Path)
+}
+
+// adminAuthorized reports whether an Authorization header is "Bearer TOKEN"
+// with the admin token. The scheme is required (its case is not, RFC 9110
+// section 11.1): a bare token is refused.
+func (s *Server) adminAuthorized(header string) bool {
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(token), []byte(s.adminToken)) == 1
 }
 
 // AdminClient drives a running emulator's admin API; Running.AdminClient

@@ -334,10 +334,13 @@ func TestStackDeletesWhatItNoLongerNames(t *testing.T) {
 }
 
 // TestDeploymentsOutliveRestarts: a finished deployment is kept with the
-// state, its operations too; one the emulator stopped in the middle is failed.
+// state, its operations too. One the emulator stopped in the middle is
+// resumed at the next start: the write it had sent ends as the resource
+// does, its operation says so, and the deployment fails with EmulatorStopped
+// for what it had not started.
 func TestDeploymentsOutliveRestarts(t *testing.T) {
 	dir := t.TempDir()
-	opts := Options{StateDir: dir, LRO: []LRORule{{Type: "Microsoft.Network/*", Write: 5 * time.Second}}}
+	opts := Options{StateDir: dir, LRO: []LRORule{{Type: "Microsoft.Network/*", Write: time.Second}}}
 	c := start(t, opts, false)
 	c.mustPut(rgID, map[string]any{"location": "westus2"})
 	identity := template(rgSchema, nil, map[string]any{"type": identities, "apiVersion": "2023-01-31", "name": "app", "location": "westus2"})
@@ -346,9 +349,16 @@ func TestDeploymentsOutliveRestarts(t *testing.T) {
 		t.Fatalf("deployment: %v", got)
 	}
 	slow := rgID + "/providers/Microsoft.Resources/deployments/slow"
+	nsg := rgID + "/providers/Microsoft.Network/networkSecurityGroups/nsg"
 	resp, got := c.do(http.MethodPut, slow+deployAPI, deploymentBody(template(rgSchema, nil,
-		map[string]any{"type": "Microsoft.Network/networkSecurityGroups", "apiVersion": "2020-11-01", "name": "nsg", "location": "westus2"}), nil))
+		map[string]any{"type": "Microsoft.Network/networkSecurityGroups", "apiVersion": "2020-11-01", "name": "nsg", "location": "westus2"},
+		map[string]any{"type": identities, "apiVersion": "2023-01-31", "name": "after-nsg", "location": "westus2", "dependsOn": []any{nsg}}), nil))
 	mustStatus(t, resp, got, http.StatusCreated)
+	for deadline := time.Now().Add(5 * time.Second); operations(c, slow)[strings.ToLower(nsg)] == nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the deployment did not start the security group")
+		}
+	}
 	if err := c.run.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -357,9 +367,23 @@ func TestDeploymentsOutliveRestarts(t *testing.T) {
 	if provisioningState(got) != "Succeeded" || len(operations(c, done)) != 1 {
 		t.Errorf("after a restart: %v, operations %v", got, operations(c, done))
 	}
-	_, got = c.do(http.MethodGet, slow+deployAPI, nil)
-	if provisioningState(got) != "Failed" || !strings.Contains(fmt.Sprint(got), "EmulatorStopped") {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, got = c.do(http.MethodGet, slow+deployAPI, nil); provisioningState(got) == "Failed" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the deployment stopped by the restart did not end: %v", got)
+		}
+	}
+	if !strings.Contains(fmt.Sprint(got), "EmulatorStopped") {
 		t.Errorf("a deployment stopped by the restart: %v", got)
+	}
+	ops := operations(c, slow)
+	if op := ops[strings.ToLower(nsg)]; op["provisioningState"] != "Succeeded" {
+		t.Errorf("the security group's write, sent before the stop and finished after it: %v", op)
+	}
+	if len(ops) != 1 {
+		t.Errorf("operations after the restart: %v, want the security group's only", ops)
 	}
 }
 

@@ -128,7 +128,7 @@ func TestDeepBodyRefused(t *testing.T) {
 
 // TestAdminAPINeedsTokenAndJSON: a web page can POST text/plain to any
 // local port without a preflight; the admin API refuses that, and anything
-// without the token printed at start.
+// without the token printed at start, sent as "Authorization: Bearer TOKEN".
 func TestAdminAPINeedsTokenAndJSON(t *testing.T) {
 	run, err := Start(context.Background(), Options{}, "127.0.0.1:0", false)
 	if err != nil {
@@ -138,11 +138,11 @@ func TestAdminAPINeedsTokenAndJSON(t *testing.T) {
 	c := newClient(t, run, false)
 	c.mustPut(rgID, map[string]any{"location": "westus2"})
 	patch := `{"id":"` + rgID + `","patch":{"tags":{"by":"page"}}}`
-	post := func(contentType, token string) int {
+	postAuthorized := func(contentType, authorization string) int {
 		req, _ := http.NewRequest(http.MethodPost, run.URL+"/_emulator/drift", strings.NewReader(patch))
 		req.Header.Set("Content-Type", contentType)
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
+		if authorization != "" {
+			req.Header.Set("Authorization", authorization)
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -150,6 +150,12 @@ func TestAdminAPINeedsTokenAndJSON(t *testing.T) {
 		}
 		resp.Body.Close()
 		return resp.StatusCode
+	}
+	post := func(contentType, token string) int {
+		if token == "" {
+			return postAuthorized(contentType, "")
+		}
+		return postAuthorized(contentType, "Bearer "+token)
 	}
 	if got := post("text/plain", ""); got != http.StatusUnauthorized {
 		t.Errorf("text/plain without a token: %d", got)
@@ -159,6 +165,11 @@ func TestAdminAPINeedsTokenAndJSON(t *testing.T) {
 	}
 	if got := post("application/json", "wrong"); got != http.StatusUnauthorized {
 		t.Errorf("a wrong token: %d", got)
+	}
+	for _, form := range []string{run.Server.AdminToken(), "Basic " + run.Server.AdminToken(), "Bearer" + run.Server.AdminToken()} {
+		if got := postAuthorized("application/json", form); got != http.StatusUnauthorized {
+			t.Errorf("the token not in the Bearer form (%d characters): %d", len(form), got)
+		}
 	}
 	resp, rg := c.do(http.MethodGet, rgID+"?api-version=2020-06-01", nil)
 	mustStatus(t, resp, rg, http.StatusOK)

@@ -87,6 +87,12 @@ func Parse(path string) (t Target, ok bool) {
 			if len(segs) == 5 && strings.EqualFold(segs[4], "resources") {
 				return Target{Kind: GroupResources, Parent: rgID, Sub: t.Sub, RG: t.RG}, true
 			}
+			if (len(segs) == 7 || len(segs) == 8) && strings.EqualFold(segs[4], "deployments") && strings.EqualFold(segs[6], "operations") {
+				// ARM's REST specification (and so every SDK) reads a
+				// group's deployment operations without the provider
+				// segment: the same operations as under it.
+				segs = append(append(segs[:4:4], "providers", "Microsoft.Resources"), segs[4:]...)
+			}
 			scope = rgID
 			i = 4
 		}

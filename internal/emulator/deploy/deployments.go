@@ -55,6 +55,12 @@ const (
 	keptOperations = 100
 	// templateResourceLimit is ARM's limit on resources per template.
 	templateResourceLimit = 800
+	// keptTemplates is how many of the latest deployments keep their
+	// template for exportTemplate; no template is ever written to disk.
+	keptTemplates = 100
+	// keptDeletes is how many deployment deletions' results are kept for
+	// their Location to answer.
+	keptDeletes = 1000
 )
 
 // deployScope is where a deployment runs.
@@ -89,6 +95,9 @@ type deploymentRun struct {
 
 	done   chan struct{}
 	cancel context.CancelFunc
+	// template is the template as submitted, for exportTemplate: kept in
+	// memory only, for the latest deployments (keptTemplates).
+	template json.RawMessage
 }
 
 // deployOp is one deployment operation: the write of one template resource.
@@ -120,10 +129,12 @@ type deployments struct {
 	stacks  map[string]*stack         // by key of the stack ID
 	whatIfs map[string][]byte         // finished what-if results, by ID
 	order   []string                  // what-if result IDs, oldest first
+	deletes []string                  // IDs of the latest deployment deletions, oldest first
 	file    string
 	ctx     context.Context
 	stop    context.CancelFunc
-	stopped bool // the emulator closed: nothing more is written
+	stopped bool     // the emulator closed: nothing more is written
+	journal *os.File // the operations journal, once opened (see resume.go)
 	wg      sync.WaitGroup
 }
 
@@ -166,22 +177,36 @@ func New(core Core, handler http.Handler, stateDir string) *Engine {
 }
 
 // engine returns the deployment engine's state, loading what the state
-// directory keeps of it on first use.
+// directory keeps of it on first use and resuming the deployments that were
+// running when the emulator stopped.
 func (e *Engine) engine() *deployments {
 	e.deployOnce.Do(func() {
 		ctx, stop := context.WithCancel(context.Background())
 		d := &deployments{runs: map[string]*deploymentRun{}, stacks: map[string]*stack{}, whatIfs: map[string][]byte{}, ctx: ctx, stop: stop}
+		var interrupted []*deploymentRun
 		if e.stateDir != "" {
 			d.file = filepath.Join(e.stateDir, deploymentsFile)
-			d.load()
+			interrupted = d.load()
 		}
 		e.deploys = d
+		for _, run := range interrupted {
+			runCtx, cancel := context.WithCancel(ctx)
+			run.cancel = cancel
+			d.wg.Add(1)
+			go func() {
+				defer d.wg.Done()
+				defer cancel()
+				e.resume(runCtx, d, run)
+			}()
+		}
 	})
 	return e.deploys
 }
 
-// Stop stops the running deployments and stacks, failing them, and saves
-// the engine's state. Call it before closing the core, whose lock the runs need.
+// Stop stops the running deployments and stacks and saves the engine's
+// state: a deployment still running is left as it is, for the next start
+// to resume (see resume). Call it before closing the core, whose lock the
+// runs need.
 func (e *Engine) Stop() {
 	if e.deploys == nil {
 		return
@@ -199,6 +224,7 @@ func (e *Engine) Stop() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.saveLocked()
+	d.closeJournalLocked()
 }
 
 type persisted struct {
@@ -206,23 +232,29 @@ type persisted struct {
 	Stacks      []*stack         `json:"stacks"`
 }
 
-func (d *deployments) load() {
+// load reads the engine's state, the operations journal on top of it, and
+// returns the deployments that were running when the emulator stopped.
+func (d *deployments) load() []*deploymentRun {
 	data, err := os.ReadFile(d.file)
 	if err != nil {
-		return
+		return nil
 	}
 	var p persisted
 	if json.Unmarshal(data, &p) != nil {
-		return
+		return nil
 	}
 	for _, r := range p.Deployments {
-		r.done = make(chan struct{})
-		close(r.done)
-		if !terminal(r.State) {
-			r.State, r.Ended = armcore.StateFailed, time.Now()
-			r.Error = &deploymentError{Code: "EmulatorStopped", Message: "The emulator stopped while the deployment ran."}
-		}
 		d.runs[armpath.Key(r.ID)] = r
+	}
+	d.replayJournal()
+	var interrupted []*deploymentRun
+	for _, r := range p.Deployments {
+		r.done = make(chan struct{})
+		if terminal(r.State) {
+			close(r.done)
+		} else {
+			interrupted = append(interrupted, r)
+		}
 	}
 	for _, st := range p.Stacks {
 		if !stackTerminal(st.State) {
@@ -231,6 +263,7 @@ func (d *deployments) load() {
 		}
 		d.stacks[armpath.Key(st.ID)] = st
 	}
+	return interrupted
 }
 
 // saveLocked writes the engine's state beside the emulator's, replacing the file atomically.
@@ -259,8 +292,8 @@ func (d *deployments) saveLocked() {
 		return
 	}
 	tmp := d.file + ".tmp"
-	if os.WriteFile(tmp, data, 0o600) == nil {
-		_ = os.Rename(tmp, d.file)
+	if os.WriteFile(tmp, data, 0o600) == nil && os.Rename(tmp, d.file) == nil {
+		d.truncateJournalLocked() // the state written holds every operation
 	}
 }
 
@@ -280,7 +313,7 @@ func (e *Engine) Route(w http.ResponseWriter, r *http.Request, t armpath.Target,
 		case http.MethodGet, http.MethodHead:
 			return true, e.getDeployment(w, r, t)
 		case http.MethodDelete:
-			return true, e.deleteDeployment(w, t)
+			return true, e.deleteDeployment(w, r, t)
 		}
 		return true, armcore.Errorf(http.StatusMethodNotAllowed, "MethodNotAllowed", "The method '%s' is not supported on deployments.", r.Method)
 	case lt == typeDeployments && t.Kind == armpath.Collection && r.Method == http.MethodGet:
@@ -297,6 +330,10 @@ func (e *Engine) Route(w http.ResponseWriter, r *http.Request, t armpath.Target,
 		return true, e.whatIfResult(w, t)
 	case lt == typeDeployments+"/cancel" && r.Method == http.MethodPost:
 		return true, e.cancelDeployment(w, t)
+	case lt == typeDeployments+"/exporttemplate" && r.Method == http.MethodPost:
+		return true, e.exportTemplate(w, t)
+	case lt == typeDeployments+"/operationresults" && t.Kind == armpath.Resource && r.Method == http.MethodGet:
+		return true, e.deleteResult(w, t)
 	case strings.HasPrefix(lt, typeStacks):
 		return true, e.serveStacks(w, r, t, body)
 	}
@@ -437,8 +474,12 @@ func (e *Engine) startDeployment(t armpath.Target, scope deployScope, req *deplo
 		Started: time.Now(), StatusID: e.core.NewUUID(), Tags: req.Tags,
 		done: make(chan struct{}), cancel: cancel,
 	}
+	if tmpl, err := json.Marshal(req.Properties.Template); err == nil {
+		run.template = tmpl
+	}
 	d.runs[armpath.Key(t.ID)] = run
 	d.pruneLocked(scope)
+	d.dropTemplatesLocked()
 	d.saveLocked()
 	d.wg.Add(1)
 	go func() {
@@ -463,6 +504,23 @@ func (d *deployments) pruneLocked(scope deployScope) {
 	sort.Slice(in, func(i, j int) bool { return in[i].Started.Before(in[j].Started) })
 	for _, r := range in[:len(in)-historyPerScope] {
 		delete(d.runs, armpath.Key(r.ID))
+	}
+}
+
+// dropTemplatesLocked forgets the templates of all but the latest keptTemplates deployments.
+func (d *deployments) dropTemplatesLocked() {
+	var kept []*deploymentRun
+	for _, r := range d.runs {
+		if r.template != nil {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) <= keptTemplates {
+		return
+	}
+	sort.Slice(kept, func(i, j int) bool { return kept[i].Started.Before(kept[j].Started) })
+	for _, r := range kept[:len(kept)-keptTemplates] {
+		r.template = nil
 	}
 }
 
@@ -542,7 +600,10 @@ func (e *Engine) getDeployment(w http.ResponseWriter, r *http.Request, t armpath
 	return nil
 }
 
-func (e *Engine) deleteDeployment(w http.ResponseWriter, t armpath.Target) error {
+// deleteDeployment removes a deployment from the history, as ARM does: 202
+// with a Location that answers 204 once it is gone (at once, here), 204 for
+// a deployment that does not exist, 409 for one still running.
+func (e *Engine) deleteDeployment(w http.ResponseWriter, r *http.Request, t armpath.Target) error {
 	d := e.engine()
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -556,7 +617,43 @@ func (e *Engine) deleteDeployment(w http.ResponseWriter, t armpath.Target) error
 	}
 	delete(d.runs, armpath.Key(t.ID))
 	d.saveLocked()
-	w.WriteHeader(http.StatusOK)
+	id := e.core.NewUUID()
+	d.deletes = append(d.deletes, id)
+	if len(d.deletes) > keptDeletes {
+		d.deletes = d.deletes[len(d.deletes)-keptDeletes:]
+	}
+	w.Header().Set("Location", followURL(r, t.ID, "operationResults", id))
+	w.WriteHeader(http.StatusAccepted)
+	return nil
+}
+
+// deleteResult answers the Location of a deployment's deletion.
+func (e *Engine) deleteResult(w http.ResponseWriter, t armpath.Target) error {
+	d := e.engine()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, id := range d.deletes {
+		if strings.EqualFold(id, t.Name) {
+			w.WriteHeader(http.StatusNoContent)
+			return nil
+		}
+	}
+	return armcore.Errorf(http.StatusNotFound, "OperationNotFound", "The operation '%s' was not found.", t.Name)
+}
+
+// exportTemplate answers a deployment's template as it was submitted.
+func (e *Engine) exportTemplate(w http.ResponseWriter, t armpath.Target) error {
+	d := e.engine()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	run, err := d.runLocked(t.Parent)
+	if err != nil {
+		return err
+	}
+	if run.template == nil {
+		return armcore.Errorf(http.StatusNotFound, "DeploymentTemplateNotKept", "The emulator keeps the templates of its latest %d deployments in memory only, and not across restarts: deployment '%s' has none to export.", keptTemplates, run.Name)
+	}
+	armcore.WriteJSON(w, http.StatusOK, map[string]any{"template": run.template})
 	return nil
 }
 
@@ -995,11 +1092,14 @@ func (e *Engine) execute(ctx context.Context, run *deploymentRun, p *prepared) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.ctx.Err() != nil {
+		// The emulator is stopping: the run stays as it is, for the next
+		// start to resume.
+		d.saveLocked()
+		return
+	}
 	run.Ended = time.Now()
 	switch {
-	case ctx.Err() != nil && d.ctx.Err() != nil:
-		run.State = armcore.StateFailed
-		run.Error = &deploymentError{Code: "EmulatorStopped", Message: "The emulator stopped while the deployment ran."}
 	case ctx.Err() != nil:
 		run.State = "Canceled"
 	case failed:
@@ -1017,6 +1117,12 @@ func (e *Engine) execute(ctx context.Context, run *deploymentRun, p *prepared) {
 		run.State = armcore.StateSucceeded
 		run.Outputs = outputs
 	}
+	d.endLocked(run)
+}
+
+// endLocked records the resources a run that ended deployed, saves the
+// state and tells whoever waits for the run.
+func (d *deployments) endLocked(run *deploymentRun) {
 	for _, op := range run.Ops {
 		if op.State == armcore.StateSucceeded {
 			run.OutputResources = append(run.OutputResources, op.Target)
@@ -1069,10 +1175,13 @@ func (e *Engine) reference(ctx context.Context, p *prepared, id, apiVersion stri
 	if apiVersion == "" {
 		return nil, exprErrorf("reference('%s') needs an api-version for a resource outside the template", id)
 	}
-	rec := e.selfRequest(ctx, http.MethodGet, id, apiVersion, nil, "")
-	if rec.Code != http.StatusOK {
-		e := responseError(rec)
-		return nil, exprErrorf("the resource '%s' referenced by reference() could not be read: %s: %s", id, e.Code, e.Message)
+	rec, err := e.sendWithRetry(ctx, innerRequest{method: http.MethodGet, target: requestURI(id, apiVersion), group: p.env.scope.rg})
+	if err != nil {
+		var ae *armcore.Error
+		if !errors.As(err, &ae) {
+			return nil, err
+		}
+		return nil, exprErrorf("the resource '%s' referenced by reference() could not be read: %s: %s", id, ae.Code, ae.Message)
 	}
 	var body map[string]any
 	dec := json.NewDecoder(rec.Body)
@@ -1089,8 +1198,13 @@ func (e *Engine) reference(ctx context.Context, p *prepared, id, apiVersion stri
 // selfRequest sends a request through the emulator's own handler, as ARM's
 // deployment engine calls resource providers.
 func (e *Engine) selfRequest(ctx context.Context, method, id, apiVersion string, body []byte, correlation string) *httptest.ResponseRecorder {
+	return e.selfURL(ctx, method, requestURI(id, apiVersion), body, correlation)
+}
+
+// requestURI is the path and query of a request on id at apiVersion.
+func requestURI(id, apiVersion string) string {
 	u := &url.URL{Path: id, RawQuery: "api-version=" + url.QueryEscape(apiVersion)}
-	return e.selfURL(ctx, method, u.String(), body, correlation)
+	return u.String()
 }
 
 func (e *Engine) selfURL(ctx context.Context, method, target string, body []byte, correlation string) *httptest.ResponseRecorder {
@@ -1130,13 +1244,18 @@ func (e *Engine) deployResource(ctx context.Context, run *deploymentRun, p *prep
 	op := &deployOp{OperationID: strings.ToUpper(e.core.NewUUID()[:16]), Target: r.id, Type: r.typ, Name: r.name, APIVersion: r.apiVersion, State: "Running", Started: time.Now()}
 	d.mu.Lock()
 	run.Ops = append(run.Ops, op)
+	d.noteOpLocked(run, op)
 	d.mu.Unlock()
 	status, err := e.writeResource(ctx, run, p, r)
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if err != nil && d.ctx.Err() != nil {
+		return false // the emulator is stopping: the next start resumes the operation
+	}
+	defer d.noteOpLocked(run, op)
 	op.Ended = time.Now()
 	if err != nil && ctx.Err() != nil {
-		op.State = "Canceled" // the deployment was cancelled or the emulator stopped
+		op.State = "Canceled"
 		return false
 	}
 	if err != nil {
@@ -1183,7 +1302,7 @@ func (e *Engine) writeResource(ctx context.Context, run *deploymentRun, p *prepa
 	if r.nested {
 		return e.runNested(ctx, run, r, data)
 	}
-	rec, err := e.sendWithRetry(ctx, http.MethodPut, r.id, r.apiVersion, data, run.CorrelationID)
+	rec, err := e.sendWithRetry(ctx, resourceRequest(http.MethodPut, r.id, r.apiVersion, data, run))
 	if err != nil {
 		return "", err
 	}
@@ -1226,9 +1345,8 @@ func nestedProperties(env *exprEnv, v any) (map[string]any, error) {
 
 // runNested starts a nested deployment and waits for it.
 func (e *Engine) runNested(ctx context.Context, parent *deploymentRun, r *templateResource, body []byte) (string, error) {
-	rec := e.selfRequest(ctx, http.MethodPut, r.id, "2022-09-01", body, parent.CorrelationID)
-	if rec.Code >= 300 {
-		return "", responseError(rec)
+	if _, err := e.sendWithRetry(ctx, resourceRequest(http.MethodPut, r.id, "2022-09-01", body, parent)); err != nil {
+		return "", err
 	}
 	d := e.engine()
 	d.mu.Lock()
@@ -1255,84 +1373,4 @@ func (e *Engine) runNested(ctx context.Context, parent *deploymentRun, r *templa
 		return "", e
 	}
 	return "Created", nil
-}
-
-// sendWithRetry sends a write, riding through what ARM's engine retries:
-// throttling, server errors and operations in progress on the resource.
-func (e *Engine) sendWithRetry(ctx context.Context, method, id, apiVersion string, body []byte, correlation string) (*httptest.ResponseRecorder, error) {
-	wait := 100 * time.Millisecond
-	for attempt := 1; ; attempt++ {
-		rec := e.selfRequest(ctx, method, id, apiVersion, body, correlation)
-		if rec.Code < 300 {
-			return rec, nil
-		}
-		e := responseError(rec)
-		e.Status = rec.Code
-		retryable := rec.Code == http.StatusTooManyRequests || rec.Code >= 500 ||
-			strings.EqualFold(e.Code, "AnotherOperationInProgress") || strings.EqualFold(e.Code, "RetryableError")
-		if !retryable || attempt >= 8 {
-			return nil, e
-		}
-		d := wait
-		if ra, err := strconv.Atoi(rec.Header().Get("Retry-After")); err == nil && ra > 0 {
-			d = min(time.Duration(ra)*time.Second, 10*time.Second)
-		}
-		select {
-		case <-time.After(d):
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		wait = min(wait*2, 5*time.Second)
-	}
-}
-
-// follow polls a long-running operation until it ends: an
-// Azure-AsyncOperation status, or a Location that answers 202 until done.
-// It sleeps until the operation is due, as the emulator knows.
-func (e *Engine) follow(ctx context.Context, monitor string, location bool) error {
-	u, err := url.Parse(monitor)
-	if err != nil {
-		return err
-	}
-	opID := u.Path[strings.LastIndexByte(u.Path, '/')+1:]
-	for {
-		sleep := 20 * time.Millisecond
-		if until, ok := e.core.OperationEnds(opID); ok {
-			sleep = max(time.Until(until)+time.Millisecond, time.Millisecond)
-		}
-		select {
-		case <-time.After(sleep):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		rec := e.selfURL(ctx, http.MethodGet, u.RequestURI(), nil, "")
-		if location {
-			switch {
-			case rec.Code == http.StatusAccepted:
-				continue
-			case rec.Code >= 300:
-				return responseError(rec)
-			}
-			return nil
-		}
-		if rec.Code >= 300 {
-			return responseError(rec)
-		}
-		var status struct {
-			Status string         `json:"status"`
-			Error  *armcore.Error `json:"error"`
-		}
-		if err := json.Unmarshal(rec.Body.Bytes(), &status); err != nil {
-			return err
-		}
-		switch status.Status {
-		case armcore.StateSucceeded:
-			return nil
-		case armcore.StateFailed, "Canceled":
-			if status.Error == nil {
-				status.Error = &armcore.Error{Code: "ResourceDeploymentFailure", Message: "The resource operation completed with terminal provisioning state '" + status.Status + "'."}
-			}
-			return status.Error
-		}
-	}
 }

@@ -250,7 +250,7 @@ func (e *Engine) deleteManaged(ctx context.Context, id string) *armcore.Error {
 	if arm := armcore.ARMType(t.Type); arm != nil && len(arm.APIVersions) > 0 {
 		apiVersion = arm.APIVersions[len(arm.APIVersions)-1]
 	}
-	rec, err := e.sendWithRetry(ctx, http.MethodDelete, id, apiVersion, nil, "")
+	rec, err := e.sendWithRetry(ctx, innerRequest{method: http.MethodDelete, target: requestURI(id, apiVersion)})
 	if err == nil && rec.Code == http.StatusAccepted {
 		err = e.follow(ctx, rec.Header().Get("Location"), true)
 	}

@@ -3,6 +3,7 @@ package deploy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -112,14 +113,17 @@ func (e *Engine) predict(ctx context.Context, scope deployScope, tmpl, params ma
 				after[k] = p.env.evalLenient(v)
 			}
 		}
-		rec := e.selfRequest(ctx, http.MethodGet, r.id, r.apiVersion, nil, "")
+		rec, err := e.sendWithRetry(ctx, innerRequest{method: http.MethodGet, target: requestURI(r.id, r.apiVersion)})
+		var ae *armcore.Error
 		switch {
-		case rec.Code == http.StatusNotFound:
+		case errors.As(err, &ae) && ae.Status == http.StatusNotFound:
 			changes = append(changes, map[string]any{"resourceId": r.id, "changeType": "Create", "after": after})
 			continue
-		case rec.Code != http.StatusOK:
-			changes = append(changes, map[string]any{"resourceId": r.id, "changeType": "Unsupported", "unsupportedReason": responseError(rec).Message})
+		case errors.As(err, &ae):
+			changes = append(changes, map[string]any{"resourceId": r.id, "changeType": "Unsupported", "unsupportedReason": ae.Message})
 			continue
+		case err != nil:
+			return nil, err
 		}
 		var before map[string]any
 		if err := json.Unmarshal(rec.Body.Bytes(), &before); err != nil {
