@@ -245,10 +245,15 @@ func (c *Core) expand(v any, id, name, location string, now time.Time) any {
 // apiVersionPattern is the shape of every ARM api-version.
 var apiVersionPattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(-[A-Za-z]+)?$`)
 
+// WellFormedAPIVersion reports whether v has the shape of an ARM api-version.
+func WellFormedAPIVersion(v string) bool { return apiVersionPattern.MatchString(v) }
+
 // checkAPIVersion refuses an api-version the type does not serve, as ARM
-// does, listing those it serves (newest first). Types the corpus knows
-// nothing about accept any well-formed version, and so do ARM's own types
-// (Microsoft.Resources), whose versions the corpus does not list.
+// does, listing those it serves (newest first): the versions the registry
+// knows for the type (the kinds', the REST specs' and every version ARM
+// publishes, registry.ARMType.APIVersions), resource groups included; the
+// subscription-level reads serve the subscriptions API's versions. Types
+// the registry knows nothing about accept any well-formed version.
 func checkAPIVersion(typ, version string) error {
 	k := strings.ToLower(typ) + "@" + version
 	if v, ok := versionChecks.Load(k); ok {
@@ -256,7 +261,7 @@ func checkAPIVersion(typ, version string) error {
 		return err
 	}
 	err := apiVersionError(typ, version)
-	if err == nil && factsOf(typ).arm != nil {
+	if err == nil && len(servedVersions(typ)) > 0 {
 		// Only served pairs of known types are kept, so that the cache stays
 		// as small as the registry whatever clients send.
 		versionChecks.Store(k, nil)
@@ -268,13 +273,27 @@ func checkAPIVersion(typ, version string) error {
 // passed, since every request asks.
 var versionChecks sync.Map
 
-func apiVersionError(typ, version string) error {
-	var served []string
-	if typ != "" && !strings.EqualFold(armpath.NamespaceOf(typ), "Microsoft.Resources") {
-		if f := factsOf(typ); f.arm != nil {
-			served = f.arm.APIVersions
-		}
+// subscriptionsAPIVersions are the versions of ARM's subscriptions API
+// (GET /subscriptions, /subscriptions/{s}, /tenants, /subscriptions/{s}/locations),
+// as its REST specification publishes them. They are not resource types, so
+// api-versions.json does not list them.
+var subscriptionsAPIVersions = []string{
+	"2015-11-01", "2016-06-01", "2018-06-01", "2019-06-01", "2019-11-01", "2020-01-01", "2021-01-01", "2022-12-01",
+}
+
+// servedVersions are the api-versions typ serves, oldest first; nil when any is accepted.
+func servedVersions(typ string) []string {
+	if strings.EqualFold(typ, armpath.TypeSubscription) {
+		return subscriptionsAPIVersions
 	}
+	if f := factsOf(typ); typ != "" && f.arm != nil {
+		return f.arm.APIVersions
+	}
+	return nil
+}
+
+func apiVersionError(typ, version string) error {
+	served := servedVersions(typ)
 	if apiVersionPattern.MatchString(version) && (len(served) == 0 || slices.Contains(served, version)) {
 		return nil
 	}

@@ -682,9 +682,17 @@ func (c *Core) list(w http.ResponseWriter, r *http.Request, t armpath.Target) er
 }
 
 // versionedType is the resource type whose api-versions a request must use:
-// the addressed type, or for a POST action the type it acts on; "" for the
-// emulator's own operation-status paths.
+// the addressed type, or for a POST action the type it acts on; for the
+// subscription-level reads, the API they belong to (subscriptions, or the
+// resources API of resource groups); "" for the emulator's own
+// operation-status paths.
 func versionedType(t armpath.Target, method string) string {
+	switch t.Kind {
+	case armpath.Subscription, armpath.Subscriptions, armpath.Tenants, armpath.Locations:
+		return armpath.TypeSubscription
+	case armpath.SubscriptionResources, armpath.GroupResources:
+		return armpath.TypeResourceGroup
+	}
 	lt := strings.ToLower(t.Type)
 	if strings.HasSuffix(lt, "/locations/operations") || strings.HasSuffix(lt, "/locations/operationresults") {
 		return ""

@@ -35,6 +35,10 @@ const (
 	Collection          // resources of one type under a parent
 	GroupResources      // /subscriptions/{s}/resourceGroups/{rg}/resources
 	Subscription
+	Subscriptions         // /subscriptions
+	Tenants               // /tenants
+	SubscriptionResources // /subscriptions/{s}/resources
+	Locations             // /subscriptions/{s}/locations
 )
 
 const (
@@ -56,15 +60,24 @@ func Parse(path string) (t Target, ok bool) {
 	}
 	i := 0
 	scope := ""
+	if len(segs) == 1 && strings.EqualFold(segs[0], "tenants") {
+		return Target{Kind: Tenants}, true
+	}
 	if strings.EqualFold(segs[0], "subscriptions") {
 		if len(segs) < 2 {
-			return t, false
+			return Target{Kind: Subscriptions}, true
 		}
 		t.Sub = segs[1]
 		scope = "/subscriptions/" + segs[1]
 		i = 2
 		if len(segs) == 2 {
 			return Target{Kind: Subscription, ID: scope, Type: TypeSubscription, Name: segs[1], Sub: segs[1]}, true
+		}
+		if len(segs) == 3 && strings.EqualFold(segs[2], "resources") {
+			return Target{Kind: SubscriptionResources, Parent: scope, Sub: t.Sub}, true
+		}
+		if len(segs) == 3 && strings.EqualFold(segs[2], "locations") {
+			return Target{Kind: Locations, Parent: scope, Sub: t.Sub}, true
 		}
 		if strings.EqualFold(segs[2], "resourceGroups") {
 			if len(segs) == 3 {
