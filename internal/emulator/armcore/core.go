@@ -4,7 +4,7 @@
 // values ARM fills in from the registry's facts. What a provider does beyond
 // the generic path is registered with Core.Register (hooks.go); HTTP
 // middleware (faults, throttling) slots into Core.Handler. It imports the
-// store, armpath and faults, never a layer above.
+// store, armpath, faults and identity, never a layer above.
 package armcore
 
 import (
@@ -22,6 +22,7 @@ import (
 
 	"github.com/azkcli/azk/internal/emulator/armpath"
 	"github.com/azkcli/azk/internal/emulator/faults"
+	"github.com/azkcli/azk/internal/emulator/identity"
 	"github.com/azkcli/azk/internal/emulator/store"
 )
 
@@ -72,6 +73,8 @@ type Core struct {
 	nextDue atomic.Int64
 
 	hooks hooks
+	// issuer verifies the tokens of the emulator's token service.
+	issuer *identity.Issuer
 }
 
 // New returns a core serving st, consulting fs for the faults that act on
@@ -89,6 +92,7 @@ func New(st *store.Store, cfg Config, fs *faults.State) *Core {
 		faults: fs,
 		st:     st,
 		ids:    rand.New(rand.NewPCG(idSeed, h.Sum64())),
+		issuer: identity.NewIssuer(),
 	}
 	c.mu.Lock()
 	c.recomputeDueLocked()

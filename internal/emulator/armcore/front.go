@@ -28,7 +28,7 @@ func (c *Core) Handler(outer, inner []Middleware) http.Handler {
 		h = inner[i](h)
 	}
 	h = validate(h)
-	h = authenticate(h)
+	h = c.authenticate(h)
 	for i := len(outer) - 1; i >= 0; i-- {
 		h = outer[i](h)
 	}
