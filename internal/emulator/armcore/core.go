@@ -29,8 +29,9 @@ import (
 // Config configures a Core. It is the part of the emulator's Options the
 // core takes, and each field means what the Options field of its name does:
 // the ID seed, the list page size (0 means 100), the largest request body
-// (0 means 4 MiB), the long-running-operation rules, recorded timing, and
-// time compression (below 1 means 1).
+// (0 means 4 MiB), the long-running-operation rules, recorded timing, time
+// compression (below 1 means 1), and the subscription known from the start
+// ("" means DefaultSubscription).
 type Config struct {
 	Seed            int64
 	PageSize        int
@@ -38,6 +39,7 @@ type Config struct {
 	LRO             []LRORule
 	RecordedTiming  bool
 	TimeCompression float64
+	Subscription    string
 }
 
 // Page is the list page size in force.

@@ -620,6 +620,19 @@ func (c *Core) removeSubtreeLocked(k string, now time.Time) error {
 func (c *Core) list(w http.ResponseWriter, r *http.Request, t armpath.Target) error {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	resourceList := t.Kind == armpath.GroupResources || t.Kind == armpath.SubscriptionResources
+	groupList := t.Kind == armpath.Collection && t.RG == "" && !t.ParentIsResource && strings.EqualFold(t.Type, armpath.TypeResourceGroup)
+	if (resourceList || groupList) && !(Tx{c}).KnowsSubscription(t.Sub) {
+		return SubscriptionNotFound(t.Sub)
+	}
+	filter, err := parseListFilter(r.URL.Query().Get("$filter"), groupList)
+	if err != nil {
+		return err
+	}
+	top, err := topOf(r)
+	if err != nil {
+		return err
+	}
 	var parents []string
 	switch {
 	case t.Kind == armpath.GroupResources:
@@ -627,14 +640,11 @@ func (c *Core) list(w http.ResponseWriter, r *http.Request, t armpath.Target) er
 			return err
 		}
 		parents = []string{armpath.Key(t.Parent)}
+	case t.Kind == armpath.SubscriptionResources:
+		parents = c.groupsOf(t.Parent)
 	case t.RG == "" && t.Sub != "" && !t.ParentIsResource && !strings.EqualFold(t.Type, armpath.TypeResourceGroup):
 		// A subscription-wide list of a type covers every resource group.
-		parents = []string{armpath.Key(t.Parent)}
-		for kid := range c.st.Children(armpath.Key(t.Parent)) {
-			if rec := c.st.Resource(kid); rec != nil && strings.EqualFold(rec.Type, armpath.TypeResourceGroup) {
-				parents = append(parents, kid)
-			}
-		}
+		parents = append([]string{armpath.Key(t.Parent)}, c.groupsOf(t.Parent)...)
 	default:
 		if t.ParentIsResource {
 			pt, _ := armpath.Parse(t.Parent)
@@ -656,6 +666,9 @@ func (c *Core) list(w http.ResponseWriter, r *http.Request, t armpath.Target) er
 			if rec == nil || (t.Kind == armpath.Collection && !strings.EqualFold(rec.Type, t.Type)) {
 				continue
 			}
+			if (resourceList || groupList) && !filter.matches(listedOf(rec)) {
+				continue
+			}
 			keys = append(keys, kid)
 		}
 	}
@@ -665,11 +678,20 @@ func (c *Core) list(w http.ResponseWriter, r *http.Request, t armpath.Target) er
 	if skip != "" && start < len(keys) && keys[start] == skip {
 		start++
 	}
-	end := min(start+c.cfg.Page(), len(keys))
+	size := c.cfg.Page()
+	if top > 0 {
+		size = min(size, top)
+	}
+	end := min(start+size, len(keys))
 	now := time.Now()
+	expand := strings.Split(strings.ToLower(r.URL.Query().Get("$expand")), ",")
 	items := make([]json.RawMessage, 0, end-start)
 	for _, k := range keys[start:end] {
-		items = append(items, c.render(c.st.Resource(k), now))
+		body := c.render(c.st.Resource(k), now)
+		if resourceList {
+			body = envelopeOf(body, expand, filter.tag != nil)
+		}
+		items = append(items, body)
 	}
 	page := map[string]any{"value": items}
 	if end < len(keys) {
@@ -679,6 +701,65 @@ func (c *Core) list(w http.ResponseWriter, r *http.Request, t armpath.Target) er
 	}
 	WriteJSON(w, http.StatusOK, page)
 	return nil
+}
+
+// groupsOf lists the keys of the live resource groups of a subscription.
+func (c *Core) groupsOf(sub string) []string {
+	var out []string
+	for kid := range c.st.Children(armpath.Key(sub)) {
+		if rec := c.live(kid); rec != nil && strings.EqualFold(rec.Type, armpath.TypeResourceGroup) {
+			out = append(out, kid)
+		}
+	}
+	return out
+}
+
+// listedOf is what a list filter reads of a record.
+func listedOf(rec *store.Record) listed {
+	var m struct {
+		Location string         `json:"location"`
+		Tags     map[string]any `json:"tags"`
+	}
+	_ = json.Unmarshal(rec.Body, &m)
+	t, _ := armpath.Parse(rec.ID)
+	return listed{typ: rec.Type, name: rec.ID[strings.LastIndexByte(rec.ID, '/')+1:], location: m.Location, group: t.RG, tags: m.Tags}
+}
+
+// envelopeFields are the fields ARM's resource lists return of each
+// resource (GenericResourceExpanded): the envelope, never the properties.
+var envelopeFields = []string{"id", "name", "type", "location", "extendedLocation", "tags", "kind", "sku", "plan", "identity", "managedBy"}
+
+// envelopeOf is a resource as a resource list shows it: the envelope, with
+// createdTime, changedTime and provisioningState when $expand asks for them,
+// and no tags when a tag filter chose it (as ARM answers such a filter).
+func envelopeOf(body []byte, expand []string, tagFiltered bool) []byte {
+	var m map[string]any
+	if json.Unmarshal(body, &m) != nil {
+		return body
+	}
+	out := map[string]any{}
+	for _, f := range envelopeFields {
+		if v, ok := m[f]; ok && !(f == "tags" && tagFiltered) {
+			out[f] = v
+		}
+	}
+	sd, _ := m["systemData"].(map[string]any)
+	props, _ := m["properties"].(map[string]any)
+	for _, e := range expand {
+		switch strings.TrimSpace(e) {
+		case "createdtime":
+			out["createdTime"] = sd["createdAt"]
+		case "changedtime":
+			out["changedTime"] = sd["lastModifiedAt"]
+		case "provisioningstate":
+			out["provisioningState"] = props["provisioningState"]
+		}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return body
+	}
+	return b
 }
 
 // versionedType is the resource type whose api-versions a request must use:

@@ -161,6 +161,9 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
+// errForeignKey is a token signed with a key other than the issuer's.
+var errForeignKey = errors.New("not signed by this emulator")
+
 // Verify checks a JWT the way ARM does: signed by this issuer's key,
 // not expired, for one of the accepted audiences (Audiences, plus extra),
 // in the emulator's tenant. It returns the token's principal.
@@ -172,7 +175,7 @@ func (i *Issuer) Verify(token string, extra ...string) (Principal, error) {
 	var c claims
 	_, err = jwt.ParseWithClaims(token, &c, func(t *jwt.Token) (any, error) {
 		if kid, _ := t.Header["kid"].(string); kid != i.kid {
-			return nil, errors.New("the token was not signed by this emulator's token service")
+			return nil, errForeignKey
 		}
 		return &key.PublicKey, nil
 	}, jwt.WithValidMethods([]string{jwt.SigningMethodRS256.Alg()}), jwt.WithTimeFunc(i.now), jwt.WithExpirationRequired())
@@ -180,6 +183,8 @@ func (i *Issuer) Verify(token string, extra ...string) (Principal, error) {
 	case errors.Is(err, jwt.ErrTokenExpired):
 		return Principal{}, &Error{Code: "ExpiredAuthenticationToken", Message: fmt.Sprintf(
 			"The access token expiry UTC time '%s' is earlier than current UTC time '%s'.", expiry(c), i.now().UTC().Format(time.RFC1123))}
+	case errors.Is(err, errForeignKey):
+		return Principal{}, &Error{Code: "InvalidAuthenticationToken", Message: "The access token is invalid: this emulator's token service did not sign it (a token of an earlier run of the emulator is refused: sign in again)."}
 	case err != nil:
 		return Principal{}, &Error{Code: "InvalidAuthenticationToken", Message: "The access token is invalid: " + err.Error()}
 	}
