@@ -78,7 +78,8 @@ func TestCreatePollReadUpdateDeleteCascade(t *testing.T) {
 	subnetID := vnetID + "/subnets/s1"
 	c.mustPut(subnetID, map[string]any{"properties": map[string]any{"addressPrefix": "10.0.0.0/24"}})
 	raID := vnetID + "/providers/Microsoft.Authorization/roleAssignments/ra1"
-	ra := c.mustPut(raID, map[string]any{"properties": map[string]any{"principalId": "p"}})
+	ra := c.mustPut(raID, map[string]any{"properties": map[string]any{"principalId": "p",
+		"roleDefinitionId": sub + "/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"}})
 	if ra["type"] != "Microsoft.Authorization/roleAssignments" || ra["id"] != raID {
 		t.Fatalf("extension resource envelope: %v", ra)
 	}

@@ -139,22 +139,29 @@ func dropPath(v any, path []string) {
 // writeOnly returns the paths that ARM, at this api-version, accepts but
 // never returns: the REST specification's write-only properties and
 // sensitive strings (registry.Kind.Body of the kinds mapping to typ); the
-// emulator does not keep them either.
+// emulator does not keep them either. At an api-version no kind uses, the
+// facts of the nearest version the kinds use hold (the newest not newer
+// than it, else the oldest): the REST specs' properties are known only at
+// the kinds' versions, and a path the body lacks drops nothing.
 func writeOnly(typ, version string) [][]string {
 	k := strings.ToLower(typ) + "@" + version
 	if v, ok := writeOnlyByVersion.Load(k); ok {
 		return v.([][]string)
 	}
 	reg := registry.Default()
-	var out [][]string
-	known := false
+	var kinds []*registry.Kind
 	for _, gvk := range reg.KindsOfARMType(typ) {
-		kind, ok := reg.Lookup(gvk.Group, gvk.Version, gvk.Kind)
-		if !ok || kind.APIVersion != version {
-			continue
+		if kind, ok := reg.Lookup(gvk.Group, gvk.Version, gvk.Kind); ok {
+			kinds = append(kinds, kind)
 		}
-		known = true
-		if kind.Body == nil {
+	}
+	if len(kinds) == 0 {
+		return nil // the cache stays bounded: only types the registry knows are kept
+	}
+	at := nearestVersion(kinds, version)
+	var out [][]string
+	for _, kind := range kinds {
+		if kind.APIVersion != at || kind.Body == nil {
 			continue
 		}
 		for _, p := range append(append([]string(nil), kind.Body.WriteOnly...), kind.Body.Sensitive...) {
@@ -164,10 +171,32 @@ func writeOnly(typ, version string) [][]string {
 			out = append(out, strings.Split(strings.ReplaceAll(p, "[]", ".[]"), "."))
 		}
 	}
-	if known { // only pairs the registry knows are kept, so the cache stays bounded
-		writeOnlyByVersion.Store(k, out)
+	if at == version || slices.Contains(servedVersions(typ), version) {
+		writeOnlyByVersion.Store(k, out) // served pairs only, so the cache stays bounded
 	}
 	return out
+}
+
+// nearestVersion is the api-version of kinds whose facts hold at version:
+// version itself, else the newest older one, else the oldest.
+func nearestVersion(kinds []*registry.Kind, version string) string {
+	best, oldest := "", ""
+	for _, kind := range kinds {
+		v := kind.APIVersion
+		if v == version {
+			return v
+		}
+		if v < version && v > best {
+			best = v
+		}
+		if oldest == "" || v < oldest {
+			oldest = v
+		}
+	}
+	if best == "" {
+		return oldest
+	}
+	return best
 }
 
 var writeOnlyByVersion sync.Map // lower-cased type@api-version -> [][]string

@@ -31,6 +31,7 @@ func (p *Providers) Register(c *armcore.Core) {
 	c.Register(p.network)
 	c.Register(identity{})
 	c.Register(endpoints{})
+	c.Register(publicIPs{})
 	c.Register(roles{c})
 	c.Register(keyVault{c})
 	c.Register(actions{c})
