@@ -71,7 +71,7 @@ func TestStrictJSON(t *testing.T) {
 		`{"properties": {"mode": "Incremental"}, template:{"x": [1,2,], // note
  /* c */ "y": 'q'}}`: `{"properties": {"mode": "Incremental"}, "template":{"x": [1,2], ` + "\n" + `   "y": "q"}}`,
 		`{"s": "http://x//y", "t": "a /* b */"}`: `{"s": "http://x//y", "t": "a /* b */"}`,
-		`{broken`: `{broken`,
+		`{broken`:                                `{broken`,
 	} {
 		if got := string(strictJSON([]byte(in))); got != want {
 			t.Errorf("strictJSON(%q) = %q, want %q", in, got, want)
