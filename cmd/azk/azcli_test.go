@@ -31,27 +31,7 @@ func TestAzureCLIAgainstEmulator(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the Azure CLI takes seconds a command")
 	}
-	state := filepath.Join(t.TempDir(), "state")
-	var stdout, stderr lockedBuffer
-	ctx, cancel := context.WithCancel(context.Background())
-	root := newRootCommand(strings.NewReader(""), &stdout, &stderr)
-	root.SetArgs([]string{"emulator", "--addr", "127.0.0.1:0", "--state", state})
-	done := make(chan error, 1)
-	go func() { done <- root.ExecuteContext(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("azk emulator: %v", err)
-		}
-	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(stdout.String(), "azure-native:subscriptionId") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no start-up message; stdout %q stderr %q", stdout.String(), stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	out := stdout.String()
+	out := serveEmulatorCommand(t, filepath.Join(t.TempDir(), "state"), "azure-native:subscriptionId")
 	printed := func(re string) []string {
 		m := regexp.MustCompile(`(?m)^\s*` + re + `$`).FindStringSubmatch(out)
 		if m == nil {
@@ -131,6 +111,33 @@ func TestAzureCLIAgainstEmulator(t *testing.T) {
 	if got := must("group", "exists", "-n", "cli-rg"); strings.TrimSpace(got) != "false" {
 		t.Errorf("az group exists after delete: %s", got)
 	}
+}
+
+// serveEmulatorCommand runs `azk emulator` on a free port with its state in
+// state until the test ends, and returns what it printed at start, once
+// the output holds until.
+func serveEmulatorCommand(t *testing.T, state, until string) string {
+	t.Helper()
+	var stdout, stderr lockedBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	root := newRootCommand(strings.NewReader(""), &stdout, &stderr)
+	root.SetArgs([]string{"emulator", "--addr", "127.0.0.1:0", "--state", state})
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("azk emulator: %v", err)
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(stdout.String(), until) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no start-up message; stdout %q stderr %q", stdout.String(), stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return stdout.String()
 }
 
 // validateStatus is the status the emulator answers a deployment validation with.
