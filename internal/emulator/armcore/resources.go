@@ -251,6 +251,9 @@ func (c *Core) put(w http.ResponseWriter, r *http.Request, t armpath.Target, bod
 	}
 	rec.ETag = fmt.Sprintf(`W/"%s"`, c.newUUID())
 	out := c.buildBody(rec, req, prev, now, finalState)
+	if p, ok := PrincipalOf(r); ok {
+		stampSystemData(out, p, existing == nil)
+	}
 	for _, p := range writeOnly(rec.Type, r.URL.Query().Get("api-version")) {
 		dropPath(out, p)
 	}
@@ -477,6 +480,20 @@ func (c *Core) buildBody(rec *store.Record, req, prev map[string]any, now time.T
 	}
 	facts.dropSecrets(out)
 	return out
+}
+
+// stampSystemData names an application caller in systemData as ARM does:
+// by its client ID, as an "Application"; on create as the creator too.
+// Other callers stay the emulator's user.
+func stampSystemData(out map[string]any, p Principal, created bool) {
+	sd, _ := out["systemData"].(map[string]any)
+	if sd == nil || p.AppID == "" {
+		return
+	}
+	sd["lastModifiedBy"], sd["lastModifiedByType"] = p.AppID, "Application"
+	if created {
+		sd["createdBy"], sd["createdByType"] = p.AppID, "Application"
+	}
 }
 
 // locationOf is the location of the nearest stored ancestor, for child

@@ -189,8 +189,13 @@ func TestConformanceARM(t *testing.T) {
 
 	// The newest modules' default api-versions, one create each.
 	s.check(t, "api-versions/resources-v4-group", func(t *testing.T) {
-		if _, err := groups.CreateOrUpdate(ctx, group, armresources.ResourceGroup{Location: to.Ptr(location), Tags: map[string]*string{"team": to.Ptr("blue")}}, nil); err != nil {
+		got, err := groups.CreateOrUpdate(ctx, group, armresources.ResourceGroup{Location: to.Ptr(location), Tags: map[string]*string{"team": to.Ptr("blue")}}, nil)
+		if err != nil {
 			t.Fatal(err)
+		}
+		// systemData names the application that signed in, as ARM does.
+		if sd := got.SystemData; sd == nil || sd.CreatedBy == nil || *sd.CreatedBy != "a2c0e5d4-0000-4000-8000-00000000a2c0" || *sd.CreatedByType != armresources.CreatedByTypeApplication {
+			t.Errorf("systemData: %+v", sd)
 		}
 	})
 	var vnetID string
