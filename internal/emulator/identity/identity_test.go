@@ -15,7 +15,7 @@ func TestVerifyAsARM(t *testing.T) {
 	iss := NewIssuer()
 	iss.now = func() time.Time { return now }
 	app := ForApplication("Client-1")
-	if app != ForApplication("client-1") || app.ObjectID == ForApplication("client-2").ObjectID {
+	if app.ObjectID != ForApplication("client-1").ObjectID || app.ObjectID == ForApplication("client-2").ObjectID {
 		t.Errorf("an application's principal is one per client ID: %+v", app)
 	}
 	token, exp, err := iss.Issue("https://emulator/"+Tenant+"/v2.0", app, "https://management.core.windows.net/")
