@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -35,7 +36,12 @@ func newEmulatorCommand(g *globalOptions) *cobra.Command {
 		Long: `azk emulator serves an in-process, persistent emulator of the Azure Resource
 Manager REST API: resource CRUD on ARM paths, long-running operations, cascade
 delete, ETags, built-in role definitions, key vault soft delete, and faults on
-demand. Tokens are accepted without checking, but a Bearer token is required.
+demand. A Bearer token is required: tokens its own token service issued
+(client credentials at /{tenant}/oauth2/v2.0/token, any client ID and secret;
+a managed identity at /metadata/identity/oauth2/token) are verified, any other
+token is accepted as the default principal. Its cloud metadata
+(/metadata/endpoints) lets the Azure CLI, Terraform and Pulumi use it: it
+prints the settings for each.
 
 It writes its certificate as a PEM file beside its state and prints the path.
 Faults can also be changed while it runs through the admin API:
@@ -96,6 +102,7 @@ One emulator at a time may use a state folder.`,
 			if run.Fingerprint != "" {
 				fmt.Fprintf(out, "  export AZK_ENDPOINT_CERT_SHA256=%s\n", strings.ReplaceAll(run.Fingerprint, ":", ""))
 				fmt.Fprintf(out, "  export SSL_CERT_FILE=%s   # or trust this file in your client\n", certFile)
+				printToolSettings(out, run.URL, certFile)
 			}
 			return run.Wait()
 		},
@@ -123,6 +130,31 @@ One emulator at a time may use a state folder.`,
 	f.StringArrayVar(&fail, "fail", nil, "make writes of a type fail: GLOB=AFTER[,CODE] (repeatable)")
 	f.StringArrayVar(&drft, "drift", nil, "change resources of a type after each write: GLOB=AFTER,JSON_MERGE_PATCH (repeatable)")
 	return cmd
+}
+
+// exampleClientID is the client ID the printed login lines use: the token
+// service takes any client ID and secret.
+const exampleClientID = "a2c0e5d4-0000-4000-8000-00000000a2c0"
+
+// printToolSettings prints how the Azure CLI, Terraform and Pulumi reach
+// the emulator at url, trusting its certificate in certFile. The CLI's
+// authority ends in /adfs: MSAL then reads the emulator's own discovery
+// document instead of asking login.microsoftonline.com to vouch for it.
+func printToolSettings(out io.Writer, url, certFile string) {
+	host := strings.TrimPrefix(url, "https://")
+	fmt.Fprintf(out, "\nAzure CLI (state in AZURE_CONFIG_DIR):\n")
+	fmt.Fprintf(out, "  export REQUESTS_CA_BUNDLE=%s\n", certFile)
+	fmt.Fprintf(out, "  az cloud register -n azk --endpoint-resource-manager %s --endpoint-active-directory %s/adfs --suffix-storage-endpoint core.windows.net --suffix-keyvault-dns .vault.azure.net\n", url, url)
+	fmt.Fprintf(out, "  az cloud set -n azk\n")
+	fmt.Fprintf(out, "  az login --service-principal --username %s --password any-secret --tenant %s\n", exampleClientID, emulator.Tenant)
+	fmt.Fprintf(out, "Terraform (azurerm, azapi):\n")
+	fmt.Fprintf(out, "  export SSL_CERT_FILE=%s ARM_METADATA_HOSTNAME=%s ARM_TENANT_ID=%s ARM_CLIENT_ID=%s ARM_CLIENT_SECRET=any-secret ARM_SUBSCRIPTION_ID=%s\n",
+		certFile, host, emulator.Tenant, exampleClientID, emulator.DefaultSubscription)
+	fmt.Fprintf(out, "  # or in the provider block: metadata_host = %q\n", host)
+	fmt.Fprintf(out, "Pulumi (azure-native):\n")
+	fmt.Fprintf(out, "  pulumi config set azure-native:metadataHost %s\n  pulumi config set azure-native:environment %s\n", host, emulator.CloudName)
+	fmt.Fprintf(out, "  pulumi config set azure-native:tenantId %s\n  pulumi config set azure-native:clientId %s\n  pulumi config set --secret azure-native:clientSecret any-secret\n  pulumi config set azure-native:subscriptionId %s\n",
+		emulator.Tenant, exampleClientID, emulator.DefaultSubscription)
 }
 
 // writeCertPEM writes the emulator's certificate beside its state (or, for an

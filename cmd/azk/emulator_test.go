@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestEmulatorCommand serves `azk emulator`, trusts it through the PEM file
@@ -19,26 +18,7 @@ import (
 // apply --emulator would start) is refused naming this process.
 func TestEmulatorCommand(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state")
-	var stdout, stderr lockedBuffer
-	ctx, cancel := context.WithCancel(context.Background())
-	root := newRootCommand(strings.NewReader(""), &stdout, &stderr)
-	root.SetArgs([]string{"emulator", "--addr", "127.0.0.1:0", "--state", state})
-	done := make(chan error, 1)
-	go func() { done <- root.ExecuteContext(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("azk emulator: %v", err)
-		}
-	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(stdout.String(), "clients need") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no start-up message; stdout %q stderr %q", stdout.String(), stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	out := stdout.String()
+	out := serveEmulatorCommand(t, state, "clients need")
 	certFile := regexp.MustCompile(`certificate \(PEM\): (\S+)`).FindStringSubmatch(out)
 	endpoint := regexp.MustCompile(`AZK_ENDPOINT=(\S+)`).FindStringSubmatch(out)
 	token := regexp.MustCompile(`admin API token \(.*\): (\S+)`).FindStringSubmatch(out)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -136,7 +137,13 @@ func TestPlanExitCodes(t *testing.T) {
 		t.Errorf("drift report of a drifted tag: exit %d, want 2", got)
 	}
 
-	// The identity is elsewhere: replace required is an error either way.
+	// The identity is elsewhere (deleted and made again there, since ARM
+	// refuses to move a resource): replace required is an error either way.
+	if op, err := az.client.Delete(context.Background(), planIdentity, "2023-01-31"); err != nil {
+		t.Fatal(err)
+	} else if _, err := op.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	az.put(t, planIdentity, "2023-01-31", map[string]any{"location": "eastus"})
 	for _, args := range [][]string{{planManifest}, {planManifest, "--detailed-exitcode"}} {
 		if got := exit(args...); got != 1 {

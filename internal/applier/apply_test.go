@@ -106,7 +106,11 @@ func TestApplyAdoptsUnderEachPolicyAndRecordsIt(t *testing.T) {
 	ctx := testkit.Context(t)
 	rg := "/subscriptions/" + subscription + "/resourceGroups/adopt"
 	for _, id := range []string{rg, rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/managed", rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/detached", rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/skipped"} {
-		op, err := e.client.Put(ctx, id, "2023-01-31", map[string]any{"location": "westus2", "tags": map[string]any{"owner": "portal"}})
+		version := "2023-01-31"
+		if id == rg {
+			version = "2021-04-01" // a resource group's own api-version, as ARM requires
+		}
+		op, err := e.client.Put(ctx, id, version, map[string]any{"location": "westus2", "tags": map[string]any{"owner": "portal"}})
 		if err != nil {
 			t.Fatal(err)
 		}

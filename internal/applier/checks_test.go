@@ -382,8 +382,8 @@ func (d *deletes) Do(req *http.Request) (*http.Response, error) {
 func TestDestroyDeletesAProductWithItsSubscriptions(t *testing.T) {
 	e := start(t, emulator.Options{}, 10)
 	service := "/subscriptions/" + subscription + "/resourceGroups/apim/providers/Microsoft.ApiManagement/service/apim1"
-	for _, id := range []string{"/subscriptions/" + subscription + "/resourceGroups/apim", service} {
-		op, err := e.client.Put(testkit.Context(t), id, "2022-08-01", map[string]any{"location": "westus2"})
+	for _, put := range [][2]string{{"/subscriptions/" + subscription + "/resourceGroups/apim", "2021-04-01"}, {service, "2022-08-01"}} {
+		op, err := e.client.Put(testkit.Context(t), put[0], put[1], map[string]any{"location": "westus2"})
 		if err == nil {
 			_, err = op.Wait(testkit.Context(t))
 		}

@@ -41,7 +41,7 @@ const vnetBody = `{"location":"westus2","tags":{"env":"bench"},"properties":{"ad
 // BenchmarkGET reads one resource over loopback HTTP from parallel clients.
 func BenchmarkGET(b *testing.B) {
 	run, hc := benchServer(b, Options{})
-	send(b, hc, http.MethodPut, run.URL+rgID+api, `{"location":"westus2"}`)
+	send(b, hc, http.MethodPut, run.URL+rgID+rgAPI, `{"location":"westus2"}`)
 	send(b, hc, http.MethodPut, run.URL+vnetID+api, vnetBody)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -56,7 +56,7 @@ func BenchmarkGET(b *testing.B) {
 // BenchmarkPUT writes resources over loopback HTTP, journaled to disk.
 func BenchmarkPUT(b *testing.B) {
 	run, hc := benchServer(b, Options{StateDir: b.TempDir()})
-	send(b, hc, http.MethodPut, run.URL+rgID+api, `{"location":"westus2"}`)
+	send(b, hc, http.MethodPut, run.URL+rgID+rgAPI, `{"location":"westus2"}`)
 	b.ReportAllocs()
 	b.ResetTimer()
 	var n atomic.Int64

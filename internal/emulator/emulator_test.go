@@ -78,11 +78,12 @@ func TestCreatePollReadUpdateDeleteCascade(t *testing.T) {
 	subnetID := vnetID + "/subnets/s1"
 	c.mustPut(subnetID, map[string]any{"properties": map[string]any{"addressPrefix": "10.0.0.0/24"}})
 	raID := vnetID + "/providers/Microsoft.Authorization/roleAssignments/ra1"
-	ra := c.mustPut(raID, map[string]any{"properties": map[string]any{"principalId": "p"}})
+	ra := c.mustPut(raID, map[string]any{"properties": map[string]any{"principalId": "p",
+		"roleDefinitionId": sub + "/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"}})
 	if ra["type"] != "Microsoft.Authorization/roleAssignments" || ra["id"] != raID {
 		t.Fatalf("extension resource envelope: %v", ra)
 	}
-	resp, list := c.do(http.MethodGet, rgID+"/resources"+api, nil)
+	resp, list := c.do(http.MethodGet, rgID+"/resources"+rgAPI, nil)
 	mustStatus(t, resp, list, http.StatusOK)
 	if n := len(list["value"].([]any)); n != 1 {
 		t.Fatalf("resource group lists %d resources, want 1 (the vnet)", n)
@@ -123,7 +124,7 @@ func TestARMErrors(t *testing.T) {
 	c := start(t, Options{MaxBodyBytes: 1024}, false)
 	c.mustPut(rgID, map[string]any{"location": "westus2"})
 
-	req, _ := http.NewRequest(http.MethodGet, c.base+rgID+api, nil)
+	req, _ := http.NewRequest(http.MethodGet, c.base+rgID+rgAPI, nil)
 	raw, err := c.run.HTTPClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -235,12 +236,12 @@ func TestKeyVaultSoftDeleteRecoverPurge(t *testing.T) {
 	resp, _ := c.do(http.MethodDelete, kvID+apiFor(kvID), nil)
 	mustStatus(t, resp, nil, http.StatusOK)
 	deletedID := sub + "/providers/Microsoft.KeyVault/locations/westus2/deletedVaults/kv1"
-	resp, dv := c.do(http.MethodGet, deletedID+api, nil)
+	resp, dv := c.do(http.MethodGet, deletedID+apiFor(deletedID), nil)
 	mustStatus(t, resp, dv, http.StatusOK)
 	if dv["properties"].(map[string]any)["vaultId"] != kvID {
 		t.Fatalf("deleted vault: %v", dv)
 	}
-	resp, list := c.do(http.MethodGet, sub+"/providers/Microsoft.KeyVault/deletedVaults"+api, nil)
+	resp, list := c.do(http.MethodGet, sub+"/providers/Microsoft.KeyVault/deletedVaults"+"?api-version=2023-07-01", nil)
 	mustStatus(t, resp, list, http.StatusOK)
 	if len(list["value"].([]any)) != 1 {
 		t.Fatalf("deleted vault list: %v", list)
@@ -254,19 +255,19 @@ func TestKeyVaultSoftDeleteRecoverPurge(t *testing.T) {
 	if rp["resourceGuid"] != guid || rp["createMode"] != nil {
 		t.Fatalf("recovered vault: %v", restored)
 	}
-	resp, gone := c.do(http.MethodGet, deletedID+api, nil)
+	resp, gone := c.do(http.MethodGet, deletedID+apiFor(deletedID), nil)
 	mustStatus(t, resp, gone, http.StatusNotFound)
 
 	resp, _ = c.do(http.MethodDelete, kvID+apiFor(kvID), nil)
 	mustStatus(t, resp, nil, http.StatusOK)
-	resp = c.send(http.MethodPost, deletedID+"/purge"+api, nil)
+	resp = c.send(http.MethodPost, deletedID+"/purge"+apiFor(deletedID), nil)
 	if resp.StatusCode != http.StatusAccepted || resp.Header.Get("Location") == "" {
 		t.Fatalf("purge: %d %v", resp.StatusCode, resp.Header)
 	}
 	if _, err := c.pollUntilDone(resp); err != nil {
 		t.Fatal(err)
 	}
-	resp, gone = c.do(http.MethodGet, deletedID+api, nil)
+	resp, gone = c.do(http.MethodGet, deletedID+apiFor(deletedID), nil)
 	if resp.StatusCode != http.StatusNotFound || errorCode(gone) != "DeletedVaultNotFound" {
 		t.Fatalf("after purge: %d %v", resp.StatusCode, gone)
 	}
@@ -360,7 +361,7 @@ func TestConcurrentRequests(t *testing.T) {
 					}
 					expect(resp, "DELETE "+id, http.StatusOK, http.StatusNoContent)
 				}
-				expect(c.send(http.MethodGet, rgID+"/resources"+api, nil), "list", http.StatusOK)
+				expect(c.send(http.MethodGet, rgID+"/resources"+rgAPI, nil), "list", http.StatusOK)
 			}
 		}()
 	}

@@ -24,17 +24,17 @@ func TestFaultLatency(t *testing.T) {
 func TestFaultTokenBucketsSeparateReadsAndWrites(t *testing.T) {
 	c := start(t, Options{Faults: Faults{WriteLimit: RateLimit{Burst: 2, PerSecond: 0.5}, ReadLimit: RateLimit{Burst: 100, PerSecond: 10}}}, false)
 	for i := 0; i < 2; i++ {
-		resp, body := c.do(http.MethodPut, rgID+api, map[string]any{"location": "westus2"})
+		resp, body := c.do(http.MethodPut, rgID+rgAPI, map[string]any{"location": "westus2"})
 		if resp.StatusCode >= 300 {
 			t.Fatalf("write %d: %d %v", i, resp.StatusCode, body)
 		}
 	}
-	resp, body := c.do(http.MethodPut, rgID+api, map[string]any{"location": "westus2"})
+	resp, body := c.do(http.MethodPut, rgID+rgAPI, map[string]any{"location": "westus2"})
 	mustStatus(t, resp, body, http.StatusTooManyRequests)
 	if errorCode(body) != "SubscriptionRequestsThrottled" || resp.Header.Get("Retry-After") != "2" {
 		t.Fatalf("throttled write: %v %v", resp.Header, body)
 	}
-	resp, body = c.do(http.MethodGet, rgID+api, nil)
+	resp, body = c.do(http.MethodGet, rgID+rgAPI, nil)
 	mustStatus(t, resp, body, http.StatusOK)
 	if resp.Header.Get("x-ms-ratelimit-remaining-subscription-reads") != "99" {
 		t.Fatalf("read bucket header: %v", resp.Header)
@@ -187,11 +187,11 @@ func TestAdminFaultsRoundTrip(t *testing.T) {
 	if got.ThrottleRate != 1 || got.WriteLimit != want.WriteLimit || got.ConflictTypes[0] != "x/*" {
 		t.Fatalf("faults round trip: %+v", got)
 	}
-	resp, body := c.do(http.MethodGet, rgID+api, nil)
+	resp, body := c.do(http.MethodGet, rgID+rgAPI, nil)
 	mustStatus(t, resp, body, http.StatusTooManyRequests)
 	if err := admin.SetFaults(context.Background(), Faults{}); err != nil {
 		t.Fatal(err)
 	}
-	resp, body = c.do(http.MethodGet, rgID+api, nil)
+	resp, body = c.do(http.MethodGet, rgID+rgAPI, nil)
 	mustStatus(t, resp, body, http.StatusNotFound)
 }

@@ -20,9 +20,11 @@ import (
 )
 
 const (
-	sub  = "/subscriptions/00000000-0000-0000-0000-000000000001"
-	api  = "?api-version=2020-11-01"
-	rgID = sub + "/resourceGroups/rg1"
+	sub = "/subscriptions/00000000-0000-0000-0000-000000000001"
+	api = "?api-version=2020-11-01"
+	// rgAPI is a version of the resources API (resource groups and their lists).
+	rgAPI = "?api-version=2021-04-01"
+	rgID  = sub + "/resourceGroups/rg1"
 )
 
 // fakeCredential hands out a token that the emulator accepts without checking.
@@ -119,7 +121,7 @@ func (c *client) send(method, path string, body any, headers ...string) *http.Re
 func apiFor(path string) string {
 	t, _ := armpath.Parse(path)
 	arm := armcore.ARMType(t.Type)
-	if arm == nil || len(arm.APIVersions) == 0 || slices.Contains(arm.APIVersions, "2020-11-01") || strings.EqualFold(armpath.NamespaceOf(t.Type), "Microsoft.Resources") {
+	if arm == nil || len(arm.APIVersions) == 0 || slices.Contains(arm.APIVersions, "2020-11-01") {
 		return api
 	}
 	return "?api-version=" + arm.APIVersions[len(arm.APIVersions)-1]

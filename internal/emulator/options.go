@@ -47,7 +47,15 @@ type Options struct {
 	// allow (403 AuthorizationFailed), as ARM does; without it role
 	// assignments are stored and answered (permissions API) but not enforced.
 	EnforceRBAC bool
+	// Subscription is the subscription the emulator knows from the start
+	// (GET /subscriptions lists it, with every subscription something is
+	// stored in); empty means DefaultSubscription.
+	Subscription string
 }
+
+// DefaultSubscription is the subscription an emulator knows from the start
+// unless Options.Subscription names another.
+const DefaultSubscription = armcore.DefaultSubscription
 
 // LRORule makes operations on resource types matching Type (a case-insensitive
 // glob where "*" matches anything, e.g. "Microsoft.Network/*") long-running.
@@ -75,5 +83,5 @@ const Tenant = armcore.Tenant
 // coreConfig is the part of the options the ARM core takes.
 func (o Options) coreConfig() armcore.Config {
 	return armcore.Config{Seed: o.Seed, PageSize: o.PageSize, MaxBodyBytes: o.MaxBodyBytes, LRO: o.LRO,
-		RecordedTiming: o.RecordedTiming, TimeCompression: o.TimeCompression}
+		RecordedTiming: o.RecordedTiming, TimeCompression: o.TimeCompression, Subscription: o.Subscription}
 }

@@ -6,8 +6,10 @@ import (
 	"strings"
 
 	"github.com/azkcli/azk/internal/emulator/armcore"
+	"github.com/azkcli/azk/internal/emulator/armpath"
 	"github.com/azkcli/azk/internal/emulator/deploy"
 	"github.com/azkcli/azk/internal/emulator/faults"
+	"github.com/azkcli/azk/internal/emulator/identity"
 	"github.com/azkcli/azk/internal/emulator/middleware"
 	"github.com/azkcli/azk/internal/emulator/providers"
 	"github.com/azkcli/azk/internal/emulator/store"
@@ -28,6 +30,8 @@ type Server struct {
 	seeds *providers.Seeds
 	// arm serves the ARM surface: the core with its middleware.
 	arm http.Handler
+	// tokens is the token service (OIDC discovery, token endpoints).
+	tokens *identity.Service
 }
 
 // New opens (or creates) the state in opts.StateDir and returns a Server.
@@ -50,6 +54,7 @@ func New(opts Options) (*Server, error) {
 	s.deploys = deploy.New(s.core, s.arm, opts.StateDir)
 	s.core.Register(s.deploys)
 	prov.Register(s.core)
+	s.tokens = &identity.Service{Issuer: s.core.Issuer(), UserAssigned: s.userAssignedIdentity}
 	return s, nil
 }
 
@@ -65,15 +70,23 @@ func (s *Server) Faults() Faults { return s.faults.Get() }
 // SetFaults replaces the faults in force and refills the rate-limit buckets.
 func (s *Server) SetFaults(f Faults) { s.faults.Set(f) }
 
-// Handler serves the ARM surface and, under /_emulator/, the admin API.
+// Handler serves the ARM surface, the cloud metadata, the token service and,
+// under /_emulator/, the admin API.
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, adminPrefix) {
+	// Anonymous endpoints outside ARM's paths first, as ARM and Entra
+	// serve them without a token: the admin API (its own token), the cloud
+	// metadata, the token service.
+	switch {
+	case strings.HasPrefix(r.URL.Path, adminPrefix):
 		s.serveAdmin(w, r)
-		return
+	case isMetadataPath(r.URL.Path):
+		serveMetadata(w, r)
+	case s.tokens.Serve(w, r):
+	default:
+		s.arm.ServeHTTP(w, r)
 	}
-	s.arm.ServeHTTP(w, r)
 }
 
 // Drift merges patch (a JSON merge patch) into the stored resource id, as a
@@ -83,3 +96,35 @@ func (s *Server) Drift(id string, patch json.RawMessage) error { return s.core.D
 // Warnings reports the damaged lines of the state files found at start;
 // each was skipped and the rest of the state loaded.
 func (s *Server) Warnings() []string { return s.st.Warnings() }
+
+// userAssignedIdentity finds the stored user-assigned identity a managed
+// identity token request names by client ID, principal (object) ID or
+// resource ID.
+func (s *Server) userAssignedIdentity(clientID, objectID, resourceID string) (identity.Principal, bool) {
+	var found identity.Principal
+	ok := false
+	_ = s.core.Read(func(tx armcore.Tx) error {
+		for _, rec := range tx.Store().Resources() {
+			if !strings.EqualFold(rec.Type, "Microsoft.ManagedIdentity/userAssignedIdentities") || tx.Live(armpath.Key(rec.ID)) == nil {
+				continue
+			}
+			var body struct {
+				Properties struct {
+					PrincipalID string `json:"principalId"`
+					ClientID    string `json:"clientId"`
+				} `json:"properties"`
+			}
+			if json.Unmarshal(rec.Body, &body) != nil {
+				continue
+			}
+			p := body.Properties
+			if (clientID != "" && strings.EqualFold(p.ClientID, clientID)) || (objectID != "" && strings.EqualFold(p.PrincipalID, objectID)) ||
+				(resourceID != "" && strings.EqualFold(rec.ID, resourceID)) {
+				found, ok = identity.Principal{ObjectID: p.PrincipalID, TenantID: identity.Tenant, AppID: p.ClientID, Type: "ServicePrincipal"}, true
+				return nil
+			}
+		}
+		return nil
+	})
+	return found, ok
+}

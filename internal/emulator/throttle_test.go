@@ -12,7 +12,7 @@ import (
 // included.
 func TestARMLimitsCountEveryAnswer(t *testing.T) {
 	c := start(t, Options{Faults: Faults{}.WithARMLimits(1)}, false)
-	resp, body := c.do(http.MethodPut, rgID+api, map[string]any{"location": "westus2"})
+	resp, body := c.do(http.MethodPut, rgID+rgAPI, map[string]any{"location": "westus2"})
 	mustStatus(t, resp, body, http.StatusCreated)
 	if got := resp.Header.Get("x-ms-ratelimit-remaining-subscription-writes"); got != "199" {
 		t.Errorf("writes left after one: %q", got)
@@ -25,7 +25,7 @@ func TestARMLimitsCountEveryAnswer(t *testing.T) {
 	if got := resp.Header.Get("x-ms-ratelimit-remaining-subscription-reads"); got != "249" {
 		t.Errorf("reads left on a 404: %q", got)
 	}
-	resp, body = c.do(http.MethodDelete, rgID+api, nil)
+	resp, body = c.do(http.MethodDelete, rgID+rgAPI, nil)
 	if resp.StatusCode >= 300 {
 		t.Fatalf("delete: %d %v", resp.StatusCode, body)
 	}
@@ -39,19 +39,19 @@ func TestARMLimitsCountEveryAnswer(t *testing.T) {
 // milliseconds too.
 func TestDeletesHaveTheirOwnBucket(t *testing.T) {
 	c := start(t, Options{TimeCompression: 10, Faults: Faults{DeleteLimit: RateLimit{Burst: 1, PerSecond: 0.5}}}, false)
-	resp, body := c.do(http.MethodPut, rgID+api, map[string]any{"location": "westus2"})
+	resp, body := c.do(http.MethodPut, rgID+rgAPI, map[string]any{"location": "westus2"})
 	mustStatus(t, resp, body, http.StatusCreated)
-	resp, body = c.do(http.MethodDelete, sub+"/resourceGroups/gone"+api, nil)
+	resp, body = c.do(http.MethodDelete, rgID+rgAPI, nil)
 	if resp.StatusCode >= 300 {
 		t.Fatalf("first delete: %d %v", resp.StatusCode, body)
 	}
-	resp, body = c.do(http.MethodDelete, sub+"/resourceGroups/gone"+api, nil)
+	resp, body = c.do(http.MethodDelete, rgID+rgAPI, nil)
 	mustStatus(t, resp, body, http.StatusTooManyRequests)
 	ms, err := strconv.Atoi(resp.Header.Get("retry-after-ms"))
 	if resp.Header.Get("Retry-After") != "2" || err != nil || ms < 1900 || ms > 2000 {
 		t.Errorf("throttled delete: Retry-After %q, retry-after-ms %q", resp.Header.Get("Retry-After"), resp.Header.Get("retry-after-ms"))
 	}
-	resp, body = c.do(http.MethodPut, sub+"/resourceGroups/rg2"+api, map[string]any{"location": "westus2"})
+	resp, body = c.do(http.MethodPut, sub+"/resourceGroups/rg2"+rgAPI, map[string]any{"location": "westus2"})
 	mustStatus(t, resp, body, http.StatusCreated)
 }
 
@@ -62,7 +62,7 @@ func TestDeletesHaveTheirOwnBucket(t *testing.T) {
 func TestRecordedTiming(t *testing.T) {
 	const compression = 100
 	c := start(t, Options{RecordedTiming: true, TimeCompression: compression}, false)
-	resp, body := c.do(http.MethodPut, rgID+api, map[string]any{"location": "westus2"})
+	resp, body := c.do(http.MethodPut, rgID+rgAPI, map[string]any{"location": "westus2"})
 	mustStatus(t, resp, body, http.StatusCreated)
 
 	sa := rgID + "/providers/Microsoft.Storage/storageAccounts/sa1?api-version=2023-01-01"

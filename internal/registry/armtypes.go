@@ -53,6 +53,19 @@ func (r *Registry) ARMType(typ string) (*ARMType, bool) {
 	return t, ok
 }
 
+// ARMTypesIn returns what the corpus shows about the ARM types of a
+// provider namespace (case-insensitive), in no particular order.
+func (r *Registry) ARMTypesIn(namespace string) []*ARMType {
+	prefix := strings.ToLower(namespace) + "/"
+	var out []*ARMType
+	for name, t := range r.armTypeIndex().types {
+		if strings.HasPrefix(name, prefix) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // KindsOfARMType returns the served kinds whose ARM type is typ (case-insensitive), sorted.
 func (r *Registry) KindsOfARMType(typ string) []GVK {
 	return append([]GVK(nil), r.armTypeIndex().kinds[strings.ToLower(typ)]...)

@@ -4,7 +4,7 @@
 // values ARM fills in from the registry's facts. What a provider does beyond
 // the generic path is registered with Core.Register (hooks.go); HTTP
 // middleware (faults, throttling) slots into Core.Handler. It imports the
-// store, armpath and faults, never a layer above.
+// store, armpath, faults and identity, never a layer above.
 package armcore
 
 import (
@@ -22,14 +22,16 @@ import (
 
 	"github.com/azkcli/azk/internal/emulator/armpath"
 	"github.com/azkcli/azk/internal/emulator/faults"
+	"github.com/azkcli/azk/internal/emulator/identity"
 	"github.com/azkcli/azk/internal/emulator/store"
 )
 
 // Config configures a Core. It is the part of the emulator's Options the
 // core takes, and each field means what the Options field of its name does:
 // the ID seed, the list page size (0 means 100), the largest request body
-// (0 means 4 MiB), the long-running-operation rules, recorded timing, and
-// time compression (below 1 means 1).
+// (0 means 4 MiB), the long-running-operation rules, recorded timing, time
+// compression (below 1 means 1), and the subscription known from the start
+// ("" means DefaultSubscription).
 type Config struct {
 	Seed            int64
 	PageSize        int
@@ -37,6 +39,7 @@ type Config struct {
 	LRO             []LRORule
 	RecordedTiming  bool
 	TimeCompression float64
+	Subscription    string
 }
 
 // Page is the list page size in force.
@@ -72,6 +75,8 @@ type Core struct {
 	nextDue atomic.Int64
 
 	hooks hooks
+	// issuer verifies the tokens of the emulator's token service.
+	issuer *identity.Issuer
 }
 
 // New returns a core serving st, consulting fs for the faults that act on
@@ -89,6 +94,7 @@ func New(st *store.Store, cfg Config, fs *faults.State) *Core {
 		faults: fs,
 		st:     st,
 		ids:    rand.New(rand.NewPCG(idSeed, h.Sum64())),
+		issuer: identity.NewIssuer(),
 	}
 	c.mu.Lock()
 	c.recomputeDueLocked()

@@ -139,22 +139,29 @@ func dropPath(v any, path []string) {
 // writeOnly returns the paths that ARM, at this api-version, accepts but
 // never returns: the REST specification's write-only properties and
 // sensitive strings (registry.Kind.Body of the kinds mapping to typ); the
-// emulator does not keep them either.
+// emulator does not keep them either. At an api-version no kind uses, the
+// facts of the nearest version the kinds use hold (the newest not newer
+// than it, else the oldest): the REST specs' properties are known only at
+// the kinds' versions, and a path the body lacks drops nothing.
 func writeOnly(typ, version string) [][]string {
 	k := strings.ToLower(typ) + "@" + version
 	if v, ok := writeOnlyByVersion.Load(k); ok {
 		return v.([][]string)
 	}
 	reg := registry.Default()
-	var out [][]string
-	known := false
+	var kinds []*registry.Kind
 	for _, gvk := range reg.KindsOfARMType(typ) {
-		kind, ok := reg.Lookup(gvk.Group, gvk.Version, gvk.Kind)
-		if !ok || kind.APIVersion != version {
-			continue
+		if kind, ok := reg.Lookup(gvk.Group, gvk.Version, gvk.Kind); ok {
+			kinds = append(kinds, kind)
 		}
-		known = true
-		if kind.Body == nil {
+	}
+	if len(kinds) == 0 {
+		return nil // the cache stays bounded: only types the registry knows are kept
+	}
+	at := nearestVersion(kinds, version)
+	var out [][]string
+	for _, kind := range kinds {
+		if kind.APIVersion != at || kind.Body == nil {
 			continue
 		}
 		for _, p := range append(append([]string(nil), kind.Body.WriteOnly...), kind.Body.Sensitive...) {
@@ -164,10 +171,32 @@ func writeOnly(typ, version string) [][]string {
 			out = append(out, strings.Split(strings.ReplaceAll(p, "[]", ".[]"), "."))
 		}
 	}
-	if known { // only pairs the registry knows are kept, so the cache stays bounded
-		writeOnlyByVersion.Store(k, out)
+	if at == version || slices.Contains(servedVersions(typ), version) {
+		writeOnlyByVersion.Store(k, out) // served pairs only, so the cache stays bounded
 	}
 	return out
+}
+
+// nearestVersion is the api-version of kinds whose facts hold at version:
+// version itself, else the newest older one, else the oldest.
+func nearestVersion(kinds []*registry.Kind, version string) string {
+	best, oldest := "", ""
+	for _, kind := range kinds {
+		v := kind.APIVersion
+		if v == version {
+			return v
+		}
+		if v < version && v > best {
+			best = v
+		}
+		if oldest == "" || v < oldest {
+			oldest = v
+		}
+	}
+	if best == "" {
+		return oldest
+	}
+	return best
 }
 
 var writeOnlyByVersion sync.Map // lower-cased type@api-version -> [][]string
@@ -245,10 +274,15 @@ func (c *Core) expand(v any, id, name, location string, now time.Time) any {
 // apiVersionPattern is the shape of every ARM api-version.
 var apiVersionPattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(-[A-Za-z]+)?$`)
 
+// WellFormedAPIVersion reports whether v has the shape of an ARM api-version.
+func WellFormedAPIVersion(v string) bool { return apiVersionPattern.MatchString(v) }
+
 // checkAPIVersion refuses an api-version the type does not serve, as ARM
-// does, listing those it serves (newest first). Types the corpus knows
-// nothing about accept any well-formed version, and so do ARM's own types
-// (Microsoft.Resources), whose versions the corpus does not list.
+// does, listing those it serves (newest first): the versions the registry
+// knows for the type (the kinds', the REST specs' and every version ARM
+// publishes, registry.ARMType.APIVersions), resource groups included; the
+// subscription-level reads serve the subscriptions API's versions. Types
+// the registry knows nothing about accept any well-formed version.
 func checkAPIVersion(typ, version string) error {
 	k := strings.ToLower(typ) + "@" + version
 	if v, ok := versionChecks.Load(k); ok {
@@ -256,7 +290,7 @@ func checkAPIVersion(typ, version string) error {
 		return err
 	}
 	err := apiVersionError(typ, version)
-	if err == nil && factsOf(typ).arm != nil {
+	if err == nil && len(servedVersions(typ)) > 0 {
 		// Only served pairs of known types are kept, so that the cache stays
 		// as small as the registry whatever clients send.
 		versionChecks.Store(k, nil)
@@ -268,13 +302,27 @@ func checkAPIVersion(typ, version string) error {
 // passed, since every request asks.
 var versionChecks sync.Map
 
-func apiVersionError(typ, version string) error {
-	var served []string
-	if typ != "" && !strings.EqualFold(armpath.NamespaceOf(typ), "Microsoft.Resources") {
-		if f := factsOf(typ); f.arm != nil {
-			served = f.arm.APIVersions
-		}
+// subscriptionsAPIVersions are the versions of ARM's subscriptions API
+// (GET /subscriptions, /subscriptions/{s}, /tenants, /subscriptions/{s}/locations),
+// as its REST specification publishes them. They are not resource types, so
+// api-versions.json does not list them.
+var subscriptionsAPIVersions = []string{
+	"2015-11-01", "2016-06-01", "2018-06-01", "2019-06-01", "2019-11-01", "2020-01-01", "2021-01-01", "2022-12-01",
+}
+
+// servedVersions are the api-versions typ serves, oldest first; nil when any is accepted.
+func servedVersions(typ string) []string {
+	if strings.EqualFold(typ, armpath.TypeSubscription) {
+		return subscriptionsAPIVersions
 	}
+	if f := factsOf(typ); typ != "" && f.arm != nil {
+		return f.arm.APIVersions
+	}
+	return nil
+}
+
+func apiVersionError(typ, version string) error {
+	served := servedVersions(typ)
 	if apiVersionPattern.MatchString(version) && (len(served) == 0 || slices.Contains(served, version)) {
 		return nil
 	}

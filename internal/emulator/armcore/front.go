@@ -28,7 +28,7 @@ func (c *Core) Handler(outer, inner []Middleware) http.Handler {
 		h = inner[i](h)
 	}
 	h = validate(h)
-	h = authenticate(h)
+	h = c.authenticate(h)
 	for i := len(outer) - 1; i >= 0; i-- {
 		h = outer[i](h)
 	}
@@ -99,7 +99,7 @@ func (c *Core) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.settle()
-	if err := c.route(w, r, t, body); err != nil {
+	if err := c.route(w, r, t, strictJSON(body)); err != nil {
 		WriteARMError(w, err)
 	}
 }
@@ -118,20 +118,14 @@ func (c *Core) route(w http.ResponseWriter, r *http.Request, t armpath.Target, b
 		}
 	}
 	switch t.Kind {
-	case armpath.Subscription:
-		if r.Method != http.MethodGet {
-			return Errorf(http.StatusMethodNotAllowed, "MethodNotAllowed", "Subscriptions are read-only.")
-		}
-		WriteJSON(w, http.StatusOK, map[string]any{
-			"id": t.ID, "subscriptionId": t.Sub, "displayName": "Emulated subscription", "state": "Enabled",
-			"tenantId": Tenant,
-		})
-		return nil
-	case armpath.Collection, armpath.GroupResources:
+	case armpath.Collection, armpath.GroupResources, armpath.SubscriptionResources:
 		if r.Method != http.MethodGet {
 			return Errorf(http.StatusMethodNotAllowed, "MethodNotAllowed", "The collection '%s' only answers GET.", r.URL.Path)
 		}
 		return c.list(w, r, t)
+	case armpath.Subscription, armpath.Subscriptions, armpath.Tenants, armpath.Locations:
+		// Served by a Router (providers); none registered answers 404.
+		return Errorf(http.StatusNotFound, "InvalidResourceType", "The request path '%s' is not served.", r.URL.Path)
 	}
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:

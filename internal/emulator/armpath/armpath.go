@@ -41,6 +41,10 @@ const (
 	// Provider is one resource provider: /subscriptions/{s}/providers/{namespace}
 	// or /providers/{namespace}; Name is the namespace.
 	Provider
+	Subscriptions         // /subscriptions
+	Tenants               // /tenants
+	SubscriptionResources // /subscriptions/{s}/resources
+	Locations             // /subscriptions/{s}/locations
 )
 
 const (
@@ -65,15 +69,24 @@ func Parse(path string) (t Target, ok bool) {
 	if t, ok := parseProviders(segs); ok {
 		return t, true
 	}
+	if len(segs) == 1 && strings.EqualFold(segs[0], "tenants") {
+		return Target{Kind: Tenants}, true
+	}
 	if strings.EqualFold(segs[0], "subscriptions") {
 		if len(segs) < 2 {
-			return t, false
+			return Target{Kind: Subscriptions}, true
 		}
 		t.Sub = segs[1]
 		scope = "/subscriptions/" + segs[1]
 		i = 2
 		if len(segs) == 2 {
 			return Target{Kind: Subscription, ID: scope, Type: TypeSubscription, Name: segs[1], Sub: segs[1]}, true
+		}
+		if len(segs) == 3 && strings.EqualFold(segs[2], "resources") {
+			return Target{Kind: SubscriptionResources, Parent: scope, Sub: t.Sub}, true
+		}
+		if len(segs) == 3 && strings.EqualFold(segs[2], "locations") {
+			return Target{Kind: Locations, Parent: scope, Sub: t.Sub}, true
 		}
 		if strings.EqualFold(segs[2], "resourceGroups") {
 			if len(segs) == 3 {

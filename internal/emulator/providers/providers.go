@@ -3,9 +3,9 @@
 // interfaces of armcore/hooks.go it needs: Microsoft.Network (private
 // addresses, a subnet's IP configurations), Microsoft.KeyVault (soft delete,
 // recovery, purge), Microsoft.Authorization (built-in role definitions),
-// managed identities, provider endpoints, and the POST actions (listKeys and
-// the like, checkNameAvailability). It imports armcore, the store and
-// armpath; nothing below imports it.
+// managed identities, provider endpoints, the POST actions (listKeys and
+// the like, checkNameAvailability), the subscriptions API and tags at a
+// scope. It imports armcore, the store and armpath; nothing below imports it.
 package providers
 
 import (
@@ -46,6 +46,7 @@ func (p *Providers) Register(c *armcore.Core) {
 	c.Register(p.network)
 	c.Register(identity{})
 	c.Register(endpoints{})
+	c.Register(publicIPs{})
 	c.Register(roles{c})
 	p.authz = rbac{c}
 	c.Register(p.authz)
@@ -57,4 +58,6 @@ func (p *Providers) Register(c *armcore.Core) {
 	c.Register(quotas{c, p.seeds})
 	c.Register(keyVault{c})
 	c.Register(actions{c})
+	c.Register(subscriptions{c})
+	c.Register(tags{c})
 }

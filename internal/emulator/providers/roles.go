@@ -135,3 +135,84 @@ func (ro roles) get(w http.ResponseWriter, r *http.Request, t armpath.Target) er
 	armcore.WriteJSON(w, http.StatusOK, map[string]any{"value": items})
 	return nil
 }
+
+const (
+	typeRoleAssignment = "Microsoft.Authorization/roleAssignments"
+	typeRoleDefinition = "Microsoft.Authorization/roleDefinitions"
+)
+
+// assignmentOf reads what identifies a role assignment: its principal and
+// the GUID of its role definition.
+func assignmentOf(body map[string]any) (principal, role string) {
+	props, _ := body["properties"].(map[string]any)
+	principal, _ = props["principalId"].(string)
+	def, _ := props["roleDefinitionId"].(string)
+	return principal, def[strings.LastIndexByte(def, '/')+1:]
+}
+
+// PreparePut enforces ARM's rules for role assignments: the role definition
+// must exist (400 RoleDefinitionDoesNotExist), one principal holds one role
+// at one scope once (409 RoleAssignmentExists, whatever the assignment's
+// name), and an assignment's principal and role cannot change
+// (400 RoleAssignmentUpdateNotPermitted).
+func (ro roles) PreparePut(tx armcore.Tx, t armpath.Target, req, prev map[string]any) (map[string]any, error) {
+	if !strings.EqualFold(t.Type, typeRoleAssignment) {
+		return prev, nil
+	}
+	principal, role := assignmentOf(req)
+	if role == "" || !ro.roleExists(tx, role) {
+		return nil, armcore.Errorf(http.StatusBadRequest, "RoleDefinitionDoesNotExist", "The specified role definition with ID '%s' does not exist.", role)
+	}
+	if prev != nil {
+		if p, r := assignmentOf(prev); !strings.EqualFold(p, principal) || !strings.EqualFold(r, role) {
+			return nil, armcore.Errorf(http.StatusBadRequest, "RoleAssignmentUpdateNotPermitted", "Tenant ID, application ID, principal ID, and scope are not allowed to be updated.")
+		}
+		return prev, nil
+	}
+	for k := range tx.Store().Children(armpath.Key(t.Parent)) {
+		rec := tx.Live(k)
+		if rec == nil || !strings.EqualFold(rec.Type, typeRoleAssignment) || k == armpath.Key(t.ID) {
+			continue
+		}
+		var body map[string]any
+		if json.Unmarshal(rec.Body, &body) != nil {
+			continue
+		}
+		if p, r := assignmentOf(body); strings.EqualFold(p, principal) && strings.EqualFold(r, role) {
+			return nil, armcore.Errorf(http.StatusConflict, "RoleAssignmentExists", "The role assignment already exists. The ID of the existing role assignment is %s.", rec.ID[strings.LastIndexByte(rec.ID, '/')+1:])
+		}
+	}
+	return prev, nil
+}
+
+// roleExists reports whether a role definition GUID is a built-in role or
+// a custom role definition stored at any scope.
+func (ro roles) roleExists(tx armcore.Tx, guid string) bool {
+	for _, role := range builtInRoles {
+		if strings.EqualFold(role.guid, guid) {
+			return true
+		}
+	}
+	for k, rec := range tx.Store().Resources() {
+		if strings.EqualFold(rec.Type, typeRoleDefinition) && strings.EqualFold(rec.ID[strings.LastIndexByte(rec.ID, '/')+1:], guid) && tx.Live(k) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// FillBody gives a role assignment the scope ARM reports: the ID of what
+// it is assigned at.
+func (ro roles) FillBody(_ armcore.Tx, b *armcore.Body) {
+	if !strings.EqualFold(b.Record.Type, typeRoleAssignment) {
+		return
+	}
+	id := b.Record.ID
+	if i := strings.LastIndex(strings.ToLower(id), "/providers/microsoft.authorization/roleassignments/"); i >= 0 {
+		scope := id[:i]
+		if scope == "" {
+			scope = "/"
+		}
+		b.Props["scope"] = scope
+	}
+}

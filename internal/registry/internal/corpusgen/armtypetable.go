@@ -19,8 +19,9 @@ import (
 const armTypesFile = "armtypes.json.gz"
 
 // buildARMTypes derives the per-ARM-type facts the emulator answers by: the
-// api-versions each type serves (the kinds' and the REST specs' in
-// ../arm-types beside the corpus, when present), how ARM answered PUTs,
+// api-versions each type serves (the kinds', the REST specs' in
+// ../arm-types beside the corpus and every version its api-versions.json
+// publishes, when present), how ARM answered PUTs,
 // what it filled in and how long its operations took (the recordings), and
 // the POST actions the REST specs define.
 func buildARMTypes(dir, armTypes string, recs []recording, kinds []*registry.Kind) ([]registry.ARMType, error) {
@@ -38,6 +39,10 @@ func buildARMTypes(dir, armTypes string, recs []recording, kinds []*registry.Kin
 		t.filled(rec)
 		t.actionAnswers(rec)
 		t.timings(rec)
+	}
+	// Last, so that a type the other sources name keeps their spelling.
+	if err := t.publishedVersions(armTypes); err != nil {
+		return nil, err
 	}
 	return t.facts(), nil
 }
@@ -321,6 +326,66 @@ func markTimes(s *registry.Shape, v any) {
 	case string:
 		if s.Type == registry.TypeString && timePattern.MatchString(t) {
 			s.Format = "date-time"
+		}
+	}
+}
+
+// apiVersionsFile lists, beside the REST specs' types, every api-version
+// ARM publishes for each resource type (lower-cased type -> versions).
+const apiVersionsFile = "api-versions.json"
+
+// publishedVersions adds the api-versions ARM publishes for every type
+// (api-versions.json), so that the emulator serves what real clients send.
+// A type only that file knows keeps its lower-cased name: ARM compares types
+// case-insensitively.
+func (t armTypeTable) publishedVersions(dir string) error {
+	data, err := os.ReadFile(filepath.Join(dir, apiVersionsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // an older snapshot: the kinds' and types.json's versions only
+	}
+	if err != nil {
+		return err
+	}
+	var published map[string][]string
+	if err := json.Unmarshal(data, &published); err != nil {
+		return fmt.Errorf("%s: %w", apiVersionsFile, err)
+	}
+	for typ, versions := range published {
+		if strings.Count(typ, "/") < 1 {
+			continue
+		}
+		f := t.get(typ)
+		for _, v := range versions {
+			f.versions[v] = true
+		}
+	}
+	t.locationScopedVersions()
+	return nil
+}
+
+// locationScopedVersions gives the location-scoped types of a provider
+// (Microsoft.X/locations/..., such as a key vault's deletedVaults) every
+// api-version of the provider: they are the provider's own APIs, which ARM
+// serves at each version of it, while the REST specs' types list them only
+// at the versions that model them as resources.
+func (t armTypeTable) locationScopedVersions() {
+	byNamespace := map[string]map[string]bool{}
+	for k, f := range t {
+		ns, _, _ := strings.Cut(k, "/")
+		if byNamespace[ns] == nil {
+			byNamespace[ns] = map[string]bool{}
+		}
+		for v := range f.versions {
+			byNamespace[ns][v] = true
+		}
+	}
+	for k, f := range t {
+		ns, rest, _ := strings.Cut(k, "/")
+		if !strings.HasPrefix(rest, "locations/") {
+			continue
+		}
+		for v := range byNamespace[ns] {
+			f.versions[v] = true
 		}
 	}
 }
