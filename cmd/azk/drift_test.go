@@ -405,3 +405,45 @@ func changeIn(cs []planner.Change, path string) *planner.Change {
 	}
 	return nil
 }
+
+// azk refresh serves ignore-changes paths too: the value Azure keeps there
+// is written into the manifest, which then says what Azure holds.
+func TestRefreshWritesIgnoredPaths(t *testing.T) {
+	run, flags := emulatorAt(t)
+	with := func(args ...string) []string { return append(args, flags...) }
+	dir := writeStack(t, "apiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: ign\n  annotations:\n    azk.azkcli.io/ignore-changes: tags.owner\n"+
+		"spec:\n  location: westus2\n  tags:\n    owner: azk # who to ask\n    team: a\n")
+	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", dir)...); code != 0 {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if err := run.Server.Drift("/subscriptions/"+emulatorSubscription+"/resourceGroups/ign", []byte(`{"tags":{"owner":"portal","team":"a"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := azk(t, "", with("refresh", "--auto-approve", dir)...)
+	if code != 0 {
+		t.Fatalf("refresh: exit %d\n%s\n%s", code, out, errOut)
+	}
+	mustContain(t, "refresh", out, `< spec.tags.owner = "portal" (ignore-changes: tags.owner)`, "-    owner: azk # who to ask", "+    owner: portal # who to ask")
+	data, _ := os.ReadFile(filepath.Join(dir, "stack.yaml"))
+	if !strings.Contains(string(data), "    owner: portal # who to ask\n    team: a\n") {
+		t.Errorf("manifest after refresh:\n%s", data)
+	}
+	if out, _, code := azk(t, "", with("plan", "--detailed-exitcode", "--show-unchanged", dir)...); code != 0 || strings.Contains(out, "ignored") {
+		t.Errorf("plan after refresh: exit %d, and no ignored difference left\n%s", code, out)
+	}
+}
+
+// validate refuses an unknown drift policy with file, line, resource,
+// field and the nearest policy.
+func TestValidateRefusesUnknownDriftPolicy(t *testing.T) {
+	dir := writeStack(t, "apiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: rg\n  annotations:\n    azk.azkcli.io/drift: merg\nspec:\n  location: westus2\n")
+	_, errOut, code := azk(t, "", "validate", dir)
+	if code != 1 {
+		t.Fatalf("validate: exit %d, want 1\n%s", code, errOut)
+	}
+	mustContain(t, "validate", errOut, filepath.Join(dir, "stack.yaml")+`:6: resources.azure.com/ResourceGroup/default/rg: metadata.annotations.azk.azkcli.io/drift: unknown drift policy "merg": use merge, enforce or reflect (did you mean "merge"?)`)
+	valid := writeStack(t, "apiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: rg\nspec:\n  location: westus2\n")
+	if _, errOut, code := azk(t, "", "plan", "--drift-policy", "refelct", "--emulator", valid); code != 1 || !strings.Contains(errOut, `(did you mean "reflect"?)`) {
+		t.Errorf("plan --drift-policy refelct: exit %d\n%s", code, errOut)
+	}
+}

@@ -246,8 +246,11 @@ func write(doc *yaml.RNode, steps []step, value any, remove bool) string {
 	if node.Kind != yaml.MappingNode {
 		return fmt.Sprintf("%s is not a mapping in the manifest", fieldPath(steps[:len(steps)-1]))
 	}
-	if old := child(node, last); old != nil && (old.Kind == yaml.AliasNode || old.Anchor != "") {
-		return fmt.Sprintf("%s is a YAML alias or anchor, used elsewhere too: edit it yourself", fieldPath(steps))
+	if old := child(node, last); old != nil {
+		if old.Kind == yaml.AliasNode || old.Anchor != "" {
+			return fmt.Sprintf("%s is a YAML alias or anchor, used elsewhere too: edit it yourself", fieldPath(steps))
+		}
+		keepLayout(old, v)
 	}
 	if err := yaml.NewRNode(node).PipeE(yaml.SetField(last.Key, yaml.NewRNode(v))); err != nil {
 		return err.Error()
@@ -354,6 +357,15 @@ func setItem(n *yaml.Node, s step, v *yaml.Node) string {
 	}
 	n.Content = append(n.Content, v)
 	return ""
+}
+
+// keepLayout gives the node replacing old old's comments, and its style
+// (flow or block, quoting) where both are of one kind.
+func keepLayout(old, v *yaml.Node) {
+	v.HeadComment, v.LineComment, v.FootComment = old.HeadComment, old.LineComment, old.FootComment
+	if old.Kind == v.Kind && (v.Kind != yaml.ScalarNode || v.Tag == old.Tag) {
+		v.Style = old.Style
+	}
 }
 
 // valueNode is v as a YAML node, as kubectl would read it back.

@@ -29,14 +29,15 @@ func (s step) String() string {
 // fieldPath prints steps as a manifest path: "spec.dhcpOptions.dnsServers",
 // "spec.subnets[name=web].addressPrefix".
 func fieldPath(steps []step) string {
-	var b strings.Builder
-	for i, s := range steps {
-		if i > 0 && s.ItemField == "" {
-			b.WriteByte('.')
+	path := ""
+	for _, s := range steps {
+		if s.ItemField != "" {
+			path += s.String()
+		} else {
+			path = armjson.JoinKey(path, s.Key)
 		}
-		b.WriteString(s.String())
 	}
-	return b.String()
+	return path
 }
 
 // target is a value to write at a spec path of a manifest (Remove: take the
