@@ -443,7 +443,8 @@ func TestValidateRefusesUnknownDriftPolicy(t *testing.T) {
 	}
 	mustContain(t, "validate", errOut, filepath.Join(dir, "stack.yaml")+`:6: resources.azure.com/ResourceGroup/default/rg: metadata.annotations.azk.azkcli.io/drift: unknown drift policy "merg": use merge, enforce or reflect (did you mean "merge"?)`)
 	valid := writeStack(t, "apiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: rg\nspec:\n  location: westus2\n")
-	if _, errOut, code := azk(t, "", "plan", "--drift-policy", "refelct", "--emulator", valid); code != 1 || !strings.Contains(errOut, `(did you mean "reflect"?)`) {
+	_, flags := emulatorAt(t)
+	if _, errOut, code := azk(t, "", append([]string{"plan", "--drift-policy", "refelct", valid}, flags...)...); code != 1 || !strings.Contains(errOut, `(did you mean "reflect"?)`) {
 		t.Errorf("plan --drift-policy refelct: exit %d\n%s", code, errOut)
 	}
 }
