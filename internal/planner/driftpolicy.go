@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
@@ -311,19 +310,6 @@ func positionalParent(body map[string]any, path string) (map[string]any, string,
 		}
 		body, path = item, rest
 	}
-}
-
-// driftLine says which drift policy decided, where it is not the default.
-func driftLine(r *Resource) string {
-	p := r.DriftPolicy
-	if p == nil || p.Source == policySourceDefault {
-		return ""
-	}
-	line := fmt.Sprintf("drift:  %s (%s)", p.Value, p.Source)
-	if p.Value != graph.DriftEnforce {
-		line += "; the operator always enforces"
-	}
-	return line
 }
 
 // settleDriftPolicies keeps the values a merge keeps listed on the

@@ -7,6 +7,19 @@ import (
 	"github.com/azkcli/azk/internal/graph"
 )
 
+// driftLine says which drift policy decided, where it is not the default.
+func driftLine(r *Resource) string {
+	p := r.DriftPolicy
+	if p == nil || p.Source == policySourceDefault {
+		return ""
+	}
+	line := fmt.Sprintf("drift:  %s (%s)", p.Value, p.Source)
+	if p.Value != graph.DriftEnforce {
+		line += "; the operator always enforces"
+	}
+	return line
+}
+
 // azureOnlyHeading says what the PUT of r does with the values Azure holds
 // that its body omits (Resource.AzureOnly), by r's drift policy.
 func azureOnlyHeading(r *Resource) string {

@@ -82,7 +82,7 @@ func Prepare(p *planner.Plan) (*Result, error) {
 		if r.Node == nil {
 			continue
 		}
-		reflected := len(r.Reflected)
+		reflected := len(r.Reflected) // Follow lists them first, then the ignore-changes paths
 		for i, c := range r.Follow() {
 			why := "reflect"
 			if i >= reflected {
