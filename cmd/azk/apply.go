@@ -269,6 +269,7 @@ func restoreSavedFlags(saved *planner.Plan, g *globalOptions, in *inputFlags, pf
 	sel.targets, sel.selector = saved.Inputs.Targets, saved.Inputs.Selector
 	pf.ifExists = savedPolicyFlag(saved, planner.PolicySourceIfExistsFlag)
 	in.defaultPolicy = savedPolicyFlag(saved, planner.PolicySourceDefaultFlag)
+	pf.driftPolicy = savedDriftPolicyFlag(saved)
 	pf.sendSecrets, pf.replace, pf.base = nil, nil, saved.Inputs.Base
 	for _, r := range saved.Resources {
 		switch r.Reason {

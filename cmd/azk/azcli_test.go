@@ -130,7 +130,6 @@ func serveEmulatorCommand(t *testing.T, state, until string) string {
 	return stdout.String()
 }
 
-
 // redactArgs hides the value after --password, though the emulator's is no secret.
 func redactArgs(args []string) []string {
 	out := append([]string(nil), args...)

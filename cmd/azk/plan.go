@@ -97,6 +97,15 @@ azk.azkcli.io/ignore-changes: "tags.owner, properties.sku.capacity" (paths as
 the plan prints them): the PUT carries Azure's value there. The operator does
 not honour it.
 
+Drift (what Azure holds that the manifests do not say) follows each
+resource's drift policy: the annotation azk.azkcli.io/drift, on the resource
+or its Namespace, else --drift-policy. enforce (the default, the operator's
+behaviour) lists what the PUT resets; merge sends the manifests' body laid
+over Azure's, so only the fields they set change, and lists what it keeps;
+reflect keeps Azure's values wherever Azure differs ("Azure changed, the
+manifests will follow"), for azk refresh to write into the manifests. The
+operator always enforces: the plan says where that differs.
+
 Azure never returns secrets, so the plan cannot see one change: resources
 with secrets say so, and --send-secrets ADDRESS sends them again.
 

@@ -21,6 +21,8 @@ type planFlags struct {
 	base string
 	// replace are the -replace addresses.
 	replace []string
+	// driftPolicy is --drift-policy: merge, enforce or reflect.
+	driftPolicy string
 }
 
 func (f *planFlags) register(cmd *cobra.Command) {
@@ -30,6 +32,8 @@ func (f *planFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.showUnchanged, "show-unchanged", false, "list the resources that stay as they are, not only their count")
 	fl.Var(baseValue{&f.base}, "base", "the manifests before the change under review, GITREF (a revision of the repository holding the inputs) or DIR (a checkout of it): the plan tells this change from drift, deletes or detaches what the change removes, sends the Secrets it rotates, and flags what it adopts")
 	fl.StringArrayVar(&f.replace, "replace", nil, "delete this resource and create it again, with the children ARM deletes with it (ADDRESS as for --send-secrets; repeatable; Terraform's -replace=ADDRESS)")
+	fl.StringVar(&f.driftPolicy, "drift-policy", "", "what the PUT does with values Azure holds that the manifests do not say, for resources whose manifest and Namespace set no azk.azkcli.io/drift annotation: enforce (the operator's: reset them), merge (keep them: only the fields the manifests set change) or reflect (keep Azure's values where Azure differs; azk refresh writes them into the manifests) (default enforce)")
+	_ = cmd.RegisterFlagCompletionFunc("drift-policy", completeValues(graph.DriftPolicies...))
 	_ = cmd.RegisterFlagCompletionFunc("replace", completeAddresses)
 	_ = cmd.RegisterFlagCompletionFunc("reconcile-policy-if-exists", completeValues(policies...))
 	_ = cmd.RegisterFlagCompletionFunc("send-secrets", completeAddresses)
@@ -62,6 +66,7 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, in *inputFlag
 		Base:                    base,
 		SendSecrets:             pf.sendSecrets,
 		Replace:                 pf.replace,
+		DriftPolicy:             pf.driftPolicy,
 	})
 	if p != nil {
 		p.Endpoint = &s.endpoint
@@ -89,3 +94,14 @@ func (v baseValue) Set(s string) error {
 }
 
 func (baseValue) Type() string { return "GITREF|DIR" }
+
+// savedDriftPolicyFlag is the --drift-policy a saved plan was made with, as
+// the decisions it drove record it; "" when none did.
+func savedDriftPolicyFlag(p *planner.Plan) string {
+	for _, r := range p.Resources {
+		if r.DriftPolicy != nil && r.DriftPolicy.Source == planner.DriftSourceFlag {
+			return r.DriftPolicy.Value
+		}
+	}
+	return ""
+}

@@ -451,6 +451,7 @@ func (a *applier) reconvert(ctx context.Context, r *planner.Resource) (*convert.
 	if err := diags.Err(); err != nil {
 		return nil, err
 	}
+	r.CarryAzure(req.Body) // what the plan carries from Azure (ignore-changes, drift policy)
 	if unknown := convert.HasUnknown(req.Body); unknown && roleErr != nil {
 		return nil, roleErr
 	}

@@ -50,6 +50,7 @@ func Build(in *loader.Result, opts Options) (*Graph, diag.List) {
 	}
 	for _, ns := range in.Namespaces {
 		b.namespacePolicy(ns)
+		b.driftAnnotation(ns)
 	}
 	b.g.DefaultPolicy = b.defaultPolicy(opts.DefaultReconcilePolicy)
 	nodes := b.kinds(in.Resources)
@@ -118,6 +119,7 @@ func (b *builder) kinds(objs []*loader.Object) []*Node {
 		refs, diags := validate.Spec(o, k)
 		b.diags = append(b.diags, diags...)
 		b.policies(o)
+		b.driftAnnotation(o)
 		n := &Node{Object: o, Kind: k, Refs: refs, index: i}
 		n.AzureName = azureName(o, k)
 		if !k.IsARM() {

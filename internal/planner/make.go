@@ -63,6 +63,9 @@ type Options struct {
 	// ReadEach reads every resource with a GET of its own, never with a list
 	// of its collection (see listreads.go); the plan is the same.
 	ReadEach bool
+	// DriftPolicy is --drift-policy: the drift policy of resources whose
+	// manifest and Namespace set none (graph.DriftPolicies); "" means enforce.
+	DriftPolicy string
 }
 
 // resourceGroupsAPIVersion reads resource groups and lists their resources.
@@ -85,6 +88,12 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	default:
 		diags.Add(diag.Errorf(diag.Source{}, "", "", "--reconcile-policy-if-exists %q: use manage, detach-on-delete or skip", opts.ReconcilePolicyIfExists))
 		return nil, diags
+	}
+	if opts.DriftPolicy != "" {
+		if err := graph.CheckDriftPolicy(opts.DriftPolicy); err != nil {
+			diags.Add(diag.Errorf(diag.Source{}, "", "", "--drift-policy: %v", err))
+			return nil, diags
+		}
 	}
 	badNames := namePending(ctx, g, opts.Reader)
 	m := newMaker(ctx, g, opts)
@@ -128,6 +137,7 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	p.Unmanaged = withoutRemoved(unmanaged(), rm.resources)
 	m.replaceCascades(p) // once the unmanaged listing no longer adds to m.diags
 	noteSameTypeUnmanaged(p)
+	settleDriftPolicies(p)
 	noteOperatorDiffers(g, p)
 	for _, st := range m.ordered {
 		diags = append(diags, st.diags...)
@@ -583,14 +593,14 @@ func (m *maker) decide(st *nodeState) *Resource {
 	if len(n.IgnoreChanges) > 0 {
 		r.Ignored = keepIgnored(d, n.IgnoreChanges, r.Desired, st.current) // the operator sends them: see OperatorDiffers
 	}
-	compared := d.compare(r.Desired, st.current)
+	compared := m.applyDriftPolicy(r, st, d, d.compare(r.Desired, st.current))
 	r.NotReturned = compared.notReturned
 	changes := m.lackingChanges(r, st.baseDiff, compared)
 	if m.opts.Drift {
 		r.Changes, r.AzureOnly = changes, compared.azureOnly
 	}
 	if !m.opts.Drift && m.replace(st, r) {
-		r.Ignored = nil // a create carries the manifests' values
+		r.Ignored, r.DriftPolicy, r.Kept, r.Reflected, r.carried = nil, nil, nil, nil, nil // a create carries the manifests' values
 		return r
 	}
 	if r.Policy.Value == graph.PolicySkip {

@@ -39,6 +39,11 @@ const (
 	// from the manifests. The operator reads no annotation of azk's: its
 	// PUT carries the manifests' values there.
 	OperatorSendsIgnoredPaths OperatorDifferenceCode = "operator_sends_ignored_paths"
+	// OperatorEnforces: the resource's drift policy (azk.azkcli.io/drift)
+	// is merge or reflect, and its PUT carries Azure's values at some paths
+	// (Kept, Reflected). The operator reads no annotation of azk's: it
+	// always enforces, its PUT carrying the manifests' body alone.
+	OperatorEnforces OperatorDifferenceCode = "operator_enforces"
 )
 
 // noteOperatorDiffers sets each resource's OperatorDiffers.
@@ -78,6 +83,9 @@ func operatorDiffers(g *graph.Graph, r *Resource) []OperatorDifference {
 			Message: fmt.Sprintf("the operator does not honour %s: its PUT carries the manifests' values at %s, replacing what Azure holds there", graph.AnnotationIgnoreChanges, strings.Join(paths, ", ")),
 			Paths:   paths,
 		})
+	}
+	if d, ok := operatorEnforces(r, operator); ok {
+		out = append(out, d)
 	}
 	return out
 }

@@ -209,6 +209,18 @@ type Resource struct {
 	// return: what a GET shows says nothing about them, so they are not
 	// compared (not changes).
 	NotReturned []PathValue `json:"notReturned,omitempty"`
+	// DriftPolicy is the drift policy that decided what the PUT does with
+	// what Azure holds beyond the manifests (see driftpolicy.go); set on
+	// the resources that exist.
+	DriftPolicy *Policy `json:"driftPolicy,omitempty"`
+	// Kept are, under drift policy merge, the values Azure holds that the
+	// body omits which the PUT carries, so they stay (listed for updates).
+	Kept []PathValue `json:"kept,omitempty"`
+	// Reflected are, under drift policy reflect, the differences the
+	// manifests are to follow (azk refresh writes Azure's values into them):
+	// the PUT carries Azure's value there. Before is Azure's value, After
+	// the manifests' (absent where they set none).
+	Reflected []Change `json:"reflected,omitempty"`
 	// Secrets are the body paths that carry secrets. ARM never returns them,
 	// so a plan cannot compare them: they are sent on create and on
 	// ReasonSecretsRequested, and otherwise only with another change.
@@ -252,6 +264,8 @@ type Resource struct {
 	// Node and Request link back to the resolved input (nil for a plan read from a file).
 	Node    *graph.Node      `json:"-"`
 	Request *convert.Request `json:"-"`
+	// carried are the values the body carries from Azure (see CarryAzure).
+	carried []carried
 }
 
 // Writes reports whether applying sends a write (one PUT) for r.
@@ -339,7 +353,10 @@ type Summary struct {
 	// Drifted counts the resources whose Azure state differs from the
 	// manifests: in a drift report, every one; in a three-way plan, those
 	// with a difference of origin drift (or a failed provisioning).
-	Drifted   int `json:"drifted,omitempty"`
+	Drifted int `json:"drifted,omitempty"`
+	// Reflected counts the resources whose manifests are to follow Azure
+	// (drift policy reflect: azk refresh).
+	Reflected int `json:"reflected,omitempty"`
 	Unmanaged int `json:"unmanaged"`
 }
 
@@ -369,6 +386,9 @@ func (p *Plan) Summary() Summary {
 		}
 		if r.Adopt != nil {
 			s.Adopt++
+		}
+		if len(r.Reflected) > 0 {
+			s.Reflected++
 		}
 		if p.Drift && r.Exists && len(r.Changes) > 0 {
 			s.Drifted++

@@ -127,6 +127,9 @@ func (p *Plan) SummaryLine() string {
 	if p.Inputs.Base != "" {
 		line += fmt.Sprintf("; this change: %d, drift: %d", s.Changed, s.Drifted)
 	}
+	if s.Reflected > 0 {
+		line += fmt.Sprintf("; %d to reflect into the manifests (azk refresh)", s.Reflected)
+	}
 	return line + "."
 }
 
@@ -154,9 +157,9 @@ func quiet(r *Resource, drift bool) bool {
 	}
 	switch r.Action {
 	case ActionNoChange:
-		return r.Adopt == nil && r.RecordPolicy == nil && len(r.Ignored) == 0
+		return r.Adopt == nil && r.RecordPolicy == nil && len(r.Ignored) == 0 && len(r.Reflected) == 0
 	case ActionSkip:
-		return r.Exists && r.Adopt == nil && r.RecordPolicy == nil
+		return r.Exists && r.Adopt == nil && r.RecordPolicy == nil && len(r.Reflected) == 0
 	}
 	return false
 }
@@ -284,6 +287,9 @@ func (p *Plan) notReturnedLine() string {
 type detailLine struct {
 	indent, symbol, color, text string
 	resets                      bool
+	// block names the block of its own a line belongs to in markdown
+	// (kept, reflected); the line with indent "    " is its title.
+	block string
 }
 
 // detailLines are what the plan says about r under its header: ID, policy
@@ -299,6 +305,9 @@ func detailLines(r *Resource, drift bool) []detailLine {
 	add("id:     " + id)
 	if r.Policy.Source != policySourceDefault {
 		add(fmt.Sprintf("policy: %s (%s)", r.Policy.Value, r.Policy.Source))
+	}
+	if line := driftLine(r); line != "" && !drift {
+		add(line)
 	}
 	for _, reason := range r.Reasons {
 		out = append(out, detailLine{indent: "    ", symbol: "reason:", color: ansiRed, text: reason})
@@ -353,13 +362,13 @@ func detailLines(r *Resource, drift bool) []detailLine {
 		if drift {
 			add("azure-only: Azure also holds these, which the manifests do not set (a PUT may reset them):")
 		} else {
-			add("azure-only: the PUT may reset these (Azure holds them, the manifests do not set them; a PUT replaces the resource):")
+			add("azure-only: " + azureOnlyHeading(r))
 		}
 		for _, v := range r.AzureOnly {
 			out = append(out, detailLine{indent: "      ", symbol: "!", color: ansiYellow, text: pathValueText(v), resets: true})
 		}
 	}
-	return out
+	return append(out, driftDetailLines(r, drift)...)
 }
 
 // pathValueText is "path = value", a secret as SensitiveText.
@@ -497,7 +506,7 @@ func WriteMarkdown(w io.Writer, p *Plan, opts RenderOptions) error {
 	}{
 		{"create", s.Create}, {"update", s.Update}, {"replace", s.Replace}, {"delete", s.Delete}, {"detach", s.Detach}, {"adopt", s.Adopt},
 		{"unchanged", s.NoChange}, {"skip", s.Skip}, {"blocked", s.Blocked}, {"replace required", s.ReplaceRequired},
-		{"this change", s.Changed}, {"drifted", s.Drifted}, {"unmanaged", s.Unmanaged},
+		{"this change", s.Changed}, {"drifted", s.Drifted}, {"to reflect", s.Reflected}, {"unmanaged", s.Unmanaged},
 	} {
 		if row.n > 0 {
 			fmt.Fprintf(&head, "| %s | %d |\n", row.label, row.n)
@@ -605,10 +614,13 @@ func markdownResource(r *Resource, drift, detail bool) string {
 	fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n", header)
 	var diff, resets []string
 	var resetsHeading string
+	var blocks markdownBlocks
 	for _, line := range detailLines(r, drift) {
 		switch {
 		case line.indent == "    " && strings.HasPrefix(line.text, "azure-only: "):
 			resetsHeading = strings.TrimPrefix(line.text, "azure-only: ")
+		case line.block != "":
+			blocks.add(line)
 		case line.indent == "    ":
 			text := line.text
 			if line.symbol != "" {
@@ -634,6 +646,10 @@ func markdownResource(r *Resource, drift, detail bool) string {
 	if len(resets) > 0 {
 		fmt.Fprintf(&b, "\n%s\n", escapeHTML(strings.ToUpper(resetsHeading[:1])+resetsHeading[1:]))
 		writeBlock(resets)
+	}
+	for _, blk := range blocks {
+		fmt.Fprintf(&b, "\n%s\n", escapeHTML(blk.title))
+		writeBlock(blk.lines)
 	}
 	b.WriteString("</details>\n\n")
 	return b.String()

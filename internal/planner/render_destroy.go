@@ -8,14 +8,6 @@ const destroyHeading = "Destroy plan: azk destroy deletes these resources from A
 // NoDestroyLine is what a destroy plan with nothing to delete says.
 const NoDestroyLine = "No changes. Destroying would delete nothing in Azure."
 
-// noChangesLine is what the plan says when applying it sends nothing.
-func (p *Plan) noChangesLine() string {
-	if p.Destroy {
-		return NoDestroyLine
-	}
-	return NoChangesLine
-}
-
 // destroySummaryLine is a destroy plan's count, as Terraform's "Plan: 0 to
 // add, 0 to change, 3 to destroy.": "Plan: 5 to delete (2 of them by ARM
 // with their parent), 1 to detach."
