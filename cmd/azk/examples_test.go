@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,14 +18,7 @@ import (
 // plan is quiet, destroy removes everything, and a plan then creates it all
 // again.
 func TestExamplesApplyReplanAndDestroy(t *testing.T) {
-	examples, err := filepath.Glob(filepath.Join("..", "..", "examples", "*"))
-	if err != nil || len(examples) < 6 {
-		t.Fatalf("examples: %v %v", examples, err)
-	}
-	for _, dir := range examples {
-		if filepath.Base(dir) == "invalid" {
-			continue // manifests with mistakes, for azk validate (TestReadmeInvalidExample)
-		}
+	for _, dir := range exampleDirs(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			_, flags := emulatorAt(t)
 			with := func(args ...string) []string { return append(args, flags...) }
@@ -216,4 +210,17 @@ func checkStorageKey(t *testing.T, run *emulator.Running, with func(...string) [
 	if string(data["key1"]) != key1 || string(data["connectionString"]) != connection || string(data["blobEndpoint"]) != "https://azkkeysdata.blob.core.windows.net/" {
 		t.Errorf("Secret data %q", data)
 	}
+}
+
+// exampleDirs are the folders of examples/ that hold stacks to apply: all
+// but invalid, which holds manifests with mistakes, for azk validate
+// (TestReadmeInvalidExample).
+func exampleDirs(t *testing.T) []string {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join("..", "..", "examples", "*"))
+	dirs = slices.DeleteFunc(dirs, func(dir string) bool { return filepath.Base(dir) == "invalid" })
+	if err != nil || len(dirs) < 7 {
+		t.Fatalf("examples: %v %v", dirs, err)
+	}
+	return dirs
 }

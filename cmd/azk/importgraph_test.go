@@ -3,9 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,11 +71,7 @@ var listIndex = regexp.MustCompile(`\[\d+\]`)
 func TestImportKeepsTheExamplesGraphs(t *testing.T) {
 	_, flags := emulatorAt(t)
 	with := func(args ...string) []string { return append(args, flags...) }
-	all, err := filepath.Glob(filepath.Join("..", "..", "examples", "*"))
-	examples := slices.DeleteFunc(all, func(dir string) bool { return filepath.Base(dir) == "invalid" }) // broken on purpose
-	if err != nil || len(examples) < 7 {
-		t.Fatalf("examples: %v %v", examples, err)
-	}
+	examples := exampleDirs(t)
 	original := resolveOffline(t, examples...)
 	ids := map[string]bool{}
 	groups := map[string]bool{}

@@ -59,15 +59,6 @@ func TestOperatorConfigExamplesCRDPattern(t *testing.T) {
 	}
 }
 
-func exampleDirs(t *testing.T) []string {
-	t.Helper()
-	dirs, err := filepath.Glob(filepath.Join("..", "..", "examples", "*"))
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no examples: %v", err)
-	}
-	return dirs
-}
-
 func operatorConfigJSON(t *testing.T, dir string) operatorconfig.Config {
 	t.Helper()
 	out, errOut, code := azk(t, "", "operator-config", "-o", "json", dir)
