@@ -85,8 +85,8 @@ func seedThreeWay(t *testing.T, az *testAzure) {
 	az.put(t, rg, "2020-06-01", map[string]any{"location": "westus2", "tags": map[string]any{"env": "dev"}})
 	az.put(t, rg+"/providers/Microsoft.Network/virtualNetworks/tw-net", "2020-11-01", map[string]any{"location": "westus2",
 		"tags": map[string]any{"owner": "portal"}, "properties": map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}}}})
-	for name, prefix := range map[string]string{"web": "10.0.1.0/24", "db": "10.0.2.0/24"} {
-		az.put(t, rg+"/providers/Microsoft.Network/virtualNetworks/tw-net/subnets/"+name, "2020-11-01", map[string]any{"properties": map[string]any{"addressPrefix": prefix}})
+	for _, subnet := range [][2]string{{"web", "10.0.1.0/24"}, {"db", "10.0.2.0/24"}} { // in order: the network lists them so, and the golden files show it
+		az.put(t, rg+"/providers/Microsoft.Network/virtualNetworks/tw-net/subnets/"+subnet[0], "2020-11-01", map[string]any{"properties": map[string]any{"addressPrefix": subnet[1]}})
 	}
 	az.put(t, rg+"/providers/Microsoft.DBforMySQL/flexibleServers/tw-mysql", "2023-12-30", map[string]any{"location": "westus2", "properties": map[string]any{"administratorLogin": "admin"}})
 	for _, name := range []string{"tw-replace", "tw-keep", "tw-old"} {
