@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/planner"
 )
 
@@ -27,33 +28,11 @@ func (p permission) allows(action string) bool {
 
 func anyMatch(patterns []string, action string) bool {
 	for _, p := range patterns {
-		if globMatch(p, action) {
+		if armid.GlobMatch(p, action) {
 			return true
 		}
 	}
 	return false
-}
-
-// globMatch matches an RBAC action pattern, case-insensitively, "*"
-// standing for any run of characters.
-func globMatch(pattern, s string) bool {
-	p, s := strings.ToLower(pattern), strings.ToLower(s)
-	parts := strings.Split(p, "*")
-	if len(parts) == 1 {
-		return p == s
-	}
-	if !strings.HasPrefix(s, parts[0]) {
-		return false
-	}
-	s = s[len(parts[0]):]
-	for _, mid := range parts[1 : len(parts)-1] {
-		i := strings.Index(s, mid)
-		if i < 0 {
-			return false
-		}
-		s = s[i+len(mid):]
-	}
-	return strings.HasSuffix(s, parts[len(parts)-1])
 }
 
 // actionType is a type as RBAC actions name it.

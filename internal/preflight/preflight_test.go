@@ -55,7 +55,7 @@ func TestUpdateCountsOnlyWhatItAdds(t *testing.T) {
 		Changes: []planner.Change{{Path: "properties.agentPoolProfiles[0].count", Before: 3.0, After: 5.0}},
 	}
 	pool, _ := extensions.VMPoolOf("Microsoft.ContainerService/managedClusters")
-	after, before := machines(bodyValue(res), pool), machines(previous(res), pool)
+	after, before := pool.Machines(bodyValue(res)), pool.Machines(previous(res))
 	if after["Standard_D2s_v3"] != 5 || before["Standard_D2s_v3"] != 3 {
 		t.Fatalf("after %v, before %v", after, before)
 	}

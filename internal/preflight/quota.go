@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/planner"
 )
@@ -89,10 +88,10 @@ func quota(r *run) []planner.Finding {
 			}
 			sizes[k] = s
 		}
-		after := machines(bodyValue(res), pool)
+		after := pool.Machines(bodyValue(res))
 		var before map[string]int64
 		if res.Action == planner.ActionUpdate {
-			before = machines(previous(res), pool)
+			before = pool.Machines(previous(res))
 		}
 		for size, count := range after {
 			s, known := sizes[k][strings.ToLower(size)]
@@ -181,51 +180,6 @@ func (r *run) vmSizes(sub, loc string) (map[string]vmSize, error) {
 		}
 	}
 	return out, nil
-}
-
-// machines counts a body's virtual machines by VM size.
-func machines(body map[string]any, pool extensions.VMPool) map[string]int64 {
-	items := []any{body}
-	if len(pool.Items) > 0 {
-		v, _ := armjson.Lookup(body, pool.Items)
-		items, _ = v.([]any)
-	}
-	out := map[string]int64{}
-	for _, it := range items {
-		m, _ := it.(map[string]any)
-		size, _ := armjson.Lookup(m, pool.Size)
-		s, _ := size.(string)
-		count := int64(1)
-		if len(pool.Count) > 0 {
-			c, ok := armjson.Lookup(m, pool.Count)
-			if !ok {
-				continue
-			}
-			count = toInt(c)
-		}
-		if s != "" {
-			out[s] += count
-		}
-	}
-	return out
-}
-
-func toInt(v any) int64 {
-	switch n := v.(type) {
-	case float64:
-		return int64(n)
-	case int:
-		return int64(n)
-	case int64:
-		return n
-	case json.Number:
-		i, _ := n.Int64()
-		return i
-	case string:
-		i, _ := strconv.ParseInt(n, 10, 64)
-		return i
-	}
-	return 0
 }
 
 // previous is the body Azure holds, as far as the plan tells: the desired

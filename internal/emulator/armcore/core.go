@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/emulator/armpath"
 	"github.com/azkcli/azk/internal/emulator/faults"
 	"github.com/azkcli/azk/internal/emulator/identity"
@@ -233,7 +234,7 @@ func (c *Core) recomputeDueLocked() {
 // scheduleDriftLocked arms the drift rules matching a resource whose write just completed.
 func (c *Core) scheduleDriftLocked(rec *store.Record, f faults.Config, now time.Time) {
 	for _, d := range f.Drifts {
-		if !armpath.GlobMatch(d.Type, rec.Type) || c.closed {
+		if !armid.GlobMatch(d.Type, rec.Type) || c.closed {
 			continue
 		}
 		id, patch := rec.ID, d.Patch

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/emulator/armpath"
 	"github.com/azkcli/azk/internal/emulator/store"
@@ -53,7 +54,7 @@ func collectionsOf(typ string) []EmbeddedCollection {
 	}
 	var out []EmbeddedCollection
 	for _, c := range embeddedCollections {
-		if armpath.GlobMatch(c.ParentType, typ) {
+		if armid.GlobMatch(c.ParentType, typ) {
 			out = append(out, c)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/azkcli/azk/internal/emulator/armpath"
+	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/emulator/store"
 	"github.com/azkcli/azk/internal/registry"
 )
@@ -49,7 +49,7 @@ func (o Config) compress(d time.Duration) time.Duration {
 // matches, else with RecordedTiming the recordings', else none.
 func (o Config) timingFor(typ string, kind registry.Op) opTiming {
 	for _, r := range o.LRO {
-		if armpath.GlobMatch(r.Type, typ) {
+		if armid.GlobMatch(r.Type, typ) {
 			d := r.Write
 			if kind == opDelete {
 				d = r.Delete

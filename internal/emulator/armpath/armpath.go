@@ -1,6 +1,6 @@
 // Package armpath reads ARM request paths and resource type names: what a
 // path addresses (Target), the case-insensitive key of an ID, a type's
-// provider namespace, and the type globs that rules match with. It is the
+// provider namespace. It is the
 // emulator's lowest layer and imports nothing of it.
 package armpath
 
@@ -182,26 +182,4 @@ func NamespaceOf(typ string) string {
 		return typ[:i]
 	}
 	return typ
-}
-
-// GlobMatch reports whether typ matches pattern, case-insensitively; "*" in
-// the pattern matches any run of characters, including "/".
-func GlobMatch(pattern, typ string) bool {
-	p, s := strings.ToLower(pattern), strings.ToLower(typ)
-	parts := strings.Split(p, "*")
-	if len(parts) == 1 {
-		return p == s
-	}
-	if !strings.HasPrefix(s, parts[0]) {
-		return false
-	}
-	s = s[len(parts[0]):]
-	for _, mid := range parts[1 : len(parts)-1] {
-		j := strings.Index(s, mid)
-		if j < 0 {
-			return false
-		}
-		s = s[j+len(mid):]
-	}
-	return strings.HasSuffix(s, parts[len(parts)-1])
 }

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/azkcli/azk/internal/emulator/armpath"
+	"github.com/azkcli/azk/internal/armid"
 )
 
 // Config are the failures the emulator injects. Rates are probabilities in
@@ -105,7 +105,7 @@ func (f Config) WithARMLimits(compression float64) Config {
 // FailureFor returns the failure rule for a write of typ, if any.
 func (f Config) FailureFor(typ string) (FailureRule, bool) {
 	for _, r := range f.Failures {
-		if armpath.GlobMatch(r.Type, typ) {
+		if armid.GlobMatch(r.Type, typ) {
 			return r, true
 		}
 	}
@@ -115,7 +115,7 @@ func (f Config) FailureFor(typ string) (FailureRule, bool) {
 // Conflicts reports whether writes of typ conflict with operations on their siblings.
 func (f Config) Conflicts(typ string) bool {
 	for _, g := range f.ConflictTypes {
-		if armpath.GlobMatch(g, typ) {
+		if armid.GlobMatch(g, typ) {
 			return true
 		}
 	}

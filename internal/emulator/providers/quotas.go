@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/emulator/armcore"
 	"github.com/azkcli/azk/internal/emulator/armpath"
 	"github.com/azkcli/azk/internal/extensions"
@@ -184,11 +183,11 @@ func (q quotas) used(tx armcore.Tx, sub, ns, location string) map[string]int64 {
 		if !ok {
 			continue
 		}
-		for _, m := range Machines(body, pool) {
-			used["virtualMachines"] += m.Count
-			if size, ok := q.seeds.vmSize(m.Size); ok {
-				used["cores"] += m.Count * int64(size.VCPUs)
-				used[size.Family] += m.Count * int64(size.VCPUs)
+		for name, count := range pool.Machines(body) {
+			used["virtualMachines"] += count
+			if size, ok := q.seeds.vmSize(name); ok {
+				used["cores"] += count * int64(size.VCPUs)
+				used[size.Family] += count * int64(size.VCPUs)
 			}
 		}
 		if strings.EqualFold(rec.Type, "Microsoft.Compute/virtualMachineScaleSets") {
@@ -196,38 +195,4 @@ func (q quotas) used(tx armcore.Tx, sub, ns, location string) map[string]int64 {
 		}
 	}
 	return used
-}
-
-// MachineGroup is a number of virtual machines of one size.
-type MachineGroup struct {
-	Size  string
-	Count int64
-}
-
-// Machines are the virtual machines a body of a type with pool runs.
-func Machines(body map[string]any, pool extensions.VMPool) []MachineGroup {
-	items := []any{body}
-	if len(pool.Items) > 0 {
-		v, _ := armjson.Lookup(body, pool.Items)
-		items, _ = v.([]any)
-	}
-	var out []MachineGroup
-	for _, it := range items {
-		m, _ := it.(map[string]any)
-		size, _ := armjson.Lookup(m, pool.Size)
-		s, _ := size.(string)
-		count := int64(1)
-		if len(pool.Count) > 0 {
-			c, ok := armjson.Lookup(m, pool.Count)
-			if !ok {
-				continue
-			}
-			n, _ := number(c)
-			count = int64(n)
-		}
-		if s != "" {
-			out = append(out, MachineGroup{Size: s, Count: count})
-		}
-	}
-	return out
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/emulator/armcore"
 	"github.com/azkcli/azk/internal/emulator/armpath"
 )
@@ -59,7 +60,7 @@ func anyMatch(patterns []string, action string) bool {
 // ActionMatches reports whether a permission pattern ("*", "*/read",
 // "Microsoft.Storage/*", "Microsoft.Authorization/*/Write") covers action,
 // case-insensitively; "*" matches any run of characters.
-func ActionMatches(pattern, action string) bool { return armpath.GlobMatch(pattern, action) }
+func ActionMatches(pattern, action string) bool { return armid.GlobMatch(pattern, action) }
 
 type rbac struct{ c *armcore.Core }
 
