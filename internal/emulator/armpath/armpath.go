@@ -1,7 +1,7 @@
 // Package armpath reads ARM request paths and resource type names: what a
 // path addresses (Target), the case-insensitive key of an ID, a type's
-// provider namespace. It is the
-// emulator's lowest layer and imports nothing of it.
+// provider namespace. It is the emulator's lowest layer and imports nothing
+// of it.
 package armpath
 
 import (
