@@ -40,7 +40,7 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, faults: fs, adminToken: newAdminToken(opts.AdminToken), st: st, core: armcore.New(st, cfg, fs)}
 	s.arm = s.core.Handler(
 		[]armcore.Middleware{middleware.Latency(fs)},
-		[]armcore.Middleware{middleware.RequestFaults(fs, cfg.Compression())},
+		[]armcore.Middleware{middleware.RequestFaults(fs, cfg.Compression()), middleware.ProviderThrottle(fs, cfg.Compression())},
 	)
 	// The engine's requests go through the same handler as clients', faults
 	// included, as ARM's engine meets the same throttling.
