@@ -76,7 +76,7 @@ func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Re
 	byAddress := make(map[string]*step, len(resources))
 	byNode := make(map[*graph.Node]*step, len(resources))
 	for i, r := range resources {
-		steps[i] = &step{index: i, cost: applyCost(r)}
+		steps[i] = &step{index: i, cost: applyCost(r), lane: laneOf(idOf(r))}
 		byAddress[r.Address] = steps[i]
 		if r.Node != nil {
 			byNode[r.Node] = steps[i]
@@ -87,9 +87,9 @@ func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Re
 	}
 	a.producers = producers(resources)
 	a.exports = exported.New(exported.Options{Client: opts.Client, Status: a.statusOf, Redact: opts.Redact})
-	flight := trackProgress(opts, a.emit)
+	flight := trackProgress(opts, a.emit, steps)
 	run(ctx, opts.Drain, steps, opts.Parallelism, func(ctx context.Context, s *step) (Outcome, error) {
-		defer flight.enter()()
+		defer flight.enter(s)()
 		return a.apply(ctx, resources[s.index])
 	})
 	flight.stop()

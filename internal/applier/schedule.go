@@ -3,6 +3,7 @@ package applier
 import (
 	"container/heap"
 	"context"
+	"strings"
 	"time"
 
 	"github.com/azkcli/azk/internal/arm"
@@ -27,10 +28,23 @@ type step struct {
 	dependents []*step
 	waiting    int // deps not yet succeeded
 
+	// lane is the subscription the step's requests go to (lower-cased,
+	// "" when unknown): lanes share the parallelism fairly (see run).
+	lane string
+
 	outcome Outcome
 	err     error
 	// blockedBy is the step whose failure kept this one from starting.
 	blockedBy *step
+}
+
+// laneOf is the lane of a step acting on the resource id: its subscription.
+func laneOf(id string) string {
+	parsed, err := armid.Parse(id)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(parsed.Subscription)
 }
 
 // roundTrip is what any step costs besides its operation: the requests that
@@ -71,7 +85,11 @@ func deleteCost(id string) time.Duration {
 
 // run executes steps in dependency order: a step starts as soon as every step
 // it depends on has succeeded, with at most parallelism running at once (0 or
-// less: no bound, the client's rate budget paces the requests). When
+// less: no bound, the client's rate budget paces the requests). Under a
+// bound the subscriptions (lanes) share it fairly: the next step is the
+// highest-ranked ready one of the lane with the fewest steps running, so a
+// subscription whose steps wait on its throttled budget holds at most its
+// share, and the others go on at their own rate. When
 // a step fails, everything that depends on it, directly or not, is marked
 // OutcomeNotAttempted. Once drain is closed no new step starts; running steps
 // finish (ctx decides how long they may take) and the rest are marked
@@ -90,10 +108,10 @@ func run(ctx context.Context, drain <-chan struct{}, steps []*step, parallelism 
 	}
 	computeRanks(steps)
 
-	ready := &readyQueue{}
+	ready := newLanes()
 	for _, s := range steps {
 		if s.waiting == 0 {
-			heap.Push(ready, s)
+			ready.push(s)
 		}
 	}
 	type result struct {
@@ -104,8 +122,8 @@ func run(ctx context.Context, drain <-chan struct{}, steps []*step, parallelism 
 	done := make(chan result)
 	inFlight, draining := 0, false
 	for {
-		for !draining && inFlight < parallelism && ready.Len() > 0 {
-			s := heap.Pop(ready).(*step)
+		for !draining && inFlight < parallelism && ready.len() > 0 {
+			s := ready.pop()
 			inFlight++
 			go func() {
 				outcome, err := do(arm.WithPriority(ctx, s.rank.Seconds()), s)
@@ -118,11 +136,12 @@ func run(ctx context.Context, drain <-chan struct{}, steps []*step, parallelism 
 		select {
 		case r := <-done:
 			inFlight--
+			ready.finished(r.s)
 			r.s.outcome, r.s.err = r.outcome, r.err
 			if r.outcome.succeeded() {
 				for _, d := range r.s.dependents {
 					if d.waiting--; d.waiting == 0 {
-						heap.Push(ready, d)
+						ready.push(d)
 					}
 				}
 			} else {
@@ -181,16 +200,63 @@ func computeRanks(steps []*step) {
 	}
 }
 
+// lanes are the runnable steps of each lane and the steps each has running.
+type lanes struct {
+	ready   map[string]*readyQueue
+	running map[string]int
+	count   int
+}
+
+func newLanes() *lanes { return &lanes{ready: map[string]*readyQueue{}, running: map[string]int{}} }
+
+func (l *lanes) len() int { return l.count }
+
+func (l *lanes) push(s *step) {
+	q := l.ready[s.lane]
+	if q == nil {
+		q = &readyQueue{}
+		l.ready[s.lane] = q
+	}
+	heap.Push(q, s)
+	l.count++
+}
+
+// pop takes the next step to start: of the lanes with runnable steps, the
+// one with the fewest running, then the one whose next step ranks highest.
+func (l *lanes) pop() *step {
+	var best *readyQueue
+	bestLane := ""
+	for lane, q := range l.ready {
+		if q.Len() == 0 {
+			continue
+		}
+		if best == nil || l.running[lane] < l.running[bestLane] ||
+			l.running[lane] == l.running[bestLane] && before((*q)[0], (*best)[0]) {
+			best, bestLane = q, lane
+		}
+	}
+	s := heap.Pop(best).(*step)
+	l.count--
+	l.running[bestLane]++
+	return s
+}
+
+func (l *lanes) finished(s *step) { l.running[s.lane]-- }
+
 // readyQueue orders runnable steps: highest rank first, then input order.
 type readyQueue []*step
 
-func (q readyQueue) Len() int { return len(q) }
-func (q readyQueue) Less(i, j int) bool {
-	if q[i].rank != q[j].rank {
-		return q[i].rank > q[j].rank
+func (q readyQueue) Len() int           { return len(q) }
+func (q readyQueue) Less(i, j int) bool { return before(q[i], q[j]) }
+
+// before reports whether a starts before b: higher rank, then input order.
+func before(a, b *step) bool {
+	if a.rank != b.rank {
+		return a.rank > b.rank
 	}
-	return q[i].index < q[j].index
+	return a.index < b.index
 }
+
 func (q readyQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
 func (q *readyQueue) Push(x any)   { *q = append(*q, x.(*step)) }
 func (q *readyQueue) Pop() any {
