@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"time"
 
 	"github.com/azkcli/azk/internal/arm"
@@ -177,7 +178,7 @@ func deleteAll(ctx context.Context, dels []*Deletion, opts Options, emit func(Ev
 	var deleting []*Deletion
 	for _, d := range dels {
 		if d.Action == DestroyDelete {
-			s := &step{index: len(steps), cost: deleteCost(d.ARMID), lane: laneOf(d.ARMID)}
+			s := &step{index: len(steps), cost: deleteCost(d.ARMID), lane: laneOf(d.ARMID), method: http.MethodDelete}
 			steps = append(steps, s)
 			deleting = append(deleting, d)
 			stepOf[d] = s
@@ -202,7 +203,7 @@ func deleteAll(ctx context.Context, dels []*Deletion, opts Options, emit func(Ev
 	}
 	flight := trackProgress(opts, emit, steps)
 	defer flight.stop()
-	run(ctx, opts.Drain, steps, opts.Parallelism, func(ctx context.Context, s *step) (Outcome, error) {
+	run(ctx, opts.Drain, steps, opts.Parallelism, admission(opts.Client), func(ctx context.Context, s *step) (Outcome, error) {
 		defer flight.enter(s)()
 		d := deleting[s.index]
 		if err := deleteOne(ctx, d, opts, emit); err != nil {

@@ -146,6 +146,38 @@ func (c *Client) Budget() BudgetStats {
 // to is doing, in the order of the subscription IDs.
 func (c *Client) Budgets() []SubscriptionBudget { return c.shared.budgets.bySubscription() }
 
+// Backlog is how many requests like a method's (reads, writes or deletes)
+// for the subscription wait for a token of ARM's buckets with a priority
+// of at least priority (or for a resource provider's counter, whatever
+// their priority), less the tokens there are now: the requests a new one
+// at that priority would wait behind, negative when it would wait for none.
+// A scheduler starts work in a subscription only while its backlog is
+// short, so that work waiting for a throttled budget holds no memory of
+// requests, and work that becomes ready later with a higher priority
+// still goes first.
+func (c *Client) Backlog(subscription, method string, priority float64) int {
+	return c.shared.budgets.backlog(strings.ToLower(subscription), method, priority)
+}
+
+func (b *budgets) backlog(subscription, method string, priority float64) int {
+	b.mu.Lock()
+	var in []*budget
+	for k, bu := range b.arm {
+		if k.subscription == subscription {
+			in = append(in, bu)
+		}
+	}
+	b.mu.Unlock()
+	if len(in) == 0 {
+		in = append(in, newBudget(b.limits)) // no request yet: ARM's whole burst
+	}
+	n := 0
+	for _, bu := range in {
+		n += bu.bucketFor(method).backlog(priority)
+	}
+	return n
+}
+
 type priorityKey struct{}
 
 // WithPriority orders the requests made under ctx among those waiting for
@@ -634,6 +666,22 @@ func (b *bucket) resizeLocked(now time.Time, burst float64) {
 		b.lim.setRate(now, rate)
 	}
 	b.assumed = RateLimit{Burst: int(burst), PerSecond: rate}
+}
+
+// backlog counts the waiters of at least priority, and those waiting for
+// another bucket first, less the whole tokens there are.
+func (b *bucket) backlog(priority float64) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := b.elsewhere
+	for _, w := range b.waiting {
+		if w.priority >= priority {
+			n++
+		}
+	}
+	now := time.Now()
+	b.capLocked(now)
+	return n - int(b.lim.at(now))
 }
 
 func (b *bucket) stats() ClassStats {
