@@ -296,13 +296,12 @@ func (m *maker) readAll() {
 	// The work goes to a pool of readers, not a goroutine for each node
 	// waiting for its owner: tens of thousands of nodes would hold a stack
 	// each. A task never waits for one that is not running: a node is read
-	// once its owner was, converted once it and what it depends on were read.
-	tasks := make(chan func(), 2*len(m.ordered))
+	// once its owner was, converted once it and what it depends on were
+	// read. Reads go first: they wait for ARM's budget, and the conversions
+	// (CPU alone) fill the time between; one converts at a time, so that
+	// they never hold up a read's request or its answer.
+	reads, converts := make(chan func(), len(m.ordered)), make(chan func(), len(m.ordered))
 	var pending sync.WaitGroup
-	enqueue := func(task func()) {
-		pending.Add(1)
-		tasks <- task
-	}
 	var mu sync.Mutex
 	var read func(st *nodeState)
 	read = func(st *nodeState) {
@@ -316,25 +315,36 @@ func (m *maker) readAll() {
 		}
 		mu.Unlock()
 		for _, c := range children[st] {
-			enqueue(func() { read(c) })
+			pending.Add(1)
+			reads <- func() { read(c) }
 		}
 		for _, d := range ready {
-			enqueue(func() { m.convertNode(d) })
+			pending.Add(1)
+			converts <- func() { m.convertNode(d) }
 		}
 	}
 	for _, st := range roots {
-		enqueue(func() { read(st) })
+		pending.Add(1)
+		reads <- func() { read(st) }
 	}
-	for range min(len(m.ordered), max(readersPerSubscription*len(subscriptions), minReaders)) {
-		go func() {
-			for task := range tasks {
+	done := make(chan struct{})
+	work := func(tasks <-chan func()) {
+		for {
+			select {
+			case task := <-tasks:
 				task()
 				pending.Done()
+			case <-done:
+				return
 			}
-		}()
+		}
 	}
+	for range min(len(m.ordered), max(readersPerSubscription*len(subscriptions), minReaders)) {
+		go work(reads)
+	}
+	go work(converts)
 	pending.Wait()
-	close(tasks)
+	close(done)
 	m.progress.stop()
 }
 
