@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -298,7 +299,7 @@ func (m *maker) readAll() {
 	// each. A task never waits for one that is not running: a node is read
 	// once its owner was, converted once it and what it depends on were
 	// read. Reads go first: they wait for ARM's budget, and the conversions
-	// (CPU alone) fill the time between; one converts at a time, so that
+	// (CPU alone) fill the time between, on all cores but one, so that
 	// they never hold up a read's request or its answer.
 	reads, converts := make(chan func(), len(m.ordered)), make(chan func(), len(m.ordered))
 	var pending sync.WaitGroup
@@ -342,7 +343,9 @@ func (m *maker) readAll() {
 	for range min(len(m.ordered), max(readersPerSubscription*len(subscriptions), minReaders)) {
 		go work(reads)
 	}
-	go work(converts)
+	for range max(runtime.GOMAXPROCS(0)-1, 1) {
+		go work(converts)
+	}
 	pending.Wait()
 	close(done)
 	m.progress.stop()
