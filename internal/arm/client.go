@@ -306,6 +306,9 @@ func (c *Client) Post(ctx context.Context, path, apiVersion string, body any) (*
 // List reads every item of a collection, following nextLink from page to
 // page. path is an ARM path such as "/subscriptions/{s}/resourceGroups/{rg}/resources".
 func (c *Client) List(ctx context.Context, path, apiVersion string) ([]json.RawMessage, error) {
+	if r := c.forCollection(path); r != c {
+		return r.List(ctx, path, apiVersion)
+	}
 	return c.list(ctx, path, apiVersion, nil)
 }
 
