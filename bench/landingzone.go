@@ -12,11 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/template"
 	"time"
 
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/emulator/armpath"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/planner"
@@ -55,19 +55,12 @@ type endpoint struct {
 // workspace) into dir, and the long operations (AKS, PostgreSQL, Bastion,
 // API Management) into the first longOps of them, then loads and resolves them.
 func LandingZone(dir string, zones, longOps int) (*Input, error) {
-	tmpl, err := template.New("").Funcs(template.FuncMap{
-		"add": func(a, b int) int { return a + b },
-		"mod": func(a, b int) int { return a % b },
-	}).ParseFS(templates, "testdata/*.tmpl")
+	tmpl, err := templateSet()
 	if err != nil {
 		return nil, err
 	}
 	for z := range zones {
-		data := map[string]any{
-			"Zone": fmt.Sprintf("%02d", z), "Octet": z,
-			"Two": []int{0, 1}, "Three": []int{0, 1, 2}, "Four": []int{0, 1, 2, 3}, "Eight": []int{0, 1, 2, 3, 4, 5, 6, 7},
-			"Endpoints": []endpoint{{0, "blob"}, {1, "blob"}, {0, "file"}},
-		}
+		data := zoneData(fmt.Sprintf("%02d", z), z)
 		names := []string{"landingzone.yaml.tmpl"}
 		if z < longOps {
 			names = append(names, "longops.yaml.tmpl")
@@ -105,11 +98,16 @@ func (c Clock) Azure(d time.Duration) time.Duration {
 	return time.Duration(float64(d) * c.Compression)
 }
 
-// Limits are ARM's default buckets, refilled as the clock runs.
+// Limits are ARM's default buckets, and the resource providers' counters
+// the emulator keeps (Emulator with provider limits), refilled as the clock runs.
 func (c Clock) Limits() arm.RateLimits {
 	l := arm.DefaultRateLimits
 	for _, r := range []*arm.RateLimit{&l.Reads, &l.Writes, &l.Deletes} {
 		r.PerSecond *= c.Compression
+	}
+	l.Counters = map[string]arm.RateLimit{}
+	for _, p := range (emulator.Faults{}).WithProviderLimits(c.Compression).ProviderLimits {
+		l.Counters[p.Counter] = arm.RateLimit(p.Limit)
 	}
 	return l
 }
@@ -155,18 +153,21 @@ func ruleFor(armType string) time.Duration {
 }
 
 // Bound is what no schedule of a plan's writes can beat, in Azure time:
-// the longest chain of operations, and the time ARM's buckets take to let
-// the writes through, and the reads that following the operations takes
-// at least.
+// the longest chain of operations, and the time each subscription's buckets
+// take to let its writes through (ARM's, and the counters of the resource
+// providers that throttle them), and the reads that following the
+// operations takes at least.
 type Bound struct {
-	CriticalPath, Writes, Reads time.Duration
+	CriticalPath, Writes, Reads, Providers time.Duration
 	// WriteCount and ReadCount are the writes the plan needs and the fewest
-	// reads that follow their operations to the end.
+	// reads that follow their operations to the end, over every subscription.
 	WriteCount, ReadCount int
+	// Subscriptions is how many subscriptions the writes go to.
+	Subscriptions int
 }
 
 // Max is the bound.
-func (b Bound) Max() time.Duration { return max(b.CriticalPath, b.Writes, b.Reads) }
+func (b Bound) Max() time.Duration { return max(b.CriticalPath, b.Writes, b.Reads, b.Providers) }
 
 // ApplyBound is the bound of applying the plan's resources.
 func ApplyBound(resources []*planner.Resource) Bound {
@@ -190,17 +191,45 @@ func ApplyBound(resources []*planner.Resource) Bound {
 		return finish[r.Address]
 	}
 	var b Bound
+	writes, reads := map[string]int{}, map[string]int{}
+	providers := map[string]int{} // by subscription and counter
+	counters := emulator.Faults{}.WithProviderLimits(1).ProviderLimits
 	for _, r := range resources {
 		b.CriticalPath = max(b.CriticalPath, end(r))
-		if r.Writes() {
-			b.WriteCount++
-			b.ReadCount += fewestReads(r)
+		if !r.Writes() {
+			continue
+		}
+		t, _ := armpath.Parse(idOf(r))
+		sub := strings.ToLower(t.Sub)
+		writes[sub]++
+		reads[sub] += fewestReads(r)
+		for _, l := range counters {
+			if !l.PerResource && l.Covers(http.MethodPut, t) {
+				providers[sub+" "+l.Counter]++
+				b.Providers = max(b.Providers, spend(providers[sub+" "+l.Counter], arm.RateLimit(l.Limit)))
+			}
 		}
 	}
 	l := arm.DefaultRateLimits
-	b.Writes = spend(b.WriteCount, l.Writes)
-	b.Reads = spend(b.ReadCount, l.Reads)
+	for sub, n := range writes {
+		b.WriteCount += n
+		b.ReadCount += reads[sub]
+		b.Writes = max(b.Writes, spend(n, l.Writes))
+		b.Reads = max(b.Reads, spend(reads[sub], l.Reads))
+	}
+	b.Subscriptions = len(writes)
 	return b
+}
+
+// idOf is the ARM ID the plan writes r at.
+func idOf(r *planner.Resource) string {
+	if r.ARMID != "" {
+		return r.ARMID
+	}
+	if r.Node != nil {
+		return r.Node.ID
+	}
+	return ""
 }
 
 // spend is how long a bucket takes to let n requests through.

@@ -46,8 +46,13 @@ type counter struct {
 	throttled                            atomic.Int64
 }
 
+// newCounter counts over a transport of at most 1,024 connections to the
+// emulator (plain HTTP/1.1, a request at a time on each), as azcore's
+// HTTP/2 to ARM carries many requests on each of a few: a connection, its
+// buffers and goroutines for each request in flight would weigh in the
+// peak heap, not azk.
 func newCounter() *counter {
-	return &counter{next: &http.Transport{MaxIdleConnsPerHost: 1000, MaxIdleConns: 1000, IdleConnTimeout: time.Minute}}
+	return &counter{next: &http.Transport{MaxConnsPerHost: 1024, MaxIdleConnsPerHost: 1024, MaxIdleConns: 1024, IdleConnTimeout: time.Minute}}
 }
 
 func (c *counter) RoundTrip(r *http.Request) (*http.Response, error) {

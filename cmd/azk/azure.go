@@ -59,7 +59,7 @@ func (f *azureFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.insecureHTTP, "insecure-http", false, "allow a plain-HTTP --endpoint (tests only: the token travels unencrypted)")
 	fl.BoolVar(&f.emulator, "emulator", false, "start the azk emulator in-process (state in "+emulatorStateDir+") and use it instead of Azure")
 	fl.IntVar(&f.parallelism, "parallelism", arm.DefaultParallelism, "most operations (and reads, and separately writes) in flight at once; 0: no bound, requests are paced by ARM's rate limits")
-	fl.StringVar(&f.rateLimit, "rate-limit", "", "ARM's token buckets for the subscription, if not its defaults (reads=250:25,writes=200:10,deletes=200:10): KIND=BURST:PER_SECOND, comma-separated")
+	fl.StringVar(&f.rateLimit, "rate-limit", "", "ARM's token buckets for each subscription, if not its defaults (reads=250:25,writes=200:10,deletes=200:10), and resource providers' counters (e.g. Microsoft.Compute/PutVMSubscriptionMaximum=1500:8.33): KIND=BURST:PER_SECOND, comma-separated")
 	fl.IntVar(&f.maxAttempts, "retry-max-attempts", 6, "tries of one request on throttling, server errors and transient ARM conflicts")
 	fl.DurationVar(&f.maxDelay, "retry-max-delay", time.Minute, "longest wait between tries, including a server's Retry-After")
 	fl.BoolVar(&f.debug, "debug", false, "log every ARM request and response (tokens and bodies redacted) to standard error")

@@ -29,6 +29,7 @@ func newEmulatorCommand(g *globalOptions) *cobra.Command {
 		writeLimit      string
 		deleteLimit     string
 		armLimits       bool
+		providerLimits  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "emulator",
@@ -78,6 +79,9 @@ One emulator at a time may use a state folder.`,
 			if armLimits {
 				opts.Faults = opts.Faults.WithARMLimits(opts.TimeCompression)
 			}
+			if providerLimits {
+				opts.Faults = opts.Faults.WithProviderLimits(opts.TimeCompression)
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			run, err := emulator.Start(ctx, opts, addr, !insecureHTTP)
@@ -120,6 +124,7 @@ One emulator at a time may use a state folder.`,
 	f.StringVar(&writeLimit, "write-limit", "", "per-subscription write token bucket BURST/PER_SECOND, e.g. 200/10")
 	f.StringVar(&deleteLimit, "delete-limit", "", "per-subscription delete token bucket BURST/PER_SECOND, e.g. 200/10")
 	f.BoolVar(&armLimits, "arm-limits", false, "throttle with ARM's default buckets (reads 250/25, writes and deletes 200/10, refilled --time-compression times faster)")
+	f.BoolVar(&providerLimits, "provider-limits", false, "throttle as Compute and Storage document, besides ARM: their counters on every answer they cover (x-ms-ratelimit-remaining-resource), 429 when one is empty, refilled --time-compression times faster")
 	f.BoolVar(&opts.RecordedTiming, "recorded-timing", false, "make operations last, and hint Retry-After, as the recordings show for each type")
 	f.BoolVar(&opts.EnforceRBAC, "enforce-rbac", false, "refuse writes the caller's role assignments do not allow (403 AuthorizationFailed), as ARM does; a token without an oid claim is the default principal, Owner of a subscription until a role assignment there names it")
 	f.Float64Var(&opts.TimeCompression, "time-compression", 1, "run time this many times faster: operation durations, Retry-After hints and --arm-limits refills")

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"strings"
@@ -76,7 +77,7 @@ func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Re
 	byAddress := make(map[string]*step, len(resources))
 	byNode := make(map[*graph.Node]*step, len(resources))
 	for i, r := range resources {
-		steps[i] = &step{index: i, cost: applyCost(r)}
+		steps[i] = &step{index: i, cost: applyCost(r), lane: laneOf(idOf(r)), method: firstWrite(r)}
 		byAddress[r.Address] = steps[i]
 		if r.Node != nil {
 			byNode[r.Node] = steps[i]
@@ -86,10 +87,11 @@ func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Re
 		steps[i].deps = dependencies(r, byNode, byAddress)
 	}
 	a.producers = producers(resources)
+	a.statusRead = statusReaders(resources, a.producers)
 	a.exports = exported.New(exported.Options{Client: opts.Client, Status: a.statusOf, Redact: opts.Redact})
-	flight := trackProgress(opts, a.emit)
-	run(ctx, opts.Drain, steps, opts.Parallelism, func(ctx context.Context, s *step) (Outcome, error) {
-		defer flight.enter()()
+	flight := trackProgress(opts, a.emit, steps)
+	run(ctx, opts.Drain, steps, opts.Parallelism, admission(opts.Client), func(ctx context.Context, s *step) (Outcome, error) {
+		defer flight.enter(s)()
 		return a.apply(ctx, resources[s.index])
 	})
 	flight.stop()
@@ -168,6 +170,21 @@ func producers(resources []*planner.Resource) map[*graph.Node]bool {
 	return out
 }
 
+// statusReaders are the nodes whose status applying the resources reads:
+// the producers, and the resources another's Azure name comes from.
+func statusReaders(resources []*planner.Resource, producers map[*graph.Node]bool) map[*graph.Node]bool {
+	out := maps.Clone(producers)
+	for _, r := range resources {
+		if r.Node == nil {
+			continue
+		}
+		if src := r.Node.NameSource(); src != nil && src.To != nil {
+			out[src.To] = true
+		}
+	}
+	return out
+}
+
 func interrupted(ctx context.Context, drain <-chan struct{}) bool {
 	if ctx.Err() != nil {
 		return true
@@ -184,6 +201,9 @@ type applier struct {
 	opts      Options
 	emit      func(Event)
 	producers map[*graph.Node]bool
+	// statusRead are the nodes whose status another resource reads: the
+	// producers and the sources of names.
+	statusRead map[*graph.Node]bool
 	// exports fetches the Secrets producers export, once each.
 	exports *exported.Fetcher
 	// recordErrs are the policy records that could not be written, by address.
@@ -381,9 +401,9 @@ func (a *applier) readBack(ctx context.Context, r *planner.Resource, id string) 
 }
 
 // keepStatus keeps the status of r's resource as read, for the resources
-// that consume it.
+// that consume it; of the others, nothing of what Azure answered is kept.
 func (a *applier) keepStatus(r *planner.Resource, body map[string]any) {
-	if r.Node != nil && r.Node.Kind != nil {
+	if r.Node != nil && r.Node.Kind != nil && a.statusRead[r.Node] {
 		a.mu.Lock()
 		a.status[r.Node] = convert.Status(r.Node.Kind, body)
 		a.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"time"
 
 	"github.com/azkcli/azk/internal/arm"
@@ -196,7 +197,7 @@ func deleteAll(ctx context.Context, dels []*Deletion, opts Options, emit func(Ev
 	var deleting []*Deletion
 	for _, d := range dels {
 		if d.Action == DestroyDelete {
-			s := &step{index: len(steps), cost: deleteCost(d.ARMID)}
+			s := &step{index: len(steps), cost: deleteCost(d.ARMID), lane: laneOf(d.ARMID), method: http.MethodDelete}
 			steps = append(steps, s)
 			deleting = append(deleting, d)
 			stepOf[d] = s
@@ -219,10 +220,10 @@ func deleteAll(ctx context.Context, dels []*Deletion, opts Options, emit func(Ev
 			}
 		}
 	}
-	flight := trackProgress(opts, emit)
+	flight := trackProgress(opts, emit, steps)
 	defer flight.stop()
-	run(ctx, opts.Drain, steps, opts.Parallelism, func(ctx context.Context, s *step) (Outcome, error) {
-		defer flight.enter()()
+	run(ctx, opts.Drain, steps, opts.Parallelism, admission(opts.Client), func(ctx context.Context, s *step) (Outcome, error) {
+		defer flight.enter(s)()
 		d := deleting[s.index]
 		if err := deleteOne(ctx, d, opts, emit); err != nil {
 			return OutcomeFailed, err

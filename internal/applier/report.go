@@ -209,6 +209,20 @@ type Progress struct {
 	InFlight  int `json:"inFlight"`
 	Queued    int `json:"queued"`
 	Throttled int `json:"throttled"`
+	// Subscriptions are the same counts for each subscription, when the
+	// run acts in more than one, in the order of their IDs.
+	Subscriptions []SubscriptionProgress `json:"subscriptions,omitempty"`
+}
+
+// SubscriptionProgress is one subscription's counts, with how many of the
+// resources azk acts on there are done (whatever the outcome) of how many.
+type SubscriptionProgress struct {
+	Subscription string `json:"subscription"`
+	InFlight     int    `json:"inFlight"`
+	Queued       int    `json:"queued"`
+	Throttled    int    `json:"throttled"`
+	Done         int    `json:"done"`
+	Total        int    `json:"total"`
 }
 
 // Failure is an error as reported: ARM's code, message and correlation ID
@@ -279,6 +293,9 @@ func TextProgress(w io.Writer) func(Event) {
 			fmt.Fprintf(w, "%s: Waiting: %s\n", e.Address, e.Message)
 		case EventProgress:
 			fmt.Fprintf(w, "Progress: %d in flight, %d requests waiting for ARM's rate budget, %d throttled (429) so far\n", e.Progress.InFlight, e.Progress.Queued, e.Progress.Throttled)
+			for _, s := range e.Progress.Subscriptions {
+				fmt.Fprintf(w, "Progress: subscription %s: %d of %d done, %d in flight, %d requests waiting, %d throttled\n", s.Subscription, s.Done, s.Total, s.InFlight, s.Queued, s.Throttled)
+			}
 		case EventRecord:
 			if e.Error != nil {
 				fmt.Fprintf(w, "%s: %s\n", e.Address, describeFailure(e.Error))

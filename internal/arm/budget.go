@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+
+	"github.com/azkcli/azk/internal/armid"
 )
 
 // RateLimit is a token bucket: Burst requests at once, refilled at PerSecond.
@@ -22,9 +25,23 @@ type RateLimit struct {
 }
 
 // RateLimits are the buckets ARM keeps for a subscription and principal, one
-// per kind of request: reads (GET, HEAD), writes (PUT, PATCH, POST) and deletes.
+// per kind of request: reads (GET, HEAD), writes (PUT, PATCH, POST) and
+// deletes; and the buckets assumed of resource providers' own throttling
+// counters.
 type RateLimits struct {
 	Reads, Writes, Deletes RateLimit
+	// Counters are resource providers' counters (the names answers give in
+	// x-ms-ratelimit-remaining-resource, such as
+	// "Microsoft.Compute/PutVMSubscriptionMaximum"), case-insensitive. A
+	// counter not named here holds what its answers show, refilled over the
+	// window its name ends in ("3Min", "30Min", "1Hour", "1Sec"), or else over
+	// three minutes, as Compute documents its buckets.
+	Counters map[string]RateLimit
+}
+
+// zero reports whether no ARM bucket is given.
+func (l RateLimits) zero() bool {
+	return l.Reads == (RateLimit{}) && l.Writes == (RateLimit{}) && l.Deletes == (RateLimit{})
 }
 
 // DefaultRateLimits are ARM's documented per-subscription limits since its
@@ -37,7 +54,8 @@ var DefaultRateLimits = RateLimits{
 }
 
 // ParseRateLimits reads --rate-limit: comma-separated KIND=BURST:PER_SECOND
-// with KIND reads, writes or deletes, e.g. "writes=1000:50,reads=2000:100".
+// with KIND reads, writes, deletes or a resource provider's counter, e.g.
+// "writes=1000:50,reads=2000:100,Microsoft.Compute/PutVMSubscriptionMaximum=1500:8.3".
 // Kinds not named keep ARM's defaults.
 func ParseRateLimits(s string) (RateLimits, error) {
 	out := DefaultRateLimits
@@ -54,7 +72,8 @@ func ParseRateLimits(s string) (RateLimits, error) {
 			return RateLimits{}, fmt.Errorf("rate limit %q: want KIND=BURST:PER_SECOND, e.g. writes=200:10 (burst at least 1, a positive rate)", part)
 		}
 		limit := RateLimit{Burst: b, PerSecond: r}
-		switch strings.ToLower(strings.TrimSpace(kind)) {
+		kind = strings.TrimSpace(kind)
+		switch strings.ToLower(kind) {
 		case "reads":
 			out.Reads = limit
 		case "writes":
@@ -62,7 +81,14 @@ func ParseRateLimits(s string) (RateLimits, error) {
 		case "deletes":
 			out.Deletes = limit
 		default:
-			return RateLimits{}, fmt.Errorf("rate limit %q: the kind is reads, writes or deletes", part)
+			namespace, policy, isCounter := strings.Cut(kind, "/")
+			if !isCounter || namespace == "" || policy == "" || strings.ContainsAny(kind, " ;") {
+				return RateLimits{}, fmt.Errorf("rate limit %q: the kind is reads, writes or deletes, or a resource provider's counter such as Microsoft.Compute/PutVMSubscriptionMaximum", part)
+			}
+			if out.Counters == nil {
+				out.Counters = map[string]RateLimit{}
+			}
+			out.Counters[strings.ToLower(kind)] = limit
 		}
 	}
 	return out, nil
@@ -77,9 +103,10 @@ type BudgetStats struct {
 type ClassStats struct {
 	// InFlight are requests sent and not answered yet.
 	InFlight int
-	// Queued are requests waiting for a token of the budget.
+	// Queued are requests waiting for a token of the budget: of ARM's
+	// bucket, or of a resource provider's counter.
 	Queued int
-	// Throttled is how many answers were 429 so far.
+	// Throttled is how many answers were 429 so far, ARM's or a provider's.
 	Throttled int
 	// Answered is how many answers came so far, 429s included.
 	Answered int
@@ -97,6 +124,60 @@ func (a ClassStats) plus(b ClassStats) ClassStats {
 	return ClassStats{InFlight: a.InFlight + b.InFlight, Queued: a.Queued + b.Queued, Throttled: a.Throttled + b.Throttled, Answered: a.Answered + b.Answered}
 }
 
+// SubscriptionBudget is what the rate budget of one subscription is doing,
+// over every identity acting in it.
+type SubscriptionBudget struct {
+	Subscription string
+	BudgetStats
+}
+
+// Budget says what the rate budgets of this run are doing: requests in
+// flight, waiting for a token, and throttled, summed over every
+// subscription and identity.
+func (c *Client) Budget() BudgetStats {
+	var out BudgetStats
+	for _, s := range c.shared.budgets.bySubscription() {
+		out = out.plus(s.BudgetStats)
+	}
+	return out
+}
+
+// Budgets says what the rate budget of each subscription requests went
+// to is doing, in the order of the subscription IDs.
+func (c *Client) Budgets() []SubscriptionBudget { return c.shared.budgets.bySubscription() }
+
+// Backlog is how many requests like a method's (reads, writes or deletes)
+// for the subscription wait for a token of ARM's buckets with a priority
+// of at least priority (or for a resource provider's counter, whatever
+// their priority), less the tokens there are now: the requests a new one
+// at that priority would wait behind, negative when it would wait for none.
+// A scheduler starts work in a subscription only while its backlog is
+// short, so that work waiting for a throttled budget holds no memory of
+// requests, and work that becomes ready later with a higher priority
+// still goes first.
+func (c *Client) Backlog(subscription, method string, priority float64) int {
+	return c.shared.budgets.backlog(strings.ToLower(subscription), method, priority)
+}
+
+func (b *budgets) backlog(subscription, method string, priority float64) int {
+	b.mu.Lock()
+	var in []*budget
+	for k, bu := range b.arm {
+		if k.subscription == subscription {
+			in = append(in, bu)
+		}
+	}
+	b.mu.Unlock()
+	if len(in) == 0 {
+		in = append(in, newBudget(b.limits)) // no request yet: ARM's whole burst
+	}
+	n := 0
+	for _, bu := range in {
+		n += bu.bucketFor(method).backlog(priority)
+	}
+	return n
+}
+
 type priorityKey struct{}
 
 // WithPriority orders the requests made under ctx among those waiting for
@@ -110,56 +191,102 @@ func priorityOf(ctx context.Context) float64 {
 	return p
 }
 
-// budget is a pipeline policy pacing every try of every request by a local
-// mirror of ARM's token buckets for one subscription and principal. It sits
-// inside azcore's retry loop, so retries and polls draw tokens too.
-//
-// Each answer's x-ms-ratelimit-remaining-subscription-* headers keep the
-// mirror in step with ARM's count, for subscriptions with smaller buckets
-// and for other clients sharing them. Answers arrive out of order, and an
-// older count is higher than the current one, so a count only ever lowers
-// the mirror's tokens. The bucket's size is the largest count ARM has shown
-// (the assumed burst until the first answer); a faster refill is
-// --rate-limit's to say. A 429 empties the bucket
-// and halves the refill rate, which then grows back to the assumed rate with
-// every answer that is not throttled (additive increase, multiplicative
-// decrease).
-// The throttled request waits its Retry-After and is sent again here, with a
-// new token, so a 429 never uses up one of the retries kept for real failures.
-type budget struct {
-	reads, writes, deletes *bucket
-	maxWait                time.Duration
+// budgets are the rate budgets of one run: a local mirror of ARM's token
+// buckets for each subscription and principal, and of the resource
+// providers' counters each subscription's answers show (counters.go).
+// Every client of the run paces its requests by them (policy), each
+// request by the budget of the subscription its path names, so that the
+// requests of a resource in another subscription draw on that
+// subscription's buckets, and a subscription that is throttled holds back
+// no other.
+type budgets struct {
+	limits   RateLimits
+	maxWait  time.Duration
+	counters *counters
+
+	mu  sync.Mutex
+	arm map[budgetKey]*budget
 }
 
-func newBudget(l RateLimits, maxWait time.Duration) *budget {
-	return &budget{
-		reads:   newBucket("reads", l.Reads),
-		writes:  newBucket("writes", l.Writes),
-		deletes: newBucket("deletes", l.Deletes),
-		maxWait: maxWait,
+type budgetKey struct{ subscription, principal string }
+
+func newBudgets(l RateLimits, maxWait time.Duration) *budgets {
+	return &budgets{limits: l, maxWait: maxWait, counters: newCounters(l.Counters), arm: map[budgetKey]*budget{}}
+}
+
+// of is the budget of a subscription (lower-cased) and principal.
+func (b *budgets) of(subscription, principal string) *budget {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	k := budgetKey{subscription, principal}
+	bu := b.arm[k]
+	if bu == nil {
+		bu = newBudget(b.limits)
+		b.arm[k] = bu
 	}
+	return bu
 }
 
-func (b *budget) bucketFor(method string) *bucket {
-	switch method {
-	case http.MethodGet, http.MethodHead:
-		return b.reads
-	case http.MethodDelete:
-		return b.deletes
+func (b *budgets) bySubscription() []SubscriptionBudget {
+	b.mu.Lock()
+	byName := map[string]BudgetStats{}
+	for k, bu := range b.arm {
+		byName[k.subscription] = byName[k.subscription].plus(bu.stats())
 	}
-	return b.writes
+	b.mu.Unlock()
+	out := make([]SubscriptionBudget, 0, len(byName))
+	for sub, st := range byName {
+		out = append(out, SubscriptionBudget{Subscription: sub, BudgetStats: st})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Subscription < out[j].Subscription })
+	return out
 }
 
-func (b *budget) Do(req *policy.Request) (*http.Response, error) {
+// policy is the pipeline policy pacing a client's requests: every try of
+// every request waits for a token of ARM's bucket for its kind, in its
+// subscription and for the client's principal, and of each provider counter
+// known to cover it. It sits inside azcore's retry loop, so retries and
+// polls draw tokens too. o.Subscription stands for requests whose path
+// names no subscription.
+func (b *budgets) policy(o Options) policy.Policy {
+	return budgetPolicy{all: b, principal: o.principal, subscription: strings.ToLower(o.Subscription)}
+}
+
+type budgetPolicy struct {
+	all                     *budgets
+	principal, subscription string
+}
+
+// Do sends the request once it has its tokens. ARM's
+// x-ms-ratelimit-remaining-subscription-* headers and the providers'
+// x-ms-ratelimit-remaining-resource keep the mirrors in step with the
+// counts in Azure (see bucket.answered). A 429 empties the bucket that
+// throttled and halves its refill rate, which then grows back to the
+// assumed rate with every answer that is not throttled (additive
+// increase, multiplicative decrease): the counter the answer shows empty,
+// else ARM's bucket. The throttled request waits its Retry-After and is
+// sent again here, with new tokens, so a 429 never uses up one of the
+// retries kept for real failures.
+func (p budgetPolicy) Do(req *policy.Request) (*http.Response, error) {
 	ctx := req.Raw().Context()
-	bk := b.bucketFor(req.Raw().Method)
+	rc := classify(req.Raw().Method, req.Raw().URL.Path, p.subscription)
+	bk := p.all.of(rc.subscription, p.principal).bucketFor(rc.method)
 	prio := priorityOf(ctx)
 	for {
+		bk.waitElsewhere(1)
+		held, err := p.all.counters.take(ctx, rc, prio)
+		bk.waitElsewhere(-1)
+		if err != nil {
+			return nil, err
+		}
 		if err := bk.take(ctx, prio); err != nil {
+			p.all.counters.release(held)
+			p.all.counters.abandon(rc)
 			return nil, err
 		}
 		resp, err := req.Next()
-		bk.answered(resp)
+		providerThrottled := p.all.counters.answered(rc, held, resp)
+		bk.answered(resp, !providerThrottled)
 		if err != nil || resp.StatusCode != http.StatusTooManyRequests {
 			return resp, err
 		}
@@ -168,7 +295,7 @@ func (b *budget) Do(req *policy.Request) (*http.Response, error) {
 			wait = time.Second
 		}
 		runtime.Drain(resp)
-		if err := sleep(ctx, min(wait, b.maxWait)); err != nil {
+		if err := sleep(ctx, min(wait, p.all.maxWait)); err != nil {
 			return nil, err
 		}
 		if err := req.RewindBody(); err != nil {
@@ -177,27 +304,131 @@ func (b *budget) Do(req *policy.Request) (*http.Response, error) {
 	}
 }
 
+// request is what the budgets know a request by.
+type request struct {
+	method string
+	// subscription is the one whose buckets the request draws on, lower-cased.
+	subscription string
+	// class groups the requests one provider counter covers alike: the
+	// method and the lower-cased ARM type, and whether it reads a collection.
+	class string
+	// resource is the lower-cased path, for counters kept per resource.
+	resource string
+}
+
+func classify(method, path, fallbackSubscription string) request {
+	r := request{method: method, subscription: fallbackSubscription, resource: strings.ToLower(path)}
+	id, tail, err := armid.ParsePath(path)
+	if err != nil {
+		r.class = method + " ?"
+		return r
+	}
+	if id.Subscription != "" {
+		r.subscription = strings.ToLower(id.Subscription)
+	}
+	typ := id.Type()
+	switch len(tail) {
+	case 1:
+		typ += "/" + tail[0]
+	case 3:
+		typ = tail[1] + "/" + tail[2]
+	}
+	r.class = method + " " + strings.ToLower(typ)
+	if len(tail) > 0 {
+		r.class += " list"
+	}
+	return r
+}
+
+// budget is the mirror of ARM's token buckets for one subscription and
+// principal.
+type budget struct {
+	reads, writes, deletes *bucket
+}
+
+func newBudget(l RateLimits) *budget {
+	return &budget{
+		reads:   newBucket(l.Reads),
+		writes:  newBucket(l.Writes),
+		deletes: newBucket(l.Deletes),
+	}
+}
+
+func (b *budget) bucketFor(method string) *armBucket {
+	switch method {
+	case http.MethodGet, http.MethodHead:
+		return &armBucket{b.reads, "reads"}
+	case http.MethodDelete:
+		return &armBucket{b.deletes, "deletes"}
+	}
+	return &armBucket{b.writes, "writes"}
+}
+
 func (b *budget) stats() BudgetStats {
 	return BudgetStats{Reads: b.reads.stats(), Writes: b.writes.stats(), Deletes: b.deletes.stats()}
 }
 
-// bucket mirrors one of ARM's token buckets and hands its tokens to waiting
-// requests by priority.
+// armBucket is one of ARM's buckets, with the kind of request it counts.
+type armBucket struct {
+	*bucket
+	kind string // reads, writes or deletes
+}
+
+// answered brings the bucket in step with ARM's answer. ownThrottle says a
+// 429 is ARM's own, not a resource provider's.
+func (b *armBucket) answered(resp *http.Response, ownThrottle bool) {
+	if resp == nil {
+		b.bucket.answered(answer{})
+		return
+	}
+	a := answer{came: true, status: resp.StatusCode, throttled: resp.StatusCode == http.StatusTooManyRequests && ownThrottle}
+	a.remaining, a.known = b.remaining(resp.Header)
+	b.bucket.answered(a)
+}
+
+// remaining reads ARM's count of tokens left for this kind of request: the
+// subscription's, or the global one for every principal if that is lower.
+func (b *armBucket) remaining(h http.Header) (int, bool) {
+	found, least := false, 0
+	for _, name := range []string{"x-ms-ratelimit-remaining-subscription-" + b.kind, "x-ms-ratelimit-remaining-subscription-global-" + b.kind} {
+		v := h.Get(name)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 {
+			continue
+		}
+		if !found || n < least {
+			least = n
+		}
+		found = true
+	}
+	return least, found
+}
+
+// bucket mirrors one token bucket in Azure (ARM's, or a provider's counter)
+// and hands its tokens to waiting requests by priority.
 type bucket struct {
-	name    string
 	assumed RateLimit
+	// window, when not zero, is how long the bucket takes to refill from
+	// empty: its assumed rate follows the size the answers show.
+	window time.Duration
 
 	mu       sync.Mutex
 	lim      tokens
-	sized    bool // lim.burst is what ARM has shown, no longer the assumed burst
+	sized    bool // lim.burst is what Azure has shown, no longer the assumed burst
 	waiting  waiters
 	arrivals uint64
 	timer    *time.Timer
 	counts   ClassStats
+	// elsewhere are requests of this bucket's kind waiting for a token of
+	// another bucket first (a provider's counter): queued all the same.
+	elsewhere int
 }
 
-func newBucket(name string, l RateLimit) *bucket {
-	return &bucket{name: name, assumed: l, lim: tokens{n: float64(l.Burst), burst: float64(l.Burst), rate: l.PerSecond, last: time.Now()}}
+func newBucket(l RateLimit) *bucket {
+	return &bucket{assumed: l, lim: tokens{n: float64(l.Burst), burst: float64(l.Burst), rate: l.PerSecond, last: time.Now()}}
 }
 
 // tokens is a token bucket's arithmetic, in fractions of a token: keeping
@@ -305,6 +536,21 @@ func (b *bucket) take(ctx context.Context, priority float64) error {
 	}
 }
 
+// release gives up a token taken for a request that is not sent after all:
+// the token stays spent (Azure may have counted it, for all the mirror knows).
+func (b *bucket) release() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.counts.InFlight--
+	b.dispatchLocked(time.Now())
+}
+
+func (b *bucket) waitElsewhere(n int) {
+	b.mu.Lock()
+	b.elsewhere += n
+	b.mu.Unlock()
+}
+
 // capLocked keeps the tokens at most the burst less the requests in flight:
 // ARM's bucket, full while they travel, refills no further, and counts them
 // when they arrive.
@@ -340,39 +586,70 @@ func (b *bucket) dispatch() {
 	b.dispatchLocked(time.Now())
 }
 
-// answered brings the bucket in step with an answer: ARM's remaining count,
-// and on a 429 an empty bucket refilled more slowly.
-func (b *bucket) answered(resp *http.Response) {
+// answer is what an answer tells a bucket.
+type answer struct {
+	came   bool // false: no answer (the request failed on its way)
+	status int
+	// remaining is Azure's count of tokens left, when known.
+	remaining int
+	known     bool
+	// throttled: this bucket's own 429.
+	throttled bool
+}
+
+// answered brings the bucket in step with the answer to a request that
+// took one of its tokens.
+func (b *bucket) answered(a answer) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := time.Now()
 	b.capLocked(now) // the cap held until this answer came
 	b.counts.InFlight--
-	if resp == nil {
+	b.settleLocked(now, a)
+}
+
+// observe brings the bucket in step with an answer to a request that took
+// none of its tokens (before the client knew the bucket covered it).
+func (b *bucket) observe(a answer) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := time.Now()
+	b.capLocked(now)
+	b.settleLocked(now, a)
+}
+
+func (b *bucket) settleLocked(now time.Time, a answer) {
+	if !a.came {
+		b.dispatchLocked(now)
 		return
 	}
 	b.counts.Answered++
-	assumed := b.assumed.PerSecond
-	if remaining, ok := b.remaining(resp.Header); ok {
-		// ARM had remaining+1 tokens when it counted this request (a 429
+	if a.status == http.StatusTooManyRequests {
+		b.counts.Throttled++
+	}
+	if a.known {
+		// Azure had remaining+1 tokens when it counted this request (a 429
 		// was not counted, and shows nothing): its bucket holds at least
 		// that many. Until an answer shows more, the mirror holds no more,
 		// so a pause on this side (a slow machine, a stalled process) does
-		// not save up tokens ARM's bucket never had.
-		if shown := float64(remaining + 1); resp.StatusCode != http.StatusTooManyRequests && (!b.sized || shown > b.lim.burst) {
+		// not save up tokens Azure's bucket never had.
+		if shown := float64(a.remaining + 1); a.status != http.StatusTooManyRequests && (!b.sized || shown > b.lim.burst) {
 			b.lim.advance(now)
 			b.lim.burst, b.sized = shown, true
 			b.lim.n = math.Min(b.lim.n, shown)
+			if b.window > 0 {
+				b.resizeLocked(now, shown)
+			}
 		}
-		// The requests still in flight may not be in ARM's count yet: they
-		// come off it too, so the mirror errs on the side of fewer tokens.
-		// ARM counts whole tokens: a fraction less is no news.
-		if arm := math.Max(float64(remaining-b.counts.InFlight), 0); b.lim.at(now)-arm >= 1 {
-			b.lim.lower(now, arm)
+		// The requests still in flight may not be in Azure's count yet:
+		// they come off it too, so the mirror errs on the side of fewer
+		// tokens. Azure counts whole tokens: a fraction less is no news.
+		if counted := math.Max(float64(a.remaining-b.counts.InFlight), 0); b.lim.at(now)-counted >= 1 {
+			b.lim.lower(now, counted)
 		}
 	}
-	if resp.StatusCode == http.StatusTooManyRequests {
-		b.counts.Throttled++
+	assumed := b.assumed.PerSecond
+	if a.throttled {
 		b.lim.lower(now, 0)
 		b.lim.setRate(now, math.Max(b.lim.rate/2, assumed/16))
 	} else if b.lim.rate < assumed {
@@ -381,29 +658,36 @@ func (b *bucket) answered(resp *http.Response) {
 	b.dispatchLocked(now)
 }
 
-// remaining reads ARM's count of tokens left for this kind of request: the
-// subscription's, or the global one for every principal if that is lower.
-func (b *bucket) remaining(h http.Header) (int, bool) {
-	found, least := false, 0
-	for _, name := range []string{"x-ms-ratelimit-remaining-subscription-" + b.name, "x-ms-ratelimit-remaining-subscription-global-" + b.name} {
-		v := h.Get(name)
-		if v == "" {
-			continue
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < 0 {
-			continue
-		}
-		if !found || n < least {
-			least = n
-		}
-		found = true
+// resizeLocked makes the assumed refill of a bucket known by its window
+// follow the size shown: the whole bucket over the window.
+func (b *bucket) resizeLocked(now time.Time, burst float64) {
+	rate := burst / b.window.Seconds()
+	if b.lim.rate >= b.assumed.PerSecond {
+		b.lim.setRate(now, rate)
 	}
-	return least, found
+	b.assumed = RateLimit{Burst: int(burst), PerSecond: rate}
+}
+
+// backlog counts the waiters of at least priority, and those waiting for
+// another bucket first, less the whole tokens there are.
+func (b *bucket) backlog(priority float64) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := b.elsewhere
+	for _, w := range b.waiting {
+		if w.priority >= priority {
+			n++
+		}
+	}
+	now := time.Now()
+	b.capLocked(now)
+	return n - int(b.lim.at(now))
 }
 
 func (b *bucket) stats() ClassStats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.counts
+	s := b.counts
+	s.Queued += b.elsewhere
+	return s
 }

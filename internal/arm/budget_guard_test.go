@@ -33,7 +33,7 @@ func TestBudgetTakesTheLowerOfSubscriptionAndGlobalCounts(t *testing.T) {
 			t.Run(kind+"/"+tc.name, func(t *testing.T) {
 				// A slow refill, so that the count the answer left is what the
 				// bucket holds while the test looks at it.
-				b := newBucket(kind, RateLimit{Burst: 1200, PerSecond: 0.5})
+				b := &armBucket{newBucket(RateLimit{Burst: 1200, PerSecond: 0.5}), kind}
 				if err := b.take(context.Background(), 0); err != nil {
 					t.Fatal(err)
 				}
@@ -44,7 +44,7 @@ func TestBudgetTakesTheLowerOfSubscriptionAndGlobalCounts(t *testing.T) {
 				if tc.global != "" {
 					h.Set("x-ms-ratelimit-remaining-subscription-global-"+kind, tc.global)
 				}
-				b.answered(&http.Response{StatusCode: http.StatusOK, Header: h})
+				b.answered(&http.Response{StatusCode: http.StatusOK, Header: h}, true)
 				b.mu.Lock()
 				got := b.lim.at(time.Now())
 				b.mu.Unlock()

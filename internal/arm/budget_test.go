@@ -3,6 +3,7 @@ package arm
 import (
 	"context"
 	"net/http"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -111,12 +112,12 @@ func TestThrottlingUsesNoRetries(t *testing.T) {
 // TestBudgetGrantsByPriority: among waiting requests, the higher priority
 // gets the next token, then the earlier arrival.
 func TestBudgetGrantsByPriority(t *testing.T) {
-	b := newBucket("writes", RateLimit{Burst: 1, PerSecond: 50})
+	b := newBucket(RateLimit{Burst: 1, PerSecond: 50})
 	ctx := context.Background()
 	if err := b.take(ctx, 0); err != nil { // the only token, in flight until answered below
 		t.Fatal(err)
 	}
-	ok := &http.Response{StatusCode: http.StatusOK, Header: http.Header{}}
+	ok := answer{came: true, status: http.StatusOK}
 	var mu sync.Mutex
 	var order []string
 	var wg sync.WaitGroup
@@ -154,14 +155,14 @@ func TestBudgetGrantsByPriority(t *testing.T) {
 // TestBudgetBacksOffOn429: a 429 empties the bucket and halves its refill,
 // which every answer that is not throttled then raises back to the assumed rate.
 func TestBudgetBacksOffOn429(t *testing.T) {
-	b := newBucket("writes", RateLimit{Burst: 200, PerSecond: 10})
-	answer := func(status int) {
+	b := newBucket(RateLimit{Burst: 200, PerSecond: 10})
+	respond := func(status int) {
 		b.mu.Lock()
 		b.counts.InFlight++ // as if it took a token, which the empty bucket would make wait
 		b.mu.Unlock()
-		b.answered(&http.Response{StatusCode: status, Header: http.Header{}})
+		b.answered(answer{came: true, status: status, throttled: status == http.StatusTooManyRequests})
 	}
-	answer(http.StatusTooManyRequests)
+	respond(http.StatusTooManyRequests)
 	if got := b.lim.rate; got != 5 {
 		t.Errorf("refill after a 429: %v a second, want 5", got)
 	}
@@ -169,13 +170,13 @@ func TestBudgetBacksOffOn429(t *testing.T) {
 		t.Errorf("%.1f tokens left after a 429", got)
 	}
 	for range 5 {
-		answer(http.StatusTooManyRequests)
+		respond(http.StatusTooManyRequests)
 	}
 	if got := b.lim.rate; got != 10.0/16 {
 		t.Errorf("refill after many 429s: %v, want the floor 10/16", got)
 	}
 	for range 40 {
-		answer(http.StatusOK)
+		respond(http.StatusOK)
 	}
 	if got := b.lim.rate; got != 10 {
 		t.Errorf("refill after answers that were not throttled: %v, want back to 10", got)
@@ -190,12 +191,12 @@ func TestBudgetBacksOffOn429(t *testing.T) {
 // be older than the mirror), and a count above the assumed burst shows a
 // bigger bucket.
 func TestBudgetFollowsRemainingHeaders(t *testing.T) {
-	b := newBucket("deletes", RateLimit{Burst: 200, PerSecond: 10})
+	b := &armBucket{newBucket(RateLimit{Burst: 200, PerSecond: 10}), "deletes"}
 	answer := func(h http.Header) {
 		if err := b.take(context.Background(), 0); err != nil {
 			t.Fatal(err)
 		}
-		b.answered(&http.Response{StatusCode: http.StatusOK, Header: h})
+		b.answered(&http.Response{StatusCode: http.StatusOK, Header: h}, true)
 	}
 	h := http.Header{}
 	h.Set("x-ms-ratelimit-remaining-subscription-deletes", "40")
@@ -222,10 +223,14 @@ func TestParseRateLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := RateLimits{Reads: RateLimit{2000, 100}, Writes: RateLimit{1000, 50}, Deletes: DefaultRateLimits.Deletes}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
-	for _, bad := range []string{"writes", "writes=10", "writes=0:1", "writes=10:0", "writes=10:x", "puts=10:1", "writes=10:NaN"} {
+	got, err = ParseRateLimits("Microsoft.Compute/PutVMSubscriptionMaximum=1500:8.33")
+	if err != nil || got.Reads != DefaultRateLimits.Reads || got.Counters["microsoft.compute/putvmsubscriptionmaximum"] != (RateLimit{1500, 8.33}) {
+		t.Errorf("a provider counter: %+v, %v", got, err)
+	}
+	for _, bad := range []string{"writes", "writes=10", "writes=0:1", "writes=10:0", "writes=10:x", "puts=10:1", "writes=10:NaN", "/x=1:1", "Microsoft.Compute/=1:1"} {
 		if _, err := ParseRateLimits(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -152,33 +152,9 @@ type sharedState struct {
 	created createdLog
 	roles   roleCache
 
-	mu      sync.Mutex
-	budgets map[string]*budget // by subscription and principal
-}
-
-// budgetFor is the rate budget of a subscription and principal.
-func (s *sharedState) budgetFor(o Options) *budget {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	key := strings.ToLower(o.Subscription) + "\x00" + o.principal
-	b := s.budgets[key]
-	if b == nil {
-		b = newBudget(o.RateLimits, o.Retry.MaxDelay)
-		s.budgets[key] = b
-	}
-	return b
-}
-
-// Budget says what the rate budgets of this run are doing: requests in
-// flight, waiting for a token, and throttled, summed over every identity.
-func (c *Client) Budget() BudgetStats {
-	c.shared.mu.Lock()
-	defer c.shared.mu.Unlock()
-	var out BudgetStats
-	for _, b := range c.shared.budgets {
-		out = out.plus(b.stats())
-	}
-	return out
+	// budgets pace the requests by ARM's buckets and the resource
+	// providers' counters, for each subscription (see budget.go).
+	budgets *budgets
 }
 
 // New builds a client on azcore's ARM pipeline.
@@ -186,8 +162,8 @@ func New(o Options) (*Client, error) {
 	if o.Credential == nil {
 		return nil, errors.New("arm: no credential")
 	}
-	if o.RateLimits == (RateLimits{}) {
-		o.RateLimits = DefaultRateLimits
+	if o.RateLimits.zero() {
+		o.RateLimits.Reads, o.RateLimits.Writes, o.RateLimits.Deletes = DefaultRateLimits.Reads, DefaultRateLimits.Writes, DefaultRateLimits.Deletes
 	}
 	o.Retry = o.Retry.withDefaults()
 	if o.PollFrequency <= 0 {
@@ -196,7 +172,7 @@ func New(o Options) (*Client, error) {
 	if o.ReplicationWindow <= 0 {
 		o.ReplicationWindow = 2 * time.Minute
 	}
-	shared := &sharedState{budgets: map[string]*budget{}}
+	shared := &sharedState{budgets: newBudgets(o.RateLimits, o.Retry.MaxDelay)}
 	if o.Parallelism > 0 {
 		shared.limiter = newLimiter(o.Parallelism)
 	}
@@ -245,7 +221,7 @@ func newClient(o Options, shared *sharedState) (*Client, error) {
 			// The retry policy clamps a server's Retry-After to MaxDelay instead of
 			// giving up: an apply should wait out a long throttle, not fail on it.
 			// The budget paces each try and sends 429s again itself.
-			PerRetryPolicies: []policy.Policy{retryAfterCap{max: o.Retry.MaxDelay}, failFast{}, shared.budgetFor(o)},
+			PerRetryPolicies: []policy.Policy{retryAfterCap{max: o.Retry.MaxDelay}, failFast{}, shared.budgets.policy(o)},
 		},
 		// The emulator has no resource provider registration endpoint.
 		DisableRPRegistration: o.Endpoint != "",
@@ -350,6 +326,9 @@ func (c *Client) Post(ctx context.Context, path, apiVersion string, body any) (*
 // List reads every item of a collection, following nextLink from page to
 // page. path is an ARM path such as "/subscriptions/{s}/resourceGroups/{rg}/resources".
 func (c *Client) List(ctx context.Context, path, apiVersion string) ([]json.RawMessage, error) {
+	if r := c.forCollection(path); r != c {
+		return r.List(ctx, path, apiVersion)
+	}
 	return c.list(ctx, path, apiVersion, nil)
 }
 

@@ -683,6 +683,14 @@ func TestRouteSendsAResourcesRequestsThroughItsClient(t *testing.T) {
 	if c.For(own) != other || c.For(rgID("unrouted")) != c {
 		t.Error("For does not name the routed client")
 	}
+	// A collection under the routed resource is listed by its client.
+	mainReads, routedReads := c.Budget().Reads.Answered, other.Budget().Reads.Answered
+	if _, err := c.List(testContext(t), own+"/providers/Microsoft.Network/virtualNetworks", networkAPI); err != nil {
+		t.Fatal(err)
+	}
+	if c.Budget().Reads.Answered != mainReads || other.Budget().Reads.Answered != routedReads+1 {
+		t.Error("a collection under the routed resource was not listed by its client")
+	}
 }
 
 func TestUntrustedCertificateFailsAtOnce(t *testing.T) {

@@ -85,3 +85,7 @@ func (o Options) coreConfig() armcore.Config {
 	return armcore.Config{Seed: o.Seed, PageSize: o.PageSize, MaxBodyBytes: o.MaxBodyBytes, LRO: o.LRO,
 		RecordedTiming: o.RecordedTiming, TimeCompression: o.TimeCompression, Subscription: o.Subscription}
 }
+
+// ProviderLimit is one of a resource provider's own throttling counters
+// (see faults.ProviderLimit).
+type ProviderLimit = faults.ProviderLimit

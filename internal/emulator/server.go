@@ -48,6 +48,8 @@ func New(opts Options) (*Server, error) {
 	if opts.EnforceRBAC {
 		inner = append(inner, middleware.EnforceRBAC(prov))
 	}
+	// ARM authorizes before a resource provider counts the request.
+	inner = append(inner, middleware.ProviderThrottle(fs, cfg.Compression()))
 	s.arm = s.core.Handler([]armcore.Middleware{middleware.Latency(fs)}, inner)
 	// The engine's requests go through the same handler as clients', faults
 	// included, as ARM's engine meets the same throttling.

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -34,6 +35,12 @@ type Running struct {
 
 	http *http.Server
 	done chan error
+	// closing makes Close run once; closed ends when it has flushed the
+	// state, which Wait waits for, so that a process exiting when Wait
+	// returns leaves its state complete.
+	closing  sync.Once
+	closed   chan struct{}
+	closeErr error
 }
 
 // Start serves a new emulator on addr ("127.0.0.1:0" picks a port) until ctx
@@ -49,7 +56,7 @@ func Start(ctx context.Context, opts Options, addr string, useTLS bool) (*Runnin
 		srv.Close()
 		return nil, err
 	}
-	run := &Running{Server: srv, done: make(chan error, 1)}
+	run := &Running{Server: srv, done: make(chan error, 1), closed: make(chan struct{})}
 	run.http = &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	scheme := "http"
 	if useTLS {
@@ -78,7 +85,8 @@ func Start(ctx context.Context, opts Options, addr string, useTLS bool) (*Runnin
 	go func() {
 		err := run.http.Serve(ln)
 		if errors.Is(err, http.ErrServerClosed) {
-			err = nil
+			<-run.closed
+			err = run.closeErr
 		}
 		run.done <- err
 	}()
@@ -94,16 +102,20 @@ func Start(ctx context.Context, opts Options, addr string, useTLS bool) (*Runnin
 // opened and never used (which net/http would wait five seconds for) are
 // closed then.
 func (r *Running) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-	defer cancel()
-	err := r.http.Shutdown(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = r.http.Close()
-	}
-	if cerr := r.Server.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	r.closing.Do(func() {
+		defer close(r.closed)
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		err := r.http.Shutdown(ctx)
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = r.http.Close()
+		}
+		if cerr := r.Server.Close(); err == nil {
+			err = cerr
+		}
+		r.closeErr = err
+	})
+	return r.closeErr
 }
 
 // Wait blocks until the server stops and returns why.

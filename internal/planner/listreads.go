@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/azkcli/azk/internal/arm"
+	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/graph"
 )
 
@@ -117,13 +118,13 @@ func (m *maker) read(st *nodeState) (map[string]any, string, error) {
 	if c == nil {
 		return m.getAt(ctx, st.node.ID, st.node.Kind.APIVersion)
 	}
-	probe, probing := m.probeFor(st, ctx)
+	probe, get := m.probeFor(st, ctx)
 	m.list(ctx, c)
 	item, found := c.items[strings.ToLower(st.node.ID)]
-	if probing {
-		<-probe.done
-		probe.decide(c.err == nil && found, item)
-		return probe.got, probe.etag, probe.err
+	if get != nil {
+		<-get.done
+		probe.decide(c.err == nil && found, item, get)
+		return get.got, get.etag, get.err
 	}
 	if c.err != nil || !found || !probe.whole() {
 		return m.getAt(ctx, st.node.ID, st.node.Kind.APIVersion)
@@ -136,35 +137,65 @@ func (m *maker) read(st *nodeState) (map[string]any, string, error) {
 // are its GETs: the first of its resources to be read is read with a GET
 // alongside its list, and the two compared. Until that is decided the
 // type's other resources wait; when it cannot be (the resource is not in
-// its list), they are read with GETs.
+// its list), they are read with GETs. Each subscription waits for its own
+// first resource of the type, or for another's that decides first: a
+// subscription whose reads wait for its budget holds back no other's.
 type typeProbe struct {
-	done    chan struct{} // closed once the GET answered
 	decided chan struct{} // closed once the comparison was made
-	got     map[string]any
-	etag    string
-	err     error
+	once    sync.Once
 	isWhole bool
+
+	mu sync.Mutex
+	// probing are the subscriptions whose first resource of the type is
+	// being read with a GET.
+	probing map[string]bool
 }
 
-// probeFor is the probe of st's type, and whether st is the resource it
-// reads (its GET then starts now, alongside the list).
-func (m *maker) probeFor(st *nodeState, ctx context.Context) (*typeProbe, bool) {
+// probeGet is the GET of a resource that probes its type.
+type probeGet struct {
+	done chan struct{} // closed once the GET answered
+	got  map[string]any
+	etag string
+	err  error
+}
+
+// probeFor is the probe of st's type, and the GET of st when st is the
+// first resource of the type read in its subscription before the type is
+// decided (the GET then starts now, alongside the list).
+func (m *maker) probeFor(st *nodeState, ctx context.Context) (*typeProbe, *probeGet) {
 	key := strings.ToLower(st.node.Kind.ARMType) + "?" + st.node.Kind.APIVersion
-	p := &typeProbe{done: make(chan struct{}), decided: make(chan struct{})}
-	if v, loaded := m.probes.LoadOrStore(key, p); loaded {
-		return v.(*typeProbe), false
+	v, _ := m.probes.LoadOrStore(key, &typeProbe{decided: make(chan struct{}), probing: map[string]bool{}})
+	p := v.(*typeProbe)
+	sub := ""
+	if id, err := armid.Parse(st.node.ID); err == nil {
+		sub = strings.ToLower(id.Subscription)
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.decided:
+		return p, nil
+	default:
+	}
+	if p.probing[sub] {
+		return p, nil
+	}
+	p.probing[sub] = true
+	g := &probeGet{done: make(chan struct{})}
 	go func() {
-		defer close(p.done)
-		p.got, p.etag, p.err = m.getAt(ctx, st.node.ID, st.node.Kind.APIVersion)
+		defer close(g.done)
+		g.got, g.etag, g.err = m.getAt(ctx, st.node.ID, st.node.Kind.APIVersion)
 	}()
-	return p, true
+	return p, g
 }
 
-// decide compares the probe's GET with the resource's list item.
-func (p *typeProbe) decide(listed bool, item map[string]any) {
-	p.isWhole = listed && p.err == nil && p.got != nil && reflect.DeepEqual(p.got, item)
-	close(p.decided)
+// decide compares a probe's GET with the resource's list item, unless
+// another subscription's probe decided first.
+func (p *typeProbe) decide(listed bool, item map[string]any, g *probeGet) {
+	p.once.Do(func() {
+		p.isWhole = listed && g.err == nil && g.got != nil && reflect.DeepEqual(g.got, item)
+		close(p.decided)
+	})
 }
 
 // whole waits for the comparison and reports whether the type's list items

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -18,6 +19,8 @@ import (
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/registry"
 	"github.com/azkcli/azk/internal/yamlnode"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // Reader reads Azure. *arm.Client satisfies it, pacing the reads by the
@@ -279,18 +282,94 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 // depends on was read (exported config-map values come from their status).
 func (m *maker) readAll() {
 	m.progress = startProgress(m.opts.Progress, len(m.ordered), m.opts.Reader)
-	var wg sync.WaitGroup
+	children := map[*nodeState][]*nodeState{}
+	dependents := map[*nodeState][]*nodeState{}
+	unread := map[*nodeState]int{} // what it depends on that is not read yet
+	subscriptions := map[string]bool{}
+	var roots []*nodeState
 	for _, st := range m.ordered {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			m.readNode(st)
-			m.convertNode(st)
-		}()
+		if owner := m.states[st.node.Owner]; owner != nil {
+			children[owner] = append(children[owner], st)
+		} else {
+			roots = append(roots, st)
+		}
+		unread[st] = 1 // itself
+		dependents[st] = append(dependents[st], st)
+		for _, d := range st.node.DependsOn() {
+			if ds := m.states[d]; ds != nil && ds != st {
+				unread[st]++
+				dependents[ds] = append(dependents[ds], st)
+			}
+		}
+		if id, err := armid.Parse(st.node.ID); err == nil {
+			subscriptions[strings.ToLower(id.Subscription)] = true
+		}
 	}
-	wg.Wait()
+	// The work goes to a pool of readers, not a goroutine for each node
+	// waiting for its owner: tens of thousands of nodes would hold a stack
+	// each. A task never waits for one that is not running: a node is read
+	// once its owner was, converted once it and what it depends on were
+	// read. Reads go first: they wait for ARM's budget, and the conversions
+	// (CPU alone) fill the time between, on all cores but one, so that
+	// they never hold up a read's request or its answer.
+	reads, converts := make(chan func(), len(m.ordered)), make(chan func(), len(m.ordered))
+	var pending sync.WaitGroup
+	var mu sync.Mutex
+	var read func(st *nodeState)
+	read = func(st *nodeState) {
+		m.readNode(st)
+		var ready []*nodeState
+		mu.Lock()
+		for _, d := range dependents[st] {
+			if unread[d]--; unread[d] == 0 {
+				ready = append(ready, d)
+			}
+		}
+		mu.Unlock()
+		for _, c := range children[st] {
+			pending.Add(1)
+			reads <- func() { read(c) }
+		}
+		for _, d := range ready {
+			pending.Add(1)
+			converts <- func() { m.convertNode(d) }
+		}
+	}
+	for _, st := range roots {
+		pending.Add(1)
+		reads <- func() { read(st) }
+	}
+	done := make(chan struct{})
+	work := func(tasks <-chan func()) {
+		for {
+			select {
+			case task := <-tasks:
+				task()
+				pending.Done()
+			case <-done:
+				return
+			}
+		}
+	}
+	for range min(len(m.ordered), max(readersPerSubscription*len(subscriptions), minReaders)) {
+		go work(reads)
+	}
+	for range max(runtime.GOMAXPROCS(0)-1, 1) {
+		go work(converts)
+	}
+	pending.Wait()
+	close(done)
 	m.progress.stop()
 }
+
+// Readers are enough to keep every subscription's read budget busy while
+// ARM takes its time to answer (its refill of 25 a second, answers after
+// a second), and a pool at all so that an estate's nodes do not hold a
+// goroutine each.
+const (
+	readersPerSubscription = 64
+	minReaders             = 256
+)
 
 // get reads one resource: its body and ETag, or nil when it does not exist.
 func (m *maker) get(id, apiVersion string) (map[string]any, string, error) {
@@ -860,26 +939,34 @@ func resourceGroupOf(id string) string {
 // left out (their values are compared through the salted digests of the
 // desired bodies instead).
 func inputsDigest(g, base *graph.Graph, ifExists string) string {
-	var docs []string
+	// Each object is written as YAML into the hash one at a time, in the
+	// order of its whole text: its key (address and ID, unique, each
+	// ending in a newline, so none starts another) decides that order.
+	type doc struct {
+		key  string
+		node *yaml.RNode
+	}
+	var docs []doc
 	for _, n := range g.Nodes {
-		docs = append(docs, n.Address()+"\n"+n.ID+"\n"+n.Object.Node.MustString())
+		docs = append(docs, doc{n.Address() + "\n" + n.ID + "\n", n.Object.Node})
 	}
 	if base != nil {
 		for _, n := range base.Nodes {
-			docs = append(docs, "base "+n.Address()+"\n"+n.ID+"\n"+n.Object.Node.MustString())
+			docs = append(docs, doc{"base " + n.Address() + "\n" + n.ID + "\n", n.Object.Node})
 		}
 	}
 	for _, cm := range g.ConfigMaps {
-		docs = append(docs, cm.Address()+"\n"+cm.Node.MustString())
+		docs = append(docs, doc{cm.Address() + "\n", cm.Node})
 	}
 	for _, ns := range g.Namespaces {
-		docs = append(docs, ns.Address()+"\n"+ns.Node.MustString())
+		docs = append(docs, doc{ns.Address() + "\n", ns.Node})
 	}
-	sort.Strings(docs)
+	sort.Slice(docs, func(i, j int) bool { return docs[i].key < docs[j].key })
 	h := sha256.New()
 	fmt.Fprintf(h, "subscription %s\nif-exists %s\ndefault-policy %s\n", g.Subscription, ifExists, g.DefaultPolicy)
 	for _, d := range docs {
-		fmt.Fprintf(h, "%d\n%s", len(d), d)
+		text := d.node.MustString()
+		fmt.Fprintf(h, "%d\n%s%s", len(d.key)+len(text), d.key, text)
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

@@ -74,6 +74,8 @@ type Core struct {
 	// nextDue is the UnixNano when the earliest pending operation finishes
 	// (math.MaxInt64 when none), so reads take the write lock only when due.
 	nextDue atomic.Int64
+	// pending are the records with an operation running, by when it ends.
+	pending *pendingIndex
 
 	hooks hooks
 	// issuer verifies the tokens of the emulator's token service.
@@ -91,12 +93,14 @@ func New(st *store.Store, cfg Config, fs *faults.State) *Core {
 		idSeed = rand.Uint64()
 	}
 	c := &Core{
-		cfg:    cfg,
-		faults: fs,
-		st:     st,
-		ids:    rand.New(rand.NewPCG(idSeed, h.Sum64())),
-		issuer: identity.NewIssuer(),
+		cfg:     cfg,
+		faults:  fs,
+		st:      st,
+		ids:     rand.New(rand.NewPCG(idSeed, h.Sum64())),
+		issuer:  identity.NewIssuer(),
+		pending: newPendingIndex(),
 	}
+	st.AddIndex(c.pending)
 	c.mu.Lock()
 	c.recomputeDueLocked()
 	c.mu.Unlock()
@@ -190,11 +194,9 @@ func (c *Core) settle() {
 		return
 	}
 	f := c.faults.Get()
-	for k, rec := range c.st.Resources() {
-		if rec.Pending == nil || now.Before(rec.Pending.Until) {
-			continue
-		}
-		if c.st.Resource(k) == nil {
+	for _, k := range c.pending.dueAt(now) {
+		rec := c.st.Resource(k)
+		if rec == nil || rec.Pending == nil || now.Before(rec.Pending.Until) {
 			continue // removed with an ancestor earlier in this loop
 		}
 		if rec.Pending.State == StateDeleting {
@@ -221,15 +223,7 @@ func (c *Core) noteDueLocked(t time.Time) {
 	}
 }
 
-func (c *Core) recomputeDueLocked() {
-	due := int64(1<<63 - 1)
-	for _, rec := range c.st.Resources() {
-		if rec.Pending != nil && rec.Pending.Until.UnixNano() < due {
-			due = rec.Pending.Until.UnixNano()
-		}
-	}
-	c.nextDue.Store(due)
-}
+func (c *Core) recomputeDueLocked() { c.nextDue.Store(c.pending.next()) }
 
 // scheduleDriftLocked arms the drift rules matching a resource whose write just completed.
 func (c *Core) scheduleDriftLocked(rec *store.Record, f faults.Config, now time.Time) {

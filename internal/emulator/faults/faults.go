@@ -36,6 +36,9 @@ type Config struct {
 	ReadLimit   RateLimit `json:"readLimit,omitzero"`
 	WriteLimit  RateLimit `json:"writeLimit,omitzero"`
 	DeleteLimit RateLimit `json:"deleteLimit,omitzero"`
+	// ProviderLimits are resource providers' own throttling counters, kept
+	// besides ARM's buckets (WithProviderLimits sets Compute's and Storage's).
+	ProviderLimits []ProviderLimit `json:"providerLimits,omitempty"`
 	// TransientRate answers this share of requests with 500 or 503.
 	TransientRate float64 `json:"transientRate,omitempty"`
 	// ConflictTypes are globs of child resource types (e.g.

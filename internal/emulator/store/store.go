@@ -306,6 +306,14 @@ func (st *Store) commit(e journalEntry) error {
 // Resource is the record under key k, or nil.
 func (st *Store) Resource(k string) *Record { return st.resources[k] }
 
+// AddIndex keeps ix current from now on, after telling it of every record.
+func (st *Store) AddIndex(ix Index) {
+	for _, rec := range st.resources {
+		ix.Update(nil, rec)
+	}
+	st.indexes = append(st.indexes, ix)
+}
+
 // Resources yields every resource record by key, in no order.
 func (st *Store) Resources() iter.Seq2[string, *Record] { return maps.All(st.resources) }
 

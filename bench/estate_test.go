@@ -1,0 +1,321 @@
+package bench
+
+import (
+	"context"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/azkcli/azk/internal/applier"
+	"github.com/azkcli/azk/internal/arm"
+	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/emulator/armpath"
+	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/planner"
+)
+
+// estateShape is the estate of BenchmarkEstate: 20 subscriptions of 20
+// landing-zone resource groups and 20 role assignments each, with the hub
+// peered with all 400 spokes: 20,402 resources.
+var estateShape = EstateShape{Subscriptions: 20, Zones: 20, RoleAssignments: 20}
+
+// Time compression of the estate's runs. The default apply runs at little
+// compression and the plan at none: azk's own work for 20,000 resources (and
+// the emulator's, in the same process) is not compressed and would count
+// that many times over. The apply at --parallelism 10 takes hours of Azure
+// time, so it runs at more.
+const (
+	estateCompression = 2
+	// estatePlanCompression is the plan's: its CPU, not compressed, counts whole.
+	estatePlanCompression = 1
+	estateP10Compression  = 100
+)
+
+// TestEstateManifests: a small estate is valid manifests of the size it
+// claims, every resource acting in its subscription as its credential,
+// the hub peered with every spoke and back.
+func TestEstateManifests(t *testing.T) {
+	shape := EstateShape{Subscriptions: 3, Zones: 2, RoleAssignments: 2}
+	in, err := Estate(t.TempDir(), shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(in.Graph.Nodes), shape.Resources(); got != want {
+		t.Fatalf("%d resources, want %d", got, want)
+	}
+	bySub := map[string]int{}
+	peerings := 0
+	for _, n := range in.Graph.Nodes {
+		if n.Credential == nil {
+			t.Fatalf("%s acts as no credential", n.Address())
+		}
+		sub, _ := n.Credential.Value("AZURE_SUBSCRIPTION_ID")
+		if !strings.HasPrefix(n.ID, "/subscriptions/"+sub+"/") {
+			t.Errorf("%s (%s) is not in its credential's subscription %s", n.Address(), n.ID, sub)
+		}
+		bySub[sub]++
+		if strings.HasSuffix(n.ID, "/virtualNetworkPeerings/"+n.ID[strings.LastIndexByte(n.ID, '/')+1:]) {
+			peerings++
+		}
+	}
+	if len(bySub) != shape.Subscriptions || peerings != 2*shape.Subscriptions*shape.Zones {
+		t.Errorf("%d subscriptions (%v), %d peerings", len(bySub), bySub, peerings)
+	}
+}
+
+// tally counts a client's requests by the subscription they go to: each
+// kind (reads, writes, deletes) and each resource provider counter the
+// emulator keeps per subscription.
+type tally struct {
+	*counter
+	counters []emulator.ProviderLimit
+	mu       sync.Mutex
+	n        map[string]int // "{subscription} {kind or counter}"
+}
+
+func newTally() *tally {
+	return &tally{counter: newCounter(), counters: emulator.Faults{}.WithProviderLimits(1).ProviderLimits, n: map[string]int{}}
+}
+
+func (t *tally) RoundTrip(r *http.Request) (*http.Response, error) {
+	target, ok := armpath.Parse(r.URL.Path)
+	if ok {
+		sub := strings.ToLower(target.Sub)
+		t.mu.Lock()
+		t.n[sub+" "+kindOf(r.Method)]++
+		for _, l := range t.counters {
+			if !l.PerResource && l.Covers(r.Method, target) {
+				t.n[sub+" "+l.Counter]++
+			}
+		}
+		t.mu.Unlock()
+	}
+	return t.counter.RoundTrip(r)
+}
+
+func kindOf(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead:
+		return "reads"
+	case http.MethodDelete:
+		return "deletes"
+	}
+	return "writes"
+}
+
+// readBound is the time each subscription's read bucket, and each read
+// counter of a provider, takes to let the reads counted through: the
+// longest.
+func (t *tally) readBound() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var bound time.Duration
+	for key, n := range t.n {
+		_, what, _ := strings.Cut(key, " ")
+		if what == "reads" {
+			bound = max(bound, spend(n, arm.DefaultRateLimits.Reads))
+		}
+		for _, l := range t.counters {
+			if what == l.Counter && containsMethod(l.Methods, http.MethodGet) {
+				bound = max(bound, spend(n, arm.RateLimit(l.Limit)))
+			}
+		}
+	}
+	return bound
+}
+
+func containsMethod(methods []string, m string) bool {
+	for _, x := range methods {
+		if x == m {
+			return true
+		}
+	}
+	return len(methods) == 0
+}
+
+// routeCredentials sends the requests of every resource with a credential
+// through a client acting as that identity, in its subscription, as azk's
+// commands do.
+func routeCredentials(client *arm.Client, g *graph.Graph) error {
+	clients := map[*loader.Object]*arm.Client{}
+	for _, n := range g.Nodes {
+		secret := n.Credential
+		if secret == nil || n.ID == "" {
+			continue
+		}
+		c, ok := clients[secret]
+		if !ok {
+			data := map[string]string{}
+			for _, k := range secret.Keys() {
+				if v, ok := secret.Value(k); ok {
+					data[k] = v
+				}
+			}
+			var err error
+			if c, err = client.ForSecret(secret.Namespace+"/"+secret.Name, data); err != nil {
+				return err
+			}
+			clients[secret] = c
+		}
+		client.Route(n.ID, c)
+	}
+	return nil
+}
+
+// estateEmulator is the emulator of the estate's runs: ARM's buckets per
+// subscription, the providers' counters, the recorded durations, on the clock.
+func estateEmulator(clock Clock) emulator.Options {
+	opts := clock.Emulator()
+	opts.Faults = opts.Faults.WithProviderLimits(clock.Compression)
+	return opts
+}
+
+// measureEstateApply plans the estate against a fresh emulator and applies
+// it at --parallelism (0: azk's default), timing the apply.
+func measureEstateApply(b *testing.B, in *Input, clock Clock, parallelism int) applyRun {
+	b.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	run, err := emulator.Start(ctx, estateEmulator(clock), "127.0.0.1:0", false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer run.Close()
+	requests := newCounter()
+	client, err := clock.Client(run.URL, requests, parallelism)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := routeCredentials(client, in.Graph); err != nil {
+		b.Fatal(err)
+	}
+	p := plan(b, ctx, client, in)
+	bound := ApplyBound(p.Resources)
+	planRequests := requests.total.Load()
+
+	runtime.GC()
+	peak := sampleHeap()
+	b.StartTimer()
+	began := time.Now()
+	rep := applier.Apply(ctx, p.Resources, applier.Options{Client: client, Graph: in.Graph, Parallelism: parallelism, LookupEnv: noEnv})
+	elapsed := time.Since(began)
+	b.StopTimer()
+	heap := peak()
+	r := applyRun{makespan: clock.Azure(elapsed), bound: bound, requests: requests, heapMB: float64(heap) / (1 << 20), ops: bound.WriteCount,
+		failed: rep.Count(applier.OutcomeFailed) + rep.Count(applier.OutcomeNotAttempted)}
+	if r.failed > 0 {
+		var out strings.Builder
+		rep.WriteText(&out)
+		b.Logf("%d failed or not attempted:\n%s", r.failed, out.String())
+	}
+	b.Logf("apply of %d resources in %d subscriptions at --parallelism %d, %g× compressed: %s (bound %s: critical path %s, a subscription's writes %s, reads %s, provider counters %s; %d writes, %d reads in all); requests: %d (plan %d), %d writes, %d reads of which %d polls, %d 429s",
+		len(p.Resources), bound.Subscriptions, parallelism, clock.Compression, r.makespan.Round(time.Second), bound.Max().Round(time.Second), bound.CriticalPath.Round(time.Second),
+		bound.Writes.Round(time.Second), bound.Reads.Round(time.Second), bound.Providers.Round(time.Second), bound.WriteCount, bound.ReadCount,
+		requests.total.Load(), planRequests, requests.writes.Load(), requests.reads.Load(), requests.polls.Load(), requests.throttled.Load())
+	return r
+}
+
+// BenchmarkEstate applies an enterprise estate (estateShape: 20
+// subscriptions of the landing zone, a hub peered with all 400 spokes,
+// role assignments at each subscription's scope; 20,402 resources, each
+// subscription's as its own credential) against the emulator throttling as
+// ARM does per subscription and as Compute and Storage do per provider
+// counter, operations lasting as recorded, time compressed: at
+// --parallelism 10 and at azk's default; then plans it once it all exists.
+// Times are Azure times. The apply's bound is the longest of the critical
+// path and each subscription's buckets letting its writes (and the reads
+// that follow them) through; the plan's, each subscription's read bucket
+// letting the plan's reads through.
+//
+//	go test ./bench -run '^$' -bench Estate -benchtime 1x -timeout 60m
+func BenchmarkEstate(b *testing.B) {
+	in, err := Estate(b.TempDir(), estateShape)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var p10 applyRun
+	b.Run("parallelism=10", func(b *testing.B) {
+		for range b.N {
+			p10 = measureEstateApply(b, in, Clock{Compression: estateP10Compression}, 10)
+		}
+		p10.report(b)
+	})
+	b.Run("default", func(b *testing.B) {
+		var r applyRun
+		for range b.N {
+			r = measureEstateApply(b, in, Clock{Compression: estateCompression}, 0)
+		}
+		r.report(b)
+		if p10.makespan > 0 {
+			b.ReportMetric(p10.makespan.Seconds()/r.makespan.Seconds(), "speedup-vs-p10")
+		}
+	})
+	b.Run("plan", func(b *testing.B) {
+		benchEstatePlan(b, in)
+	})
+}
+
+// benchEstatePlan plans the estate once every resource exists, ARM
+// answering each read after 100 ms, throttling reads per subscription.
+func benchEstatePlan(b *testing.B, in *Input) {
+	clock := Clock{Compression: estatePlanCompression}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	run, err := emulator.Start(ctx, emulator.Options{}, "127.0.0.1:0", false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer run.Close()
+	seed(b, run, in)
+	resources := len(in.Graph.Nodes)
+	var (
+		elapsed  time.Duration
+		requests *tally
+		failed   int
+		heapMB   float64
+	)
+	for range b.N {
+		// Fresh buckets: each plan starts with ARM's full burst.
+		run.Server.SetFaults(emulator.Faults{Latency: clock.Compress(latency)}.WithARMLimits(clock.Compression).WithProviderLimits(clock.Compression))
+		requests = newTally()
+		client, err := clock.Client(run.URL, requests, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := routeCredentials(client, in.Graph); err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		peak := sampleHeap()
+		b.StartTimer()
+		began := time.Now()
+		p, diags := planner.Make(ctx, in.Graph, planner.Options{Reader: client, LookupEnv: noEnv})
+		elapsed = clock.Azure(time.Since(began))
+		b.StopTimer()
+		heapMB = float64(peak()) / (1 << 20)
+		failed = len(diags)
+		if p != nil {
+			failed += resources - p.Summary().NoChange
+		}
+		if failed > 0 {
+			b.Logf("%d errors or changes: %v; %s", failed, diags.Err(), p.SummaryLine())
+		}
+		runtime.KeepAlive(p)
+	}
+	chain := time.Duration(maxDepth(in.Graph)) * latency
+	bound := max(chain, requests.readBound())
+	b.Logf("plan of %d resources in %d subscriptions, %g× compressed: %s (bound %s), %d requests, %d 429s, peak heap %.0f MB",
+		resources, estateShape.Subscriptions, clock.Compression, elapsed.Round(100*time.Millisecond), bound.Round(100*time.Millisecond),
+		requests.total.Load(), requests.throttled.Load(), heapMB)
+	b.ReportMetric(elapsed.Seconds(), "makespan-s")
+	b.ReportMetric(bound.Seconds(), "bound-s")
+	b.ReportMetric(elapsed.Seconds()/bound.Seconds(), "ratio-to-bound")
+	b.ReportMetric(float64(failed), "failed")
+	b.ReportMetric(100*float64(requests.throttled.Load())/float64(requests.total.Load()), "throttled-pct")
+	b.ReportMetric(heapMB, "peak-heap-MB")
+	b.ReportMetric(float64(requests.total.Load()), "requests")
+}
