@@ -13,8 +13,6 @@ import (
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/emulator/armpath"
-	"github.com/azkcli/azk/internal/graph"
-	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/planner"
 )
 
@@ -137,35 +135,6 @@ func containsMethod(methods []string, m string) bool {
 	return len(methods) == 0
 }
 
-// routeCredentials sends the requests of every resource with a credential
-// through a client acting as that identity, in its subscription, as azk's
-// commands do.
-func routeCredentials(client *arm.Client, g *graph.Graph) error {
-	clients := map[*loader.Object]*arm.Client{}
-	for _, n := range g.Nodes {
-		secret := n.Credential
-		if secret == nil || n.ID == "" {
-			continue
-		}
-		c, ok := clients[secret]
-		if !ok {
-			data := map[string]string{}
-			for _, k := range secret.Keys() {
-				if v, ok := secret.Value(k); ok {
-					data[k] = v
-				}
-			}
-			var err error
-			if c, err = client.ForSecret(secret.Namespace+"/"+secret.Name, data); err != nil {
-				return err
-			}
-			clients[secret] = c
-		}
-		client.Route(n.ID, c)
-	}
-	return nil
-}
-
 // estateEmulator is the emulator of the estate's runs: ARM's buckets per
 // subscription, the providers' counters, the recorded durations, on the clock.
 func estateEmulator(clock Clock) emulator.Options {
@@ -190,7 +159,7 @@ func measureEstateApply(b *testing.B, in *Input, clock Clock, parallelism int) a
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := routeCredentials(client, in.Graph); err != nil {
+	if err := client.RouteCredentials(in.Graph); err != nil {
 		b.Fatal(err)
 	}
 	p := plan(b, ctx, client, in)
@@ -286,7 +255,7 @@ func benchEstatePlan(b *testing.B, in *Input) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := routeCredentials(client, in.Graph); err != nil {
+		if err := client.RouteCredentials(in.Graph); err != nil {
 			b.Fatal(err)
 		}
 		runtime.GC()

@@ -199,7 +199,7 @@ func ApplyBound(resources []*planner.Resource) Bound {
 		if !r.Writes() {
 			continue
 		}
-		t, _ := armpath.Parse(idOf(r))
+		t, _ := armpath.Parse(r.ID())
 		sub := strings.ToLower(t.Sub)
 		writes[sub]++
 		reads[sub] += fewestReads(r)
@@ -219,17 +219,6 @@ func ApplyBound(resources []*planner.Resource) Bound {
 	}
 	b.Subscriptions = len(writes)
 	return b
-}
-
-// idOf is the ARM ID the plan writes r at.
-func idOf(r *planner.Resource) string {
-	if r.ARMID != "" {
-		return r.ARMID
-	}
-	if r.Node != nil {
-		return r.Node.ID
-	}
-	return ""
 }
 
 // spend is how long a bucket takes to let n requests through.

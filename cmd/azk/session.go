@@ -6,7 +6,6 @@ import (
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
-	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/planner"
 )
 
@@ -46,39 +45,11 @@ func openSession(ctx context.Context, g *globalOptions, az *azureFlags, in *inpu
 		printDiagnostics(g.stderr, diags)
 		return nil, nil, failed()
 	}
-	if err := routeCredentials(client, gr); err != nil {
+	if err := client.RouteCredentials(gr); err != nil {
 		release()
 		return nil, diags, err
 	}
 	return &azureSession{client: client, graph: gr, release: release, endpoint: az.used(client.Subscription())}, diags, nil
-}
-
-// routeCredentials sends the requests of resources with a credential-from
-// Secret through a client acting as that identity, in its subscription.
-func routeCredentials(client *arm.Client, g *graph.Graph) error {
-	clients := map[*loader.Object]*arm.Client{}
-	for _, n := range g.Nodes {
-		secret := n.Credential
-		if secret == nil || n.ID == "" {
-			continue
-		}
-		c, ok := clients[secret]
-		if !ok {
-			data := map[string]string{}
-			for _, k := range secret.Keys() {
-				if v, ok := secret.Value(k); ok {
-					data[k] = v
-				}
-			}
-			var err error
-			if c, err = client.ForSecret(secret.Namespace+"/"+secret.Name, data); err != nil {
-				return err
-			}
-			clients[secret] = c
-		}
-		client.Route(n.ID, c)
-	}
-	return nil
 }
 
 // planInputs are what a plan records of the inputs it was made from.

@@ -77,7 +77,7 @@ func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Re
 	byAddress := make(map[string]*step, len(resources))
 	byNode := make(map[*graph.Node]*step, len(resources))
 	for i, r := range resources {
-		steps[i] = &step{index: i, cost: applyCost(r), lane: laneOf(idOf(r)), method: firstWrite(r)}
+		steps[i] = &step{index: i, cost: applyCost(r), lane: laneOf(r.ID()), method: firstWrite(r)}
 		byAddress[r.Address] = steps[i]
 		if r.Node != nil {
 			byNode[r.Node] = steps[i]
@@ -275,7 +275,7 @@ func (a *applier) apply(ctx context.Context, r *planner.Resource) (Outcome, erro
 			outcome = OutcomeSkipped
 		}
 		if r.Node != nil && a.producers[r.Node] {
-			if _, err := a.readBack(ctx, r, idOf(r)); err != nil && !arm.IsNotFound(err) {
+			if _, err := a.readBack(ctx, r, r.ID()); err != nil && !arm.IsNotFound(err) {
 				return OutcomeFailed, err
 			}
 		}
@@ -499,16 +499,6 @@ func splitURL(u string) (id, apiVersion string, err error) {
 		return "", "", fmt.Errorf("request URL %q has no api-version", u)
 	}
 	return path, q.Get("api-version"), nil
-}
-
-func idOf(r *planner.Resource) string {
-	if r.ARMID != "" {
-		return r.ARMID
-	}
-	if r.Node != nil {
-		return r.Node.ID
-	}
-	return ""
 }
 
 func apiVersionOf(r *planner.Resource) string {

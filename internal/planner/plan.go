@@ -268,6 +268,18 @@ type Resource struct {
 	carried []carried
 }
 
+// ID is the ARM ID r is written at: the plan's, else its node's when the
+// plan does not know it yet.
+func (r *Resource) ID() string {
+	if r.ARMID != "" {
+		return r.ARMID
+	}
+	if r.Node != nil {
+		return r.Node.ID
+	}
+	return ""
+}
+
 // Writes reports whether applying sends a write (one PUT) for r.
 func (r *Resource) Writes() bool {
 	return r.Action == ActionCreate || r.Action == ActionUpdate || r.Action == ActionRecreate
