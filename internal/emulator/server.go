@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/azkcli/azk/internal/emulator/armcore"
-	"github.com/azkcli/azk/internal/emulator/armpath"
 	"github.com/azkcli/azk/internal/emulator/deploy"
 	"github.com/azkcli/azk/internal/emulator/faults"
 	"github.com/azkcli/azk/internal/emulator/identity"
@@ -106,8 +105,8 @@ func (s *Server) userAssignedIdentity(clientID, objectID, resourceID string) (id
 	var found identity.Principal
 	ok := false
 	_ = s.core.Read(func(tx armcore.Tx) error {
-		for _, rec := range tx.Store().Resources() {
-			if !strings.EqualFold(rec.Type, "Microsoft.ManagedIdentity/userAssignedIdentities") || tx.Live(armpath.Key(rec.ID)) == nil {
+		for k, rec := range tx.Store().OfType("Microsoft.ManagedIdentity/userAssignedIdentities") {
+			if tx.Live(k) == nil {
 				continue
 			}
 			var body struct {

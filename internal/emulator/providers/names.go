@@ -160,11 +160,12 @@ func (n names) taken(check extensions.NameCheck, name string) bool {
 // holder is a live resource other than except holding name for check.
 func holder(tx armcore.Tx, check extensions.NameCheck, name, except string) *store.Record {
 	typed := strings.Contains(check.Type, "/")
-	for k, rec := range tx.Store().Resources() {
+	candidates := tx.Store().OfNamespace(check.Type)
+	if typed {
+		candidates = tx.Store().OfType(check.Type)
+	}
+	for k, rec := range candidates {
 		if k == armpath.Key(except) || tx.Live(k) == nil {
-			continue
-		}
-		if typed && !strings.EqualFold(rec.Type, check.Type) || !typed && !strings.EqualFold(armpath.NamespaceOf(rec.Type), check.Type) {
 			continue
 		}
 		held := lastSegment(rec.ID)

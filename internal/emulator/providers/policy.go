@@ -50,8 +50,8 @@ type policyCheck struct {
 // checksAt are the enforced assignments that apply to id, with their definitions.
 func checksAt(tx armcore.Tx, id string, enforcedOnly bool) []policyCheck {
 	var out []policyCheck
-	for k, rec := range tx.Store().Resources() {
-		if !strings.EqualFold(rec.Type, typePolicyAssignments) || tx.Live(k) == nil {
+	for k, rec := range tx.Store().OfType(typePolicyAssignments) {
+		if tx.Live(k) == nil {
 			continue
 		}
 		var a struct {

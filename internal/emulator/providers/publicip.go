@@ -103,8 +103,8 @@ func attach(tx armcore.Tx, id string) {
 // moved on past addresses other public IPs hold.
 func freePublicAddress(tx armcore.Tx, id string) string {
 	used := map[string]bool{}
-	for k, rec := range tx.Store().Resources() {
-		if !strings.EqualFold(rec.Type, typePublicIP) || k == armpath.Key(id) {
+	for k, rec := range tx.Store().OfType(typePublicIP) {
+		if k == armpath.Key(id) {
 			continue
 		}
 		var m struct {

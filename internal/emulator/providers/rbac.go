@@ -72,8 +72,8 @@ type assignment struct {
 
 func assignments(tx armcore.Tx) []assignment {
 	var out []assignment
-	for k, rec := range tx.Store().Resources() {
-		if !strings.EqualFold(rec.Type, typeRoleAssignments) || tx.Live(k) == nil {
+	for k, rec := range tx.Store().OfType(typeRoleAssignments) {
+		if tx.Live(k) == nil {
 			continue
 		}
 		var b struct {
@@ -105,8 +105,8 @@ func roleDefinition(tx armcore.Tx, id string) ([]Permission, bool) {
 			return []Permission{{Actions: role.actions, NotActions: role.notActions, DataActions: role.dataActs}}, true
 		}
 	}
-	for k, rec := range tx.Store().Resources() {
-		if !strings.EqualFold(rec.Type, typeRoleDefinitions) || !strings.EqualFold(lastSegment(rec.ID), guid) || tx.Live(k) == nil {
+	for k, rec := range tx.Store().OfType(typeRoleDefinitions) {
+		if !strings.EqualFold(lastSegment(rec.ID), guid) || tx.Live(k) == nil {
 			continue
 		}
 		var b struct {

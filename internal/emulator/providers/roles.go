@@ -193,8 +193,8 @@ func (ro roles) roleExists(tx armcore.Tx, guid string) bool {
 			return true
 		}
 	}
-	for k, rec := range tx.Store().Resources() {
-		if strings.EqualFold(rec.Type, typeRoleDefinition) && strings.EqualFold(rec.ID[strings.LastIndexByte(rec.ID, '/')+1:], guid) && tx.Live(k) != nil {
+	for k, rec := range tx.Store().OfType(typeRoleDefinition) {
+		if strings.EqualFold(rec.ID[strings.LastIndexByte(rec.ID, '/')+1:], guid) && tx.Live(k) != nil {
 			return true
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -117,6 +118,10 @@ type Store struct {
 
 	resources map[string]*Record
 	children  map[string]map[string]struct{} // parent key -> child keys
+	// byType are the keys of each type (lower case), so that what looks
+	// for the resources of a type (policy assignments, the holders of a
+	// name) costs those, not every resource.
+	byType map[string]map[string]struct{}
 	// deleted are soft-deleted resources (key vaults), kept apart from the
 	// live ones; the journal calls their table "v".
 	deleted map[string]*Record
@@ -133,6 +138,7 @@ func Open(dir string, indexes ...Index) (*Store, error) {
 		dir:       dir,
 		resources: map[string]*Record{},
 		children:  map[string]map[string]struct{}{},
+		byType:    map[string]map[string]struct{}{},
 		deleted:   map[string]*Record{},
 		ops:       map[string]*Operation{},
 		indexes:   indexes,
@@ -257,20 +263,14 @@ func (st *Store) apply(e journalEntry) {
 			ix.Update(st.resources[e.Key], e.Rec)
 		}
 		if old := st.resources[e.Key]; old != nil {
-			delete(st.children[old.Parent], e.Key)
-			if len(st.children[old.Parent]) == 0 {
-				delete(st.children, old.Parent)
-			}
+			unlink(st.children, old.Parent, e.Key)
+			unlink(st.byType, strings.ToLower(old.Type), e.Key)
 			delete(st.resources, e.Key)
 		}
 		if e.Rec != nil {
 			st.resources[e.Key] = e.Rec
-			c := st.children[e.Rec.Parent]
-			if c == nil {
-				c = map[string]struct{}{}
-				st.children[e.Rec.Parent] = c
-			}
-			c[e.Key] = struct{}{}
+			link(st.children, e.Rec.Parent, e.Key)
+			link(st.byType, strings.ToLower(e.Rec.Type), e.Key)
 		}
 	case tableVaults:
 		if e.Rec == nil {
@@ -312,6 +312,53 @@ func (st *Store) AddIndex(ix Index) {
 		ix.Update(nil, rec)
 	}
 	st.indexes = append(st.indexes, ix)
+}
+
+// OfType yields the resource records of type typ (case-insensitive) by key,
+// in no order.
+func (st *Store) OfType(typ string) iter.Seq2[string, *Record] {
+	return func(yield func(string, *Record) bool) {
+		for k := range st.byType[strings.ToLower(typ)] {
+			if !yield(k, st.resources[k]) {
+				return
+			}
+		}
+	}
+}
+
+// OfNamespace yields the resource records of every type of the resource
+// provider namespace ns (case-insensitive) by key, in no order.
+func (st *Store) OfNamespace(ns string) iter.Seq2[string, *Record] {
+	prefix := strings.ToLower(ns) + "/"
+	return func(yield func(string, *Record) bool) {
+		for typ, keys := range st.byType {
+			if !strings.HasPrefix(typ, prefix) {
+				continue
+			}
+			for k := range keys {
+				if !yield(k, st.resources[k]) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// link adds k to the set under group; unlink removes it, and the set once empty.
+func link(sets map[string]map[string]struct{}, group, k string) {
+	set := sets[group]
+	if set == nil {
+		set = map[string]struct{}{}
+		sets[group] = set
+	}
+	set[k] = struct{}{}
+}
+
+func unlink(sets map[string]map[string]struct{}, group, k string) {
+	delete(sets[group], k)
+	if len(sets[group]) == 0 {
+		delete(sets, group)
+	}
 }
 
 // Resources yields every resource record by key, in no order.
