@@ -285,7 +285,8 @@ func (m *maker) readAll() {
 	children := map[*nodeState][]*nodeState{}
 	dependents := map[*nodeState][]*nodeState{}
 	unread := map[*nodeState]int{} // what it depends on that is not read yet
-	subscriptions := map[string]bool{}
+	subscriptionOf := map[*nodeState]string{}
+	inSubscription := map[string]int{}
 	var roots []*nodeState
 	for _, st := range m.ordered {
 		if owner := m.states[st.node.Owner]; owner != nil {
@@ -301,21 +302,36 @@ func (m *maker) readAll() {
 				dependents[ds] = append(dependents[ds], st)
 			}
 		}
+		sub := ""
 		if id, err := armid.Parse(st.node.ID); err == nil {
-			subscriptions[strings.ToLower(id.Subscription)] = true
+			sub = strings.ToLower(id.Subscription)
 		}
+		subscriptionOf[st] = sub
+		inSubscription[sub]++
 	}
-	// The work goes to a pool of readers, not a goroutine for each node
+	// The work goes to pools of readers, not a goroutine for each node
 	// waiting for its owner: tens of thousands of nodes would hold a stack
-	// each. A task never waits for one that is not running: a node is read
-	// once its owner was, converted once it and what it depends on were
-	// read. Reads go first: they wait for ARM's budget, and the conversions
-	// (CPU alone) fill the time between, on all cores but one, so that
-	// they never hold up a read's request or its answer.
-	reads, converts := make(chan func(), len(m.ordered)), make(chan func(), len(m.ordered))
+	// each. Each subscription has its own pool, as it has its own budget:
+	// readers waiting for one subscription's budget (or for a list it has
+	// yet to send) would otherwise take the whole pool and leave another
+	// subscription's budget unused. A task never waits for one that is not
+	// running: a node is read once its owner was, converted once it and
+	// what it depends on were read. Reads go first: they wait for ARM's
+	// budget, and the conversions (CPU alone) fill the time between, on
+	// all cores but one, so that they never hold up a read's request or
+	// its answer.
+	reads := map[string]chan func(){}
+	for sub, n := range inSubscription {
+		reads[sub] = make(chan func(), n)
+	}
+	converts := make(chan func(), len(m.ordered))
 	var pending sync.WaitGroup
 	var mu sync.Mutex
 	var read func(st *nodeState)
+	queueRead := func(st *nodeState) {
+		pending.Add(1)
+		reads[subscriptionOf[st]] <- func() { read(st) }
+	}
 	read = func(st *nodeState) {
 		m.readNode(st)
 		var ready []*nodeState
@@ -327,8 +343,7 @@ func (m *maker) readAll() {
 		}
 		mu.Unlock()
 		for _, c := range children[st] {
-			pending.Add(1)
-			reads <- func() { read(c) }
+			queueRead(c)
 		}
 		for _, d := range ready {
 			pending.Add(1)
@@ -336,8 +351,7 @@ func (m *maker) readAll() {
 		}
 	}
 	for _, st := range roots {
-		pending.Add(1)
-		reads <- func() { read(st) }
+		queueRead(st)
 	}
 	done := make(chan struct{})
 	work := func(tasks <-chan func()) {
@@ -351,8 +365,11 @@ func (m *maker) readAll() {
 			}
 		}
 	}
-	for range min(len(m.ordered), max(readersPerSubscription*len(subscriptions), minReaders)) {
-		go work(reads)
+	perSubscription := max(readersPerSubscription, minReaders/max(len(reads), 1))
+	for sub, tasks := range reads {
+		for range min(inSubscription[sub], perSubscription) {
+			go work(tasks)
+		}
 	}
 	for range max(runtime.GOMAXPROCS(0)-1, 1) {
 		go work(converts)
@@ -362,10 +379,10 @@ func (m *maker) readAll() {
 	m.progress.stop()
 }
 
-// Readers are enough to keep every subscription's read budget busy while
-// ARM takes its time to answer (its refill of 25 a second, answers after
-// a second), and a pool at all so that an estate's nodes do not hold a
-// goroutine each.
+// Readers are enough to keep a subscription's read budget busy while ARM
+// takes its time to answer (its refill of 25 a second, answers after a
+// second), at least minReaders in all, and a pool at all so that an
+// estate's nodes do not hold a goroutine each.
 const (
 	readersPerSubscription = 64
 	minReaders             = 256

@@ -814,26 +814,34 @@ var envelopeFields = []string{"id", "name", "type", "location", "extendedLocatio
 // createdTime, changedTime and provisioningState when $expand asks for them,
 // and no tags when a tag filter chose it (as ARM answers such a filter).
 func envelopeOf(body []byte, expand []string, tagFiltered bool) []byte {
-	var m map[string]any
+	// Only the top level is decoded: a list of a large group would
+	// otherwise decode every body whole to keep a few of its fields.
+	var m map[string]json.RawMessage
 	if json.Unmarshal(body, &m) != nil {
 		return body
 	}
-	out := map[string]any{}
+	out := map[string]json.RawMessage{}
 	for _, f := range envelopeFields {
 		if v, ok := m[f]; ok && !(f == "tags" && tagFiltered) {
 			out[f] = v
 		}
 	}
-	sd, _ := m["systemData"].(map[string]any)
-	props, _ := m["properties"].(map[string]any)
+	field := func(object, name string) json.RawMessage {
+		var fields map[string]json.RawMessage
+		_ = json.Unmarshal(m[object], &fields)
+		if v, ok := fields[name]; ok {
+			return v
+		}
+		return json.RawMessage("null")
+	}
 	for _, e := range expand {
 		switch strings.TrimSpace(e) {
 		case "createdtime":
-			out["createdTime"] = sd["createdAt"]
+			out["createdTime"] = field("systemData", "createdAt")
 		case "changedtime":
-			out["changedTime"] = sd["lastModifiedAt"]
+			out["changedTime"] = field("systemData", "lastModifiedAt")
 		case "provisioningstate":
-			out["provisioningState"] = props["provisioningState"]
+			out["provisioningState"] = field("properties", "provisioningState")
 		}
 	}
 	b, err := json.Marshal(out)
