@@ -25,7 +25,7 @@ func TestInputsTreeDigest(t *testing.T) {
 	}
 	base := "spec:\n  location: westus2\n  count: 1\n  tags: [a, b]\n"
 	same := map[string]string{
-		"a comment": "# the stack\nspec:\n  location: westus2 # here\n  count: 1\n  tags: [a, b]\n",
+		"a comment":  "# the stack\nspec:\n  location: westus2 # here\n  count: 1\n  tags: [a, b]\n",
 		"flow style": "spec: {location: westus2, count: 1, tags: [a, b]}\n",
 	}
 	for name, text := range same {
