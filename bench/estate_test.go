@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/azkcli/azk/internal/applier"
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/emulator/armpath"
@@ -143,51 +142,6 @@ func estateEmulator(clock Clock) emulator.Options {
 	return opts
 }
 
-// measureEstateApply plans the estate against a fresh emulator and applies
-// it at --parallelism (0: azk's default), timing the apply.
-func measureEstateApply(b *testing.B, in *Input, clock Clock, parallelism int) applyRun {
-	b.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	run, err := emulator.Start(ctx, estateEmulator(clock), "127.0.0.1:0", false)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer run.Close()
-	requests := newCounter()
-	client, err := clock.Client(run.URL, requests, parallelism)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := client.RouteCredentials(in.Graph); err != nil {
-		b.Fatal(err)
-	}
-	p := plan(b, ctx, client, in)
-	bound := ApplyBound(p.Resources)
-	planRequests := requests.total.Load()
-
-	runtime.GC()
-	peak := sampleHeap()
-	b.StartTimer()
-	began := time.Now()
-	rep := applier.Apply(ctx, p.Resources, applier.Options{Client: client, Graph: in.Graph, Parallelism: parallelism, LookupEnv: noEnv})
-	elapsed := time.Since(began)
-	b.StopTimer()
-	heap := peak()
-	r := applyRun{makespan: clock.Azure(elapsed), bound: bound, requests: requests, heapMB: float64(heap) / (1 << 20), ops: bound.WriteCount,
-		failed: rep.Count(applier.OutcomeFailed) + rep.Count(applier.OutcomeNotAttempted)}
-	if r.failed > 0 {
-		var out strings.Builder
-		rep.WriteText(&out)
-		b.Logf("%d failed or not attempted:\n%s", r.failed, out.String())
-	}
-	b.Logf("apply of %d resources in %d subscriptions at --parallelism %d, %g× compressed: %s (bound %s: critical path %s, a subscription's writes %s, reads %s, provider counters %s; %d writes, %d reads in all); requests: %d (plan %d), %d writes, %d reads of which %d polls, %d 429s",
-		len(p.Resources), bound.Subscriptions, parallelism, clock.Compression, r.makespan.Round(time.Second), bound.Max().Round(time.Second), bound.CriticalPath.Round(time.Second),
-		bound.Writes.Round(time.Second), bound.Reads.Round(time.Second), bound.Providers.Round(time.Second), bound.WriteCount, bound.ReadCount,
-		requests.total.Load(), planRequests, requests.writes.Load(), requests.reads.Load(), requests.polls.Load(), requests.throttled.Load())
-	return r
-}
-
 // BenchmarkEstate applies an enterprise estate (estateShape: 20
 // subscriptions of the landing zone, a hub peered with all 400 spokes,
 // role assignments at each subscription's scope; 20,402 resources, each
@@ -209,14 +163,16 @@ func BenchmarkEstate(b *testing.B) {
 	var p10 applyRun
 	b.Run("parallelism=10", func(b *testing.B) {
 		for range b.N {
-			p10 = measureEstateApply(b, in, Clock{Compression: estateP10Compression}, 10)
+			clock := Clock{Compression: estateP10Compression}
+			p10 = measureApply(b, in, clock, estateEmulator(clock), 10)
 		}
 		p10.report(b)
 	})
 	b.Run("default", func(b *testing.B) {
 		var r applyRun
 		for range b.N {
-			r = measureEstateApply(b, in, Clock{Compression: estateCompression}, 0)
+			clock := Clock{Compression: estateCompression}
+			r = measureApply(b, in, clock, estateEmulator(clock), 0)
 		}
 		r.report(b)
 		if p10.makespan > 0 {

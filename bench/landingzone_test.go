@@ -85,13 +85,14 @@ type applyRun struct {
 	ops      int
 }
 
-// measureApply plans the input against a fresh emulator and applies it at
-// the given --parallelism (0: azk's default), timing the apply.
-func measureApply(b *testing.B, in *Input, clock Clock, parallelism int) applyRun {
+// measureApply plans the input against a fresh emulator of opts and
+// applies it at the given --parallelism (0: azk's default), timing the
+// apply. Resources with a credential act as it, in its subscription.
+func measureApply(b *testing.B, in *Input, clock Clock, opts emulator.Options, parallelism int) applyRun {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	run, err := emulator.Start(ctx, clock.Emulator(), "127.0.0.1:0", false)
+	run, err := emulator.Start(ctx, opts, "127.0.0.1:0", false)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -99,6 +100,9 @@ func measureApply(b *testing.B, in *Input, clock Clock, parallelism int) applyRu
 	requests := newCounter()
 	client, err := clock.Client(run.URL, requests, parallelism)
 	if err != nil {
+		b.Fatal(err)
+	}
+	if err := client.RouteCredentials(in.Graph); err != nil {
 		b.Fatal(err)
 	}
 	p := plan(b, ctx, client, in)
@@ -120,9 +124,9 @@ func measureApply(b *testing.B, in *Input, clock Clock, parallelism int) applyRu
 		rep.WriteText(&out)
 		b.Logf("%d failed or not attempted:\n%s", r.failed, out.String())
 	}
-	b.Logf("apply of %d resources at --parallelism %d: %s (bound %s: critical path %s, %d writes %s, %d reads %s); requests: %d (plan %d), %d writes, %d reads of which %d polls, %d 429s",
-		len(p.Resources), parallelism, r.makespan.Round(time.Second), bound.Max().Round(time.Second), bound.CriticalPath.Round(time.Second),
-		bound.WriteCount, bound.Writes.Round(time.Second), bound.ReadCount, bound.Reads.Round(time.Second),
+	b.Logf("apply of %d resources in %d subscriptions at --parallelism %d, %g× compressed: %s (bound %s: critical path %s, a subscription's writes %s, reads %s, provider counters %s; %d writes, %d reads in all); requests: %d (plan %d), %d writes, %d reads of which %d polls, %d 429s",
+		len(p.Resources), bound.Subscriptions, parallelism, clock.Compression, r.makespan.Round(time.Second), bound.Max().Round(time.Second), bound.CriticalPath.Round(time.Second),
+		bound.Writes.Round(time.Second), bound.Reads.Round(time.Second), bound.Providers.Round(time.Second), bound.WriteCount, bound.ReadCount,
 		requests.total.Load(), planRequests, requests.writes.Load(), requests.reads.Load(), requests.polls.Load(), requests.throttled.Load())
 	return r
 }
@@ -158,14 +162,14 @@ func benchApply(b *testing.B, in *Input, clock Clock) {
 	var p10 applyRun
 	b.Run("parallelism=10", func(b *testing.B) {
 		for range b.N {
-			p10 = measureApply(b, in, clock, 10)
+			p10 = measureApply(b, in, clock, clock.Emulator(), 10)
 		}
 		p10.report(b)
 	})
 	b.Run("default", func(b *testing.B) {
 		var r applyRun
 		for range b.N {
-			r = measureApply(b, in, clock, 0)
+			r = measureApply(b, in, clock, clock.Emulator(), 0)
 		}
 		r.report(b)
 		if p10.makespan > 0 {

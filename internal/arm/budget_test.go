@@ -14,14 +14,22 @@ import (
 // getAll reads the resource group n times at once and fails on any error.
 func getAll(t *testing.T, c *Client, id string, n int) {
 	t.Helper()
+	atOnce(t, n, func(int) error {
+		_, err := c.Get(testContext(t), id, rgAPI)
+		return err
+	})
+}
+
+// atOnce runs send n times concurrently (with 0 … n-1) and fails on any error.
+func atOnce(t *testing.T, n int, send func(i int) error) {
+	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
-	for range n {
+	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := c.Get(testContext(t), id, rgAPI)
-			errs <- err
+			errs <- send(i)
 		}()
 	}
 	wg.Wait()

@@ -3,7 +3,6 @@ package arm
 import (
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,26 +28,13 @@ func testWrites(l emulator.RateLimit) emulator.Faults {
 // putAll PUTs n storage accounts into the resource group at once and fails on any error.
 func putAll(t *testing.T, c *Client, rg string, n int) {
 	t.Helper()
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			op, err := c.Put(testContext(t), storageID(rg, "sa"+string(rune('a'+i%26))+string(rune('a'+i/26))), storageAPI, storageBody)
-			if err == nil {
-				_, err = op.Wait(testContext(t))
-			}
-			errs <- err
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
+	atOnce(t, n, func(i int) error {
+		op, err := c.Put(testContext(t), storageID(rg, "sa"+string(rune('a'+i%26))+string(rune('a'+i/26))), storageAPI, storageBody)
+		if err == nil {
+			_, err = op.Wait(testContext(t))
 		}
-	}
+		return err
+	})
 }
 
 // TestBudgetPacesByProviderCounters: a burst of requests a provider counter

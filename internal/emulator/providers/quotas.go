@@ -161,8 +161,15 @@ func (q quotas) usages(w http.ResponseWriter, t armpath.Target, ns, location str
 func (q quotas) used(tx armcore.Tx, sub, ns, location string) map[string]int64 {
 	used := map[string]int64{}
 	prefix := "/subscriptions/" + strings.ToLower(sub) + "/"
+	network := strings.EqualFold(ns, "Microsoft.Network")
 	for k, rec := range tx.Store().Resources() {
-		if !strings.HasPrefix(k, prefix) || tx.Live(k) == nil {
+		// The type decides whether a record counts, before its body is read.
+		networkUsage, counted := extensions.NetworkUsageOf(rec.Type)
+		pool, isPool := extensions.VMPoolOf(rec.Type)
+		if !network {
+			counted = isPool
+		}
+		if !counted || !strings.HasPrefix(k, prefix) || tx.Live(k) == nil {
 			continue
 		}
 		var body map[string]any
@@ -173,14 +180,8 @@ func (q quotas) used(tx armcore.Tx, sub, ns, location string) map[string]int64 {
 		if normLocation(loc) != normLocation(location) {
 			continue
 		}
-		if strings.EqualFold(ns, "Microsoft.Network") {
-			if u, ok := extensions.NetworkUsageOf(rec.Type); ok {
-				used[u]++
-			}
-			continue
-		}
-		pool, ok := extensions.VMPoolOf(rec.Type)
-		if !ok {
+		if network {
+			used[networkUsage]++
 			continue
 		}
 		for name, count := range pool.Machines(body) {
