@@ -1,11 +1,13 @@
 package arm
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -279,14 +281,15 @@ func (p budgetPolicy) Do(req *policy.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := bk.take(ctx, prio); err != nil {
+		t, err := bk.take(ctx, prio)
+		if err != nil {
 			p.all.counters.release(held)
 			p.all.counters.abandon(rc)
 			return nil, err
 		}
 		resp, err := req.Next()
 		providerThrottled := p.all.counters.answered(rc, held, resp)
-		bk.answered(resp, !providerThrottled)
+		bk.answered(t, resp, !providerThrottled)
 		if err != nil || resp.StatusCode != http.StatusTooManyRequests {
 			return resp, err
 		}
@@ -374,16 +377,16 @@ type armBucket struct {
 	kind string // reads, writes or deletes
 }
 
-// answered brings the bucket in step with ARM's answer. ownThrottle says a
-// 429 is ARM's own, not a resource provider's.
-func (b *armBucket) answered(resp *http.Response, ownThrottle bool) {
+// answered brings the bucket in step with ARM's answer to the request that
+// took t. ownThrottle says a 429 is ARM's own, not a resource provider's.
+func (b *armBucket) answered(t ticket, resp *http.Response, ownThrottle bool) {
 	if resp == nil {
-		b.bucket.answered(answer{})
+		b.bucket.answered(t, answer{})
 		return
 	}
 	a := answer{came: true, status: resp.StatusCode, throttled: resp.StatusCode == http.StatusTooManyRequests && ownThrottle}
 	a.remaining, a.known = b.remaining(resp.Header)
-	b.bucket.answered(a)
+	b.bucket.answered(t, a)
 }
 
 // remaining reads ARM's count of tokens left for this kind of request: the
@@ -425,6 +428,20 @@ type bucket struct {
 	// elsewhere are requests of this bucket's kind waiting for a token of
 	// another bucket first (a provider's counter): queued all the same.
 	elsewhere int
+	// granted counts the tokens handed out so far; inFlight are the tickets
+	// of the requests not answered yet, in order; answeredTo is one past the
+	// latest place answered.
+	granted    uint64
+	inFlight   []ticket
+	answeredTo uint64
+}
+
+// ticket is a request's token: its place among the tokens the bucket
+// handed out, when, and how many requests were in flight then.
+type ticket struct {
+	seq   uint64
+	at    time.Time
+	ahead int
 }
 
 func newBucket(l RateLimit) *bucket {
@@ -466,6 +483,12 @@ func (t *tokens) lower(now time.Time, n float64) {
 	t.n = math.Min(t.n, n)
 }
 
+// raise makes the count at least n, within the burst.
+func (t *tokens) raise(now time.Time, n float64) {
+	t.advance(now)
+	t.n = math.Min(math.Max(t.n, n), t.burst)
+}
+
 func (t *tokens) setRate(now time.Time, r float64) {
 	t.advance(now)
 	t.rate = r
@@ -480,6 +503,7 @@ type waiter struct {
 	priority float64
 	arrival  uint64
 	granted  chan struct{}
+	ticket   ticket // set before granted is signalled
 	index    int
 }
 
@@ -504,14 +528,14 @@ func (w *waiters) Pop() any {
 
 // take waits for a token, then counts the request in flight; it returns
 // the context's error when that ends first.
-func (b *bucket) take(ctx context.Context, priority float64) error {
+func (b *bucket) take(ctx context.Context, priority float64) (ticket, error) {
 	b.mu.Lock()
 	now := time.Now()
 	b.capLocked(now)
 	if len(b.waiting) == 0 && b.lim.take(now) {
-		b.counts.InFlight++
+		t := b.grantLocked(now)
 		b.mu.Unlock()
-		return nil
+		return t, nil
 	}
 	w := &waiter{priority: priority, arrival: b.arrivals, granted: make(chan struct{}, 1)}
 	b.arrivals++
@@ -521,7 +545,7 @@ func (b *bucket) take(ctx context.Context, priority float64) error {
 	b.mu.Unlock()
 	select {
 	case <-w.granted:
-		return nil
+		return w.ticket, nil
 	case <-ctx.Done():
 		b.mu.Lock()
 		defer b.mu.Unlock()
@@ -530,18 +554,42 @@ func (b *bucket) take(ctx context.Context, priority float64) error {
 			b.counts.Queued--
 			b.dispatchLocked(time.Now())
 		} else {
-			b.counts.InFlight-- // granted as the context ended: never sent
+			b.doneLocked(w.ticket) // granted as the context ended: never sent
 		}
-		return ctx.Err()
+		return ticket{}, ctx.Err()
 	}
 }
 
-// release gives up a token taken for a request that is not sent after all:
-// the token stays spent (Azure may have counted it, for all the mirror knows).
-func (b *bucket) release() {
+// grantLocked counts a token taken for a request now going out.
+func (b *bucket) grantLocked(now time.Time) ticket {
+	t := ticket{seq: b.granted, at: now, ahead: len(b.inFlight)}
+	b.inFlight = append(b.inFlight, t)
+	b.counts.InFlight++
+	b.granted++
+	return t
+}
+
+// inFlightFrom is the index in inFlight of the first request from place seq
+// on, and whether it is that place.
+func (b *bucket) inFlightFrom(seq uint64) (int, bool) {
+	return slices.BinarySearchFunc(b.inFlight, seq, func(t ticket, seq uint64) int { return cmp.Compare(t.seq, seq) })
+}
+
+// doneLocked counts t's request out of those in flight.
+func (b *bucket) doneLocked(t ticket) {
+	if i, ok := b.inFlightFrom(t.seq); ok {
+		b.inFlight = slices.Delete(b.inFlight, i, i+1)
+	}
+	b.counts.InFlight--
+}
+
+// release gives up the token t for a request that is not sent after all:
+// the token stays spent (Azure may have counted it, for all the mirror
+// knows).
+func (b *bucket) release(t ticket) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.counts.InFlight--
+	b.doneLocked(t)
 	b.dispatchLocked(time.Now())
 }
 
@@ -551,11 +599,13 @@ func (b *bucket) waitElsewhere(n int) {
 	b.mu.Unlock()
 }
 
-// capLocked keeps the tokens at most the burst less the requests in flight:
-// ARM's bucket, full while they travel, refills no further, and counts them
-// when they arrive.
+// capLocked keeps the tokens at most the burst less the requests on their
+// way: ARM's bucket, full while they travel, refills no further, and counts
+// them when they arrive. Those sent before the latest request answered have
+// arrived: Azure counts requests in about the order they were sent.
 func (b *bucket) capLocked(now time.Time) {
-	b.lim.lower(now, b.lim.burst-float64(b.counts.InFlight))
+	i, _ := b.inFlightFrom(b.answeredTo)
+	b.lim.lower(now, b.lim.burst-float64(len(b.inFlight)-i))
 }
 
 // dispatchLocked hands tokens to the waiters in order while there are
@@ -565,7 +615,7 @@ func (b *bucket) dispatchLocked(now time.Time) {
 	for len(b.waiting) > 0 && b.lim.take(now) {
 		w := heap.Pop(&b.waiting).(*waiter)
 		b.counts.Queued--
-		b.counts.InFlight++
+		w.ticket = b.grantLocked(now)
 		w.granted <- struct{}{}
 		b.capLocked(now)
 	}
@@ -597,15 +647,18 @@ type answer struct {
 	throttled bool
 }
 
-// answered brings the bucket in step with the answer to a request that
-// took one of its tokens.
-func (b *bucket) answered(a answer) {
+// answered brings the bucket in step with the answer to the request that
+// took t.
+func (b *bucket) answered(t ticket, a answer) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := time.Now()
 	b.capLocked(now) // the cap held until this answer came
-	b.counts.InFlight--
-	b.settleLocked(now, a)
+	b.doneLocked(t)
+	if a.came {
+		b.answeredTo = max(b.answeredTo, t.seq+1)
+	}
+	b.settleLocked(now, a, &t)
 }
 
 // observe brings the bucket in step with an answer to a request that took
@@ -615,10 +668,12 @@ func (b *bucket) observe(a answer) {
 	defer b.mu.Unlock()
 	now := time.Now()
 	b.capLocked(now)
-	b.settleLocked(now, a)
+	b.settleLocked(now, a, nil)
 }
 
-func (b *bucket) settleLocked(now time.Time, a answer) {
+// settleLocked follows the answer to the request that took t (nil: a
+// request that took none of this bucket's tokens).
+func (b *bucket) settleLocked(now time.Time, a answer, t *ticket) {
 	if !a.came {
 		b.dispatchLocked(now)
 		return
@@ -641,12 +696,7 @@ func (b *bucket) settleLocked(now time.Time, a answer) {
 				b.resizeLocked(now, shown)
 			}
 		}
-		// The requests still in flight may not be in Azure's count yet:
-		// they come off it too, so the mirror errs on the side of fewer
-		// tokens. Azure counts whole tokens: a fraction less is no news.
-		if counted := math.Max(float64(a.remaining-b.counts.InFlight), 0); b.lim.at(now)-counted >= 1 {
-			b.lim.lower(now, counted)
-		}
+		b.followLocked(now, a.remaining, t)
 	}
 	assumed := b.assumed.PerSecond
 	if a.throttled {
@@ -656,6 +706,38 @@ func (b *bucket) settleLocked(now time.Time, a answer) {
 		b.lim.setRate(now, math.Min(assumed, b.lim.rate+assumed/20))
 	}
 	b.dispatchLocked(now)
+}
+
+// followLocked keeps the mirror within what Azure can hold now, given that
+// it held remaining once it counted t's request. Azure counts requests
+// about in the order they were sent, but not quite (separate connections,
+// a busy machine). It holds at most that count plus the whole tokens
+// refilled since t's went (it counted t's after): when the mirror holds
+// more, other clients spent tokens, and the mirror falls to the count less
+// the requests sent after t's still in flight (it has them off already),
+// plus that refill. It holds at least the count less every request sent
+// after t's and every one in flight when t's went (either may have come
+// after it), with no refill: the mirror rises to that, so that answers
+// slowed on their way leave no tokens unspent for the rest of the run. An
+// answer to a request that took none of the bucket's tokens (t nil) takes
+// every request in flight off, with no refill. Azure counts whole tokens:
+// the mirror holding a fraction more is no news.
+func (b *bucket) followLocked(now time.Time, remaining int, t *ticket) {
+	ceiling := float64(remaining)
+	most, least := float64(remaining-b.counts.InFlight), float64(remaining-b.counts.InFlight)
+	if t != nil {
+		before, _ := b.inFlightFrom(t.seq)
+		refill := math.Floor(now.Sub(t.at).Seconds() * b.lim.rate)
+		ceiling += refill
+		most = float64(remaining-(len(b.inFlight)-before)) + refill
+		least = float64(remaining - int(b.granted-t.seq-1) - t.ahead)
+	}
+	switch held := b.lim.at(now); {
+	case held-ceiling >= 1:
+		b.lim.lower(now, math.Max(most, 0))
+	case least > held:
+		b.lim.raise(now, least)
+	}
 }
 
 // resizeLocked makes the assumed refill of a bucket known by its window

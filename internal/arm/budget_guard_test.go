@@ -34,7 +34,8 @@ func TestBudgetTakesTheLowerOfSubscriptionAndGlobalCounts(t *testing.T) {
 				// A slow refill, so that the count the answer left is what the
 				// bucket holds while the test looks at it.
 				b := &armBucket{newBucket(RateLimit{Burst: 1200, PerSecond: 0.5}), kind}
-				if err := b.take(context.Background(), 0); err != nil {
+				tk, err := b.take(context.Background(), 0)
+				if err != nil {
 					t.Fatal(err)
 				}
 				h := http.Header{}
@@ -44,7 +45,7 @@ func TestBudgetTakesTheLowerOfSubscriptionAndGlobalCounts(t *testing.T) {
 				if tc.global != "" {
 					h.Set("x-ms-ratelimit-remaining-subscription-global-"+kind, tc.global)
 				}
-				b.answered(&http.Response{StatusCode: http.StatusOK, Header: h}, true)
+				b.answered(tk, &http.Response{StatusCode: http.StatusOK, Header: h}, true)
 				b.mu.Lock()
 				got := b.lim.at(time.Now())
 				b.mu.Unlock()
@@ -54,13 +55,13 @@ func TestBudgetTakesTheLowerOfSubscriptionAndGlobalCounts(t *testing.T) {
 				}
 				// Seven requests go at once; the eighth waits for the refill.
 				for i := range 7 {
-					if err := b.take(context.Background(), 0); err != nil {
+					if _, err := b.take(context.Background(), 0); err != nil {
 						t.Fatalf("request %d: %v", i+1, err)
 					}
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 				defer cancel()
-				if err := b.take(ctx, 0); err == nil {
+				if _, err := b.take(ctx, 0); err == nil {
 					t.Error("an eighth request went at once, beyond the 7 tokens ARM said were left")
 				}
 			})

@@ -122,7 +122,8 @@ func TestThrottlingUsesNoRetries(t *testing.T) {
 func TestBudgetGrantsByPriority(t *testing.T) {
 	b := newBucket(RateLimit{Burst: 1, PerSecond: 50})
 	ctx := context.Background()
-	if err := b.take(ctx, 0); err != nil { // the only token, in flight until answered below
+	first, err := b.take(ctx, 0) // the only token, in flight until answered below
+	if err != nil {
 		t.Fatal(err)
 	}
 	ok := answer{came: true, status: http.StatusOK}
@@ -133,13 +134,14 @@ func TestBudgetGrantsByPriority(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := b.take(ctx, prio); err != nil {
+			tk, err := b.take(ctx, prio)
+			if err != nil {
 				t.Error(err)
 			}
 			mu.Lock()
 			order = append(order, name)
 			mu.Unlock()
-			b.answered(ok)
+			b.answered(tk, ok)
 		}()
 		for deadline := time.Now().Add(time.Second); b.stats().Queued < len(name) && time.Now().Before(deadline); {
 			time.Sleep(time.Millisecond)
@@ -150,7 +152,7 @@ func TestBudgetGrantsByPriority(t *testing.T) {
 	enqueue("bb", 5)
 	enqueue("ccc", 5)
 	enqueue("dddd", 9)
-	b.answered(ok)
+	b.answered(first, ok)
 	wg.Wait()
 	want := []string{"dddd", "bb", "ccc", "a"}
 	for i := range want {
@@ -168,7 +170,7 @@ func TestBudgetBacksOffOn429(t *testing.T) {
 		b.mu.Lock()
 		b.counts.InFlight++ // as if it took a token, which the empty bucket would make wait
 		b.mu.Unlock()
-		b.answered(answer{came: true, status: status, throttled: status == http.StatusTooManyRequests})
+		b.answered(ticket{}, answer{came: true, status: status, throttled: status == http.StatusTooManyRequests})
 	}
 	respond(http.StatusTooManyRequests)
 	if got := b.lim.rate; got != 5 {
@@ -194,35 +196,64 @@ func TestBudgetBacksOffOn429(t *testing.T) {
 	}
 }
 
-// TestBudgetFollowsRemainingHeaders: ARM's count lowers the mirror's,
-// global or subscription whichever is lower, never raises it (an answer may
-// be older than the mirror), and a count above the assumed burst shows a
-// bigger bucket.
+// TestBudgetFollowsRemainingHeaders: ARM's count, global or subscription
+// whichever is lower, bounds the mirror: it falls to the count less the
+// requests sent after the answered one and still in flight (other clients
+// spent tokens); it rises to the count less every request sent after it and
+// every one in flight when it went (answers slowed on their way left tokens
+// unspent); and a count above the assumed burst shows a bigger bucket.
 func TestBudgetFollowsRemainingHeaders(t *testing.T) {
-	b := &armBucket{newBucket(RateLimit{Burst: 200, PerSecond: 10}), "deletes"}
-	answer := func(h http.Header) {
-		if err := b.take(context.Background(), 0); err != nil {
+	b := &armBucket{newBucket(RateLimit{Burst: 200, PerSecond: 0.01}), "deletes"}
+	take := func() ticket {
+		tk, err := b.take(context.Background(), 0)
+		if err != nil {
 			t.Fatal(err)
 		}
-		b.answered(&http.Response{StatusCode: http.StatusOK, Header: h}, true)
+		return tk
 	}
-	h := http.Header{}
-	h.Set("x-ms-ratelimit-remaining-subscription-deletes", "40")
-	h.Set("x-ms-ratelimit-remaining-subscription-global-deletes", "2999")
-	answer(h)
-	if got := b.lim.at(time.Now()); got < 39.5 || got > 41 {
-		t.Errorf("tokens after ARM said 40 remain: %.1f", got)
+	answer := func(tk ticket, deletes string) {
+		h := http.Header{}
+		h.Set("x-ms-ratelimit-remaining-subscription-deletes", deletes)
+		h.Set("x-ms-ratelimit-remaining-subscription-global-deletes", "2999")
+		h.Set("x-ms-ratelimit-remaining-subscription-writes", "0") // another kind's count
+		b.answered(tk, &http.Response{StatusCode: http.StatusOK, Header: h}, true)
 	}
-	h = http.Header{}
-	h.Set("x-ms-ratelimit-remaining-subscription-deletes", "999")
-	h.Set("x-ms-ratelimit-remaining-subscription-writes", "0") // another kind's count
-	answer(h)
+	tokens := func(what string, want float64) {
+		t.Helper()
+		b.mu.Lock()
+		got := b.lim.at(time.Now())
+		b.mu.Unlock()
+		if got < want-0.5 || got > want+0.5 {
+			t.Errorf("tokens after %s: %.1f, want %v", what, got, want)
+		}
+	}
+	answer(take(), "40")
+	tokens("ARM said 40 remain", 40)
+
+	// Three go out (37 left); the first's count leaves out the two after
+	// it: no news.
+	first, second, third := take(), take(), take()
+	answer(first, "39")
+	tokens("an answer that counts what the mirror does", 37)
+	// Another client spent ten.
+	answer(second, "28")
+	tokens("an answer showing fewer than the mirror", 27)
+	// Azure held more than the mirror (a refill it did not see): the mirror
+	// rises to that count less the two in flight when the third went.
+	answer(third, "60")
+	tokens("an answer showing more than the mirror", 58)
+	// Answers out of order: the fifth's count may lack the fourth.
+	fourth, fifth := take(), take()
+	answer(fifth, "80")
+	tokens("an answer with one sent before it in flight", 79)
+	answer(fourth, "80")
+	tokens("the answer to that one", 79)
+
+	answer(take(), "999")
 	if b.lim.burst != 1000 {
 		t.Errorf("burst after ARM said 999 remain: %v", b.lim.burst)
 	}
-	if got := b.lim.at(time.Now()); got < 38 || got > 42 {
-		t.Errorf("tokens after an answer counting more than the mirror: %.1f, want still about 40", got)
-	}
+	tokens("a bigger bucket", 999)
 }
 
 func TestParseRateLimits(t *testing.T) {

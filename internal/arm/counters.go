@@ -63,7 +63,7 @@ func newCounters(configured map[string]RateLimit) *counters {
 // their buckets; with none known yet for r's class, it lets one request
 // of the class go in each subscription and holds the others until an
 // answer shows the class's counters.
-func (c *counters) take(ctx context.Context, r request, priority float64) ([]*bucket, error) {
+func (c *counters) take(ctx context.Context, r request, priority float64) ([]heldToken, error) {
 	for {
 		c.mu.Lock()
 		cl := c.classes[r.class]
@@ -86,26 +86,34 @@ func (c *counters) take(ctx context.Context, r request, priority float64) ([]*bu
 				return nil, ctx.Err()
 			}
 		}
-		held := make([]*bucket, len(cl.counters))
+		held := make([]heldToken, len(cl.counters))
 		for i, name := range cl.counters {
-			held[i] = c.bucketLocked(r, name)
+			held[i].bucket = c.bucketLocked(r, name)
 		}
 		c.mu.Unlock()
-		for i, b := range held {
-			if err := b.take(ctx, priority); err != nil {
+		for i := range held {
+			t, err := held[i].take(ctx, priority)
+			if err != nil {
 				c.release(held[:i])
 				return nil, err
 			}
+			held[i].ticket = t
 		}
 		return held, nil
 	}
 }
 
 // release gives back the counters' places of a request not sent after all.
-func (c *counters) release(held []*bucket) {
-	for _, b := range held {
-		b.release()
+func (c *counters) release(held []heldToken) {
+	for _, h := range held {
+		h.release(h.ticket)
 	}
+}
+
+// heldToken is a counter's token a request holds.
+type heldToken struct {
+	*bucket
+	ticket
 }
 
 // abandon gives up r's place as the first of its class in its
@@ -126,7 +134,7 @@ func (c *counters) abandon(r request) {
 // each counter's mirror follows its count. On a 429, the counters the
 // answer shows empty are the ones that throttled; it reports whether there
 // were any (else the 429 is ARM's).
-func (c *counters) answered(r request, held []*bucket, resp *http.Response) (providerThrottled bool) {
+func (c *counters) answered(r request, held []heldToken, resp *http.Response) (providerThrottled bool) {
 	var shown []counterCount
 	if resp != nil {
 		shown = remainingCounts(resp.Header)
@@ -150,13 +158,13 @@ func (c *counters) answered(r request, held []*bucket, resp *http.Response) (pro
 		byBucket[c.bucketLocked(r, s.name)] = a
 	}
 	c.mu.Unlock()
-	for _, b := range held {
-		a, ok := byBucket[b]
+	for _, h := range held {
+		a, ok := byBucket[h.bucket]
 		if !ok && resp != nil {
 			a = answer{came: true, status: resp.StatusCode}
 		}
-		delete(byBucket, b)
-		b.answered(a)
+		delete(byBucket, h.bucket)
+		h.answered(h.ticket, a)
 	}
 	for b, a := range byBucket { // counters this request took no token of: new to its class
 		b.observe(a)
