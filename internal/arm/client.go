@@ -351,6 +351,9 @@ func (c *Client) list(ctx context.Context, path, apiVersion string, query url.Va
 				if u, err = c.nextLink(prev.NextLink, apiVersion); err != nil {
 					return page{}, fmt.Errorf("GET %s: %w", path, err)
 				}
+				// What the list serves waits for its last page: the pages
+				// after the first go before the reads of its priority.
+				ctx = WithPriority(ctx, priorityOf(ctx)+1)
 			}
 			resp, err := c.send(ctx, http.MethodGet, path, u, nil)
 			if err != nil {
