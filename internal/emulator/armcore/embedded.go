@@ -149,42 +149,57 @@ func spliceJSON(body []byte, path []string, v []byte, create bool) (out []byte, 
 // memberSpan finds the value of the top-level member name in the JSON
 // object body: body[start:end] is the value when found.
 func memberSpan(body []byte, name string) (start, end int, found, ok bool) {
+	ok = eachMember(body, func(key []byte, s, e int) bool {
+		if string(key) == name {
+			start, end, found = s, e, true
+			return false
+		}
+		return true
+	})
+	return start, end, found, ok || found
+}
+
+// eachMember calls member with each top-level member of the JSON object
+// body (its key, unquoted as written, and body[start:end] its value) until
+// member returns false, scanning the object once. It reports whether body
+// is an object well-formed up to where it stopped.
+func eachMember(body []byte, member func(key []byte, start, end int) bool) bool {
 	i := skipSpace(body, 0)
 	if i >= len(body) || body[i] != '{' {
-		return 0, 0, false, false
+		return false
 	}
 	i = skipSpace(body, i+1)
 	if i < len(body) && body[i] == '}' {
-		return 0, 0, false, true
+		return true
 	}
 	for i < len(body) {
 		keyEnd := skipValue(body, i)
 		if keyEnd < 0 || body[i] != '"' {
-			return 0, 0, false, false
+			return false
 		}
 		key := body[i+1 : keyEnd-1]
 		i = skipSpace(body, keyEnd)
 		if i >= len(body) || body[i] != ':' {
-			return 0, 0, false, false
+			return false
 		}
-		start = skipSpace(body, i+1)
-		end = skipValue(body, start)
+		start := skipSpace(body, i+1)
+		end := skipValue(body, start)
 		if end < 0 {
-			return 0, 0, false, false
+			return false
 		}
-		if string(key) == name {
-			return start, end, true, true
+		if !member(key, start, end) {
+			return false
 		}
 		i = skipSpace(body, end)
 		if i < len(body) && body[i] == '}' {
-			return 0, 0, false, true
+			return true
 		}
 		if i >= len(body) || body[i] != ',' {
-			return 0, 0, false, false
+			return false
 		}
 		i = skipSpace(body, i+1)
 	}
-	return 0, 0, false, false
+	return false
 }
 
 func skipSpace(b []byte, i int) int {

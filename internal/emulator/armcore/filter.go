@@ -155,6 +155,10 @@ type listed struct {
 	tags                       map[string]any
 }
 
+// filters reports whether the filter leaves anything out (the zero value
+// does not).
+func (lf listFilter) filters() bool { return len(lf.clauses) > 0 || lf.tag != nil }
+
 // matches reports whether the filter admits r.
 func (lf listFilter) matches(r listed) bool {
 	if lf.tag != nil {

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -747,7 +749,7 @@ func (c *Core) list(w http.ResponseWriter, r *http.Request, t armpath.Target) er
 			if rec == nil || (t.Kind == armpath.Collection && !strings.EqualFold(rec.Type, t.Type)) {
 				continue
 			}
-			if (resourceList || groupList) && !filter.matches(listedOf(rec)) {
+			if (resourceList || groupList) && filter.filters() && !filter.matches(listedOf(rec)) {
 				continue
 			}
 			keys = append(keys, kid)
@@ -774,14 +776,39 @@ func (c *Core) list(w http.ResponseWriter, r *http.Request, t armpath.Target) er
 		}
 		items = append(items, body)
 	}
-	page := map[string]any{"value": items}
+	next := ""
 	if end < len(keys) {
 		q := r.URL.Query()
 		q.Set("$skiptoken", keys[end-1])
-		page["nextLink"] = BaseURL(r) + r.URL.Path + "?" + q.Encode()
+		next = BaseURL(r) + r.URL.Path + "?" + q.Encode()
 	}
-	WriteJSON(w, http.StatusOK, page)
+	WriteRaw(w, http.StatusOK, listPage(items, next))
 	return nil
+}
+
+// listPage is a page of a list: its items (the store's own JSON, put
+// together as they are rather than checked and compacted again by
+// encoding/json, the most of a large list's cost) and the next page's link.
+func listPage(items []json.RawMessage, nextLink string) []byte {
+	size := len(`{"value":[]}`) + len(items)
+	for _, it := range items {
+		size += len(it)
+	}
+	out := make([]byte, 0, size+len(nextLink)+len(`,"nextLink":""`))
+	out = append(out, `{"value":[`...)
+	for i, it := range items {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, it...)
+	}
+	out = append(out, ']')
+	if nextLink != "" {
+		link, _ := json.Marshal(nextLink)
+		out = append(out, `,"nextLink":`...)
+		out = append(out, link...)
+	}
+	return append(out, '}')
 }
 
 // groupsOf lists the keys of the live resource groups of a subscription.
@@ -814,25 +841,30 @@ var envelopeFields = []string{"id", "name", "type", "location", "extendedLocatio
 // createdTime, changedTime and provisioningState when $expand asks for them,
 // and no tags when a tag filter chose it (as ARM answers such a filter).
 func envelopeOf(body []byte, expand []string, tagFiltered bool) []byte {
-	// Only the top level is decoded: a list of a large group would
-	// otherwise decode every body whole to keep a few of its fields.
-	var m map[string]json.RawMessage
-	if json.Unmarshal(body, &m) != nil {
+	// The top level is scanned once, and only the envelope's members
+	// compacted: a list of a large group would otherwise decode every body
+	// whole to keep a few of its fields.
+	out := map[string][]byte{}
+	objects := map[string][]byte{}
+	if !eachMember(body, func(key []byte, start, end int) bool {
+		switch k := string(key); {
+		case slices.Contains(envelopeFields, k):
+			if !(k == "tags" && tagFiltered) {
+				out[k] = body[start:end]
+			}
+		case k == "systemData" || k == "properties":
+			objects[k] = body[start:end]
+		}
+		return true
+	}) {
 		return body
 	}
-	out := map[string]json.RawMessage{}
-	for _, f := range envelopeFields {
-		if v, ok := m[f]; ok && !(f == "tags" && tagFiltered) {
-			out[f] = v
+	field := func(object, name string) []byte {
+		o := objects[object]
+		if start, end, found, _ := memberSpan(o, name); found {
+			return o[start:end]
 		}
-	}
-	field := func(object, name string) json.RawMessage {
-		var fields map[string]json.RawMessage
-		_ = json.Unmarshal(m[object], &fields)
-		if v, ok := fields[name]; ok {
-			return v
-		}
-		return json.RawMessage("null")
+		return []byte("null")
 	}
 	for _, e := range expand {
 		switch strings.TrimSpace(e) {
@@ -844,11 +876,20 @@ func envelopeOf(body []byte, expand []string, tagFiltered bool) []byte {
 			out["provisioningState"] = field("properties", "provisioningState")
 		}
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return body
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range slices.Sorted(maps.Keys(out)) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(k))
+		b.WriteByte(':')
+		if json.Compact(&b, out[k]) != nil {
+			return body
+		}
 	}
-	return b
+	b.WriteByte('}')
+	return b.Bytes()
 }
 
 // versionedType is the resource type whose api-versions a request must use:
