@@ -5,6 +5,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/armjson"
@@ -154,10 +155,9 @@ func (n *Node) Address() string { return n.Object.Address() }
 // DependsOn lists the distinct input resources n depends on, in edge order.
 func (n *Node) DependsOn() []*Node {
 	var deps []*Node
-	seen := map[*Node]bool{}
 	for _, e := range n.Edges {
-		if e.To != nil && !seen[e.To] {
-			seen[e.To] = true
+		// A node has a few edges: a scan finds those seen without a map.
+		if e.To != nil && !slices.Contains(deps, e.To) {
 			deps = append(deps, e.To)
 		}
 	}
