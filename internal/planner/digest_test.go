@@ -18,7 +18,9 @@ func TestInputsTreeDigest(t *testing.T) {
 			t.Fatal(err)
 		}
 		h := sha256.New()
-		hashTree(h, n.YNode())
+		th := newTreeHasher(h)
+		th.node(n.YNode())
+		th.flush()
 		var out [32]byte
 		copy(out[:], h.Sum(nil))
 		return out

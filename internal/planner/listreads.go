@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/azkcli/azk/internal/arm"
-	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/graph"
 )
 
@@ -34,9 +33,11 @@ const minListed = 2
 // collection is one list that serves several resources.
 type collection struct {
 	path, apiVersion string
-	once             sync.Once
-	items            map[string]map[string]any // lower-cased ID -> item
-	err              error
+	// members is how many resources it serves.
+	members int
+	once    sync.Once
+	items   map[string]map[string]any // lower-cased ID -> item
+	err     error
 }
 
 // planListReads groups the resources to read by collection and keeps the
@@ -79,6 +80,7 @@ func (m *maker) planListReads() {
 		if len(sts) < minListed {
 			continue
 		}
+		c.members = len(sts)
 		for _, st := range sts {
 			m.listed[st] = c
 		}
@@ -166,10 +168,7 @@ func (m *maker) probeFor(st *nodeState, ctx context.Context) (*typeProbe, *probe
 	key := strings.ToLower(st.node.Kind.ARMType) + "?" + st.node.Kind.APIVersion
 	v, _ := m.probes.LoadOrStore(key, &typeProbe{decided: make(chan struct{}), probing: map[string]bool{}})
 	p := v.(*typeProbe)
-	sub := ""
-	if id, err := armid.Parse(st.node.ID); err == nil {
-		sub = strings.ToLower(id.Subscription)
-	}
+	sub := st.subscription
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	select {
@@ -205,11 +204,22 @@ func (p *typeProbe) whole() bool {
 	return p.isWhole
 }
 
-// readContext is the context of st's reads: those that more reads wait for
-// (a resource group, then a network, then its subnets) go first when they
-// wait for ARM's read budget.
+// readContext is the context of st's reads: they wait for ARM's read budget
+// by readPriority.
 func (m *maker) readContext(st *nodeState) context.Context {
-	return arm.WithPriority(m.ctx, float64(m.heights[st.node]))
+	return arm.WithPriority(m.ctx, m.readPriority(st))
+}
+
+// readPriority orders reads: those that more levels of reads wait for (a
+// resource group, then a network, then its subnets) first, and on one
+// level those that serve more resources (a list of hundreds of peerings
+// takes pages one after the other).
+func (m *maker) readPriority(st *nodeState) float64 {
+	served := 1
+	if c := m.listed[st]; c != nil {
+		served = c.members
+	}
+	return float64(m.heights[st.node]) + 1 - 1/float64(served+1)
 }
 
 // readHeights sets how many levels of resources wait for each one's read.

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -100,19 +102,33 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	}
 	badNames := namePending(ctx, g, opts.Reader)
 	m := newMaker(ctx, g, opts)
+	heights := make(chan struct{}) // on another core
+	go func() {
+		m.readHeights()
+		close(heights)
+	}()
 	m.planListReads()
-	m.readHeights()
+	<-heights
 	removed := m.removedNodes()
-	unmanaged := m.listUnmanaged()
-	digest := make(chan string, 1) // while the reads wait for Azure
-	go func() { digest <- inputsDigest(g, opts.Base, opts.ReconcilePolicyIfExists) }()
+	// The unmanaged listing and the inputs' digest are worked out while the
+	// reads wait for Azure, once the first have gone out.
+	unmanaged := make(chan func() []string, 1)
+	go func() {
+		<-m.readsSent
+		unmanaged <- m.listUnmanaged()
+	}()
+	digest := make(chan string, 1)
+	go func() {
+		<-m.readsSent
+		digest <- inputsDigest(g, opts.Base, opts.ReconcilePolicyIfExists)
+	}()
 	removals := make(chan removalResult, 1)
 	go func() {
 		var r removalResult
 		r.resources, r.diags = m.planRemovals(removed)
 		removals <- r
 	}()
-	m.readAll()
+	m.readAll(badNames)
 	p := &Plan{
 		FormatVersion: FormatVersion,
 		Subscription:  g.Subscription,
@@ -122,22 +138,18 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	}
 	for _, n := range g.Nodes {
 		if st := m.states[n]; st != nil {
-			r := m.decide(st)
-			m.markOrigins(r, st.baseDiff)
-			p.Resources = append(p.Resources, r)
-		} else if n.Kind.IsARM() && n.Pending != "" {
-			r := m.pending(n, badNames[n])
-			m.pendingDecisions[n] = r
-			m.markOrigins(r, m.baseDiffOf(n, nil, nil))
-			p.Resources = append(p.Resources, r)
+			p.Resources = append(p.Resources, st.decision)
+		} else if pn := m.pendingNodes[n]; pn != nil {
+			p.Resources = append(p.Resources, pn.decision)
 		}
 	}
+	listKeptByPolicy(p, m.states)
 	diags = append(diags, m.matchSendSecrets(p)...)
 	diags = append(diags, m.matchReplace(p)...)
 	rm := <-removals
 	diags = append(diags, rm.diags...)
 	p.Resources = append(p.Resources, rm.resources...)
-	p.Unmanaged = withoutRemoved(unmanaged(), rm.resources)
+	p.Unmanaged = withoutRemoved((<-unmanaged)(), rm.resources)
 	m.replaceCascades(p) // once the unmanaged listing no longer adds to m.diags
 	noteSameTypeUnmanaged(p)
 	settleDriftPolicies(p)
@@ -153,6 +165,8 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 // nodeState is what Make learns about one node.
 type nodeState struct {
 	node *graph.Node
+	// subscription is the one its ARM ID names, lower-cased.
+	subscription string
 	// read is closed once the resource was read (or the read was skipped).
 	read chan struct{}
 
@@ -170,8 +184,11 @@ type nodeState struct {
 
 	request *convert.Request
 	diags   diag.List
-	// decision is set by decide, in dependency order.
+	// decision is set by decide, once everything it depends on was decided.
 	decision *Resource
+	// keptByPolicyIn is the replaced owner ARM deletes it with, when its
+	// policy keeps it from being created again (set by replace).
+	keptByPolicyIn *Resource
 	// baseDiff is how the base's body differs from the manifests' (with
 	// Options.Base), set by decide.
 	baseDiff baseDiff
@@ -207,8 +224,8 @@ type maker struct {
 
 	states  map[*graph.Node]*nodeState
 	ordered []*nodeState
-	// pendingDecisions are the decisions of nodes whose ARM ID is not known yet.
-	pendingDecisions map[*graph.Node]*Resource
+	// pendingNodes are the nodes whose ARM ID is not known yet.
+	pendingNodes map[*graph.Node]*pendingNode
 	// sendSecrets are the addresses Options.SendSecrets matched.
 	sendSecrets map[string]bool
 	// replaceSet are the addresses Options.Replace matched.
@@ -226,6 +243,8 @@ type maker struct {
 	roles  sync.Map // lower-cased role name -> *roleLookup
 
 	progress *progress
+	// readsSent is closed once the first reads were handed to their readers.
+	readsSent chan struct{}
 
 	apiVersionsOnce sync.Once
 	apiVersions     map[string]string // lower-cased ARM type -> api-version
@@ -240,11 +259,13 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 		states: map[*graph.Node]*nodeState{},
 		byID:   map[string]*nodeState{},
 
-		pendingDecisions: map[*graph.Node]*Resource{},
-		sendSecrets:      map[string]bool{},
-		replaceSet:       map[string]bool{},
-		baseNodes:        map[string]*graph.Node{},
-		headNodes:        map[string]*graph.Node{},
+		readsSent: make(chan struct{}),
+
+		pendingNodes: map[*graph.Node]*pendingNode{},
+		sendSecrets:  map[string]bool{},
+		replaceSet:   map[string]bool{},
+		baseNodes:    map[string]*graph.Node{},
+		headNodes:    map[string]*graph.Node{},
 	}
 	for _, n := range g.Nodes {
 		for _, pattern := range opts.SendSecrets {
@@ -257,18 +278,26 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 				m.replaceSet[n.Address()] = true
 			}
 		}
-		m.headNodes[n.Address()] = n
 	}
 	if opts.Base != nil {
 		for _, n := range opts.Base.Nodes {
 			m.baseNodes[n.Address()] = n
 		}
+		for _, n := range g.Nodes {
+			m.headNodes[n.Address()] = n
+		}
 	}
 	for _, n := range g.Nodes {
+		if n.Kind.IsARM() && n.ID == "" && n.Pending != "" {
+			m.pendingNodes[n] = &pendingNode{}
+		}
 		if !n.Kind.IsARM() || n.ID == "" {
 			continue
 		}
 		st := &nodeState{node: n, read: make(chan struct{})}
+		if id, err := armid.Parse(n.ID); err == nil {
+			st.subscription = strings.ToLower(id.Subscription)
+		}
 		m.states[n] = st
 		m.ordered = append(m.ordered, st)
 		m.byID[strings.ToLower(n.ID)] = st
@@ -276,16 +305,25 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 	return m
 }
 
-// readAll reads and converts every node concurrently: a node is read once its
-// owner's read tells whether the owner exists (a resource under an owner that
-// will be created does not exist either), and converted once everything it
-// depends on was read (exported config-map values come from their status).
-func (m *maker) readAll() {
+// pendingNode is what Make learns about a node whose ARM ID is not known yet.
+type pendingNode struct {
+	// decision is set by pending, once everything it depends on was decided.
+	decision *Resource
+}
+
+// readAll reads, converts and decides every node concurrently: a node is
+// read once its owner's read tells whether the owner exists (a resource
+// under an owner that will be created does not exist either), converted
+// once everything it depends on was read (exported config-map values come
+// from their status), and decided once it was converted and everything it
+// depends on was decided (a dependency blocked or replaced blocks it, an
+// owner replaced replaces it). badNames are the names pending nodes cannot
+// take.
+func (m *maker) readAll(badNames map[*graph.Node]error) {
 	m.progress = startProgress(m.opts.Progress, len(m.ordered), m.opts.Reader)
 	children := map[*nodeState][]*nodeState{}
 	dependents := map[*nodeState][]*nodeState{}
 	unread := map[*nodeState]int{} // what it depends on that is not read yet
-	subscriptionOf := map[*nodeState]string{}
 	inSubscription := map[string]int{}
 	var roots []*nodeState
 	for _, st := range m.ordered {
@@ -302,12 +340,7 @@ func (m *maker) readAll() {
 				dependents[ds] = append(dependents[ds], st)
 			}
 		}
-		sub := ""
-		if id, err := armid.Parse(st.node.ID); err == nil {
-			sub = strings.ToLower(id.Subscription)
-		}
-		subscriptionOf[st] = sub
-		inSubscription[sub]++
+		inSubscription[st.subscription]++
 	}
 	// The work goes to pools of readers, not a goroutine for each node
 	// waiting for its owner: tens of thousands of nodes would hold a stack
@@ -316,43 +349,102 @@ func (m *maker) readAll() {
 	// yet to send) would otherwise take the whole pool and leave another
 	// subscription's budget unused. A task never waits for one that is not
 	// running: a node is read once its owner was, converted once it and
-	// what it depends on were read. Reads go first: they wait for ARM's
+	// what it depends on were read. Of the resources one list serves, one
+	// is read first and the others after it: they would otherwise hold
+	// readers waiting for its list. Reads go first: they wait for ARM's
 	// budget, and the conversions (CPU alone) fill the time between, on
 	// all cores but one, so that they never hold up a read's request or
 	// its answer.
-	reads := map[string]chan func(){}
+	reads := map[string]*readQueue{}
 	for sub, n := range inSubscription {
-		reads[sub] = make(chan func(), n)
+		reads[sub] = newReadQueue(n)
 	}
-	converts := make(chan func(), len(m.ordered))
+	listedAfter := map[*nodeState][]*nodeState{} // read once the key's list was
+	// Conversions and decisions are CPU alone: they share a pool.
+	converts := make(chan func(), len(m.ordered)+len(m.ordered)+len(m.pendingNodes))
 	var pending sync.WaitGroup
 	var mu sync.Mutex
+	undecided, decidedFirst := m.decisionOrder()
+	var decide func(n *graph.Node)
+	// ready counts one of n's waits done (mu held), and queues n's decision
+	// once none is left.
+	ready := func(n *graph.Node) {
+		if undecided[n]--; undecided[n] == 0 {
+			pending.Add(1)
+			converts <- func() { decide(n) }
+		}
+	}
+	decide = func(n *graph.Node) {
+		if st := m.states[n]; st != nil {
+			r := m.decide(st)
+			m.markOrigins(r, st.baseDiff)
+		} else {
+			r := m.pending(n, badNames[n])
+			m.markOrigins(r, m.baseDiffOf(n, nil, nil))
+			m.pendingNodes[n].decision = r
+		}
+		mu.Lock()
+		for _, d := range decidedFirst[n] {
+			ready(d)
+		}
+		mu.Unlock()
+	}
 	var read func(st *nodeState)
 	queueRead := func(st *nodeState) {
 		pending.Add(1)
-		reads[subscriptionOf[st]] <- func() { read(st) }
+		reads[st.subscription].push(m.readPriority(st), func() { read(st) })
 	}
-	read = func(st *nodeState) {
-		m.readNode(st)
-		var ready []*nodeState
+	// queueReads queues sts, the first of each list's resources alone.
+	queueReads := func(sts []*nodeState) {
+		first := map[*collection]*nodeState{}
 		mu.Lock()
-		for _, d := range dependents[st] {
-			if unread[d]--; unread[d] == 0 {
-				ready = append(ready, d)
+		for _, st := range sts {
+			if c := m.listed[st]; c != nil {
+				if f := first[c]; f != nil {
+					listedAfter[f] = append(listedAfter[f], st)
+					continue
+				}
+				first[c] = st
 			}
 		}
 		mu.Unlock()
-		for _, c := range children[st] {
-			queueRead(c)
+		for _, st := range sts {
+			if c := m.listed[st]; c == nil || first[c] == st {
+				queueRead(st)
+			}
 		}
-		for _, d := range ready {
+	}
+	read = func(st *nodeState) {
+		m.readNode(st)
+		var readable []*nodeState
+		mu.Lock()
+		for _, d := range dependents[st] {
+			if unread[d]--; unread[d] == 0 {
+				readable = append(readable, d)
+			}
+		}
+		after := listedAfter[st]
+		mu.Unlock()
+		for _, l := range after {
+			queueRead(l)
+		}
+		queueReads(children[st])
+		for _, d := range readable {
 			pending.Add(1)
-			converts <- func() { m.convertNode(d) }
+			converts <- func() {
+				m.convertNode(d)
+				mu.Lock()
+				ready(d.node)
+				mu.Unlock()
+			}
 		}
 	}
-	for _, st := range roots {
-		queueRead(st)
+	mu.Lock()
+	for n := range m.pendingNodes {
+		ready(n) // converted when decided: it is read from nothing
 	}
+	mu.Unlock()
+	queueReads(roots)
 	done := make(chan struct{})
 	work := func(tasks <-chan func()) {
 		for {
@@ -365,18 +457,56 @@ func (m *maker) readAll() {
 			}
 		}
 	}
+	workReads := func(q *readQueue) {
+		for {
+			select {
+			case <-q.ready:
+				q.pop()()
+				pending.Done()
+			case <-done:
+				return
+			}
+		}
+	}
 	perSubscription := max(readersPerSubscription, minReaders/max(len(reads), 1))
-	for sub, tasks := range reads {
+	for sub, q := range reads {
 		for range min(inSubscription[sub], perSubscription) {
-			go work(tasks)
+			go workReads(q)
 		}
 	}
 	for range max(runtime.GOMAXPROCS(0)-1, 1) {
 		go work(converts)
 	}
+	close(m.readsSent)
 	pending.Wait()
 	close(done)
 	m.progress.stop()
+}
+
+// decisionOrder is, for each node to decide, how many waits its decision has
+// (its conversion, and each node it depends on or is owned by that is
+// decided too), and which decisions wait for each.
+func (m *maker) decisionOrder() (map[*graph.Node]int, map[*graph.Node][]*graph.Node) {
+	decided := func(n *graph.Node) bool { return n != nil && (m.states[n] != nil || m.pendingNodes[n] != nil) }
+	undecided := map[*graph.Node]int{}
+	waiting := map[*graph.Node][]*graph.Node{}
+	for _, n := range m.g.Nodes {
+		if !decided(n) {
+			continue
+		}
+		undecided[n] = 1 // converted
+		deps := n.DependsOn()
+		if n.Owner != nil && !slices.Contains(deps, n.Owner) {
+			deps = append(deps, n.Owner)
+		}
+		for _, d := range deps {
+			if d != n && decided(d) {
+				undecided[n]++
+				waiting[d] = append(waiting[d], n)
+			}
+		}
+	}
+	return undecided, waiting
 }
 
 // Readers are enough to keep a subscription's read budget busy while ARM
@@ -773,8 +903,8 @@ func (m *maker) dependencyBlockers(n *graph.Node) []string {
 		var dr *Resource
 		if ds := m.states[d]; ds != nil {
 			dr = ds.decision
-		} else {
-			dr = m.pendingDecisions[d]
+		} else if pn := m.pendingNodes[d]; pn != nil {
+			dr = pn.decision
 		}
 		switch {
 		case dr == nil:
@@ -982,29 +1112,63 @@ func inputsDigest(g, base *graph.Graph, ifExists string) string {
 	sort.Slice(docs, func(i, j int) bool { return docs[i].key < docs[j].key })
 	h := sha256.New()
 	fmt.Fprintf(h, "subscription %s\nif-exists %s\ndefault-policy %s\n", g.Subscription, ifExists, g.DefaultPolicy)
+	t := newTreeHasher(h)
 	for _, d := range docs {
-		fmt.Fprintf(h, "%d\n%s", len(d.key), d.key)
-		hashTree(h, d.node.YNode())
+		t.buf = strconv.AppendInt(t.buf, int64(len(d.key)), 10)
+		t.buf = append(t.buf, '\n')
+		t.buf = append(t.buf, d.key...)
+		t.node(d.node.YNode())
 	}
+	t.flush()
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
-// hashTree writes a YAML tree into h: each node's kind, tag and value,
-// length-prefixed so that no two trees write the same bytes, then its
-// children. Comments and styles are left out: they change no request.
-func hashTree(h io.Writer, n *yaml.Node) {
+// treeHasher writes YAML trees into a hash (through a buffer, without fmt:
+// its writes for each node of 20,000 objects cost more than the hashing):
+// each node's kind, tag and value, length-prefixed so that no two trees
+// write the same bytes, then its children. Comments and styles are left out:
+// they change no request.
+type treeHasher struct {
+	out io.Writer
+	buf []byte
+}
+
+func newTreeHasher(out io.Writer) *treeHasher {
+	return &treeHasher{out: out, buf: make([]byte, 0, 32<<10)}
+}
+
+func (t *treeHasher) flush() {
+	t.out.Write(t.buf)
+	t.buf = t.buf[:0]
+}
+
+func (t *treeHasher) node(n *yaml.Node) {
 	if n == nil {
-		io.WriteString(h, "~")
+		t.buf = append(t.buf, '~')
 		return
 	}
 	if n.Kind == yaml.AliasNode {
-		hashTree(h, n.Alias)
+		t.node(n.Alias)
 		return
 	}
-	tag := n.ShortTag()
-	fmt.Fprintf(h, "%d %d:%s %d:%s %d[", n.Kind, len(tag), tag, len(n.Value), n.Value, len(n.Content))
-	for _, c := range n.Content {
-		hashTree(h, c)
+	if len(t.buf) > 16<<10 {
+		t.flush()
 	}
-	io.WriteString(h, "]")
+	tag := n.ShortTag()
+	t.buf = strconv.AppendInt(t.buf, int64(n.Kind), 10)
+	t.buf = append(t.buf, ' ')
+	t.buf = strconv.AppendInt(t.buf, int64(len(tag)), 10)
+	t.buf = append(t.buf, ':')
+	t.buf = append(t.buf, tag...)
+	t.buf = append(t.buf, ' ')
+	t.buf = strconv.AppendInt(t.buf, int64(len(n.Value)), 10)
+	t.buf = append(t.buf, ':')
+	t.buf = append(t.buf, n.Value...)
+	t.buf = append(t.buf, ' ')
+	t.buf = strconv.AppendInt(t.buf, int64(len(n.Content)), 10)
+	t.buf = append(t.buf, '[')
+	for _, c := range n.Content {
+		t.node(c)
+	}
+	t.buf = append(t.buf, ']')
 }

@@ -40,6 +40,18 @@ func (m *maker) replacedOwner(n *graph.Node) *Resource {
 	return root
 }
 
+// listKeptByPolicy adds to the replacements' Cascades the resources ARM
+// deletes with them that their policy keeps from being created again, in
+// the plan's order (they are decided concurrently).
+func listKeptByPolicy(p *Plan, states map[*graph.Node]*nodeState) {
+	for _, r := range p.Resources {
+		if st := states[r.Node]; st != nil && st.keptByPolicyIn != nil {
+			root := st.keptByPolicyIn
+			root.Cascades = append(root.Cascades, Cascade{By: root.Address, ID: r.ARMID, Address: r.Address, Reason: cascadeMarked(r.Policy.Value)})
+		}
+	}
+}
+
 // replace decides r, which exists, as a replacement when -replace names it
 // or its owner is replaced, and reports whether it did. A replacement is a
 // DELETE then a PUT of the body a create sends (built as for a resource that
@@ -53,7 +65,7 @@ func (m *maker) replace(st *nodeState, r *Resource) bool {
 		return false
 	}
 	if root != nil && r.Policy.Value != graph.PolicyManage {
-		root.Cascades = append(root.Cascades, Cascade{By: root.Address, ID: r.ARMID, Address: r.Address, Reason: cascadeMarked(r.Policy.Value)})
+		st.keptByPolicyIn = root
 		if r.Policy.Value == graph.PolicySkip {
 			r.Notes = append(r.Notes, fmt.Sprintf("ARM deletes it with %s, and reconcile-policy skip never creates it again", root.Address))
 			return false
