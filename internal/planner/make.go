@@ -321,9 +321,9 @@ type pendingNode struct {
 // take.
 func (m *maker) readAll(badNames map[*graph.Node]error) {
 	m.progress = startProgress(m.opts.Progress, len(m.ordered), m.opts.Reader)
+	// What the first reads need comes first; what their answers need is
+	// worked out while they travel (answersReady).
 	children := map[*nodeState][]*nodeState{}
-	dependents := map[*nodeState][]*nodeState{}
-	unread := map[*nodeState]int{} // what it depends on that is not read yet
 	inSubscription := map[string]int{}
 	var roots []*nodeState
 	for _, st := range m.ordered {
@@ -332,16 +332,13 @@ func (m *maker) readAll(badNames map[*graph.Node]error) {
 		} else {
 			roots = append(roots, st)
 		}
-		unread[st] = 1 // itself
-		dependents[st] = append(dependents[st], st)
-		for _, d := range st.node.DependsOn() {
-			if ds := m.states[d]; ds != nil && ds != st {
-				unread[st]++
-				dependents[ds] = append(dependents[ds], st)
-			}
-		}
 		inSubscription[st.subscription]++
 	}
+	answersReady := make(chan struct{})
+	dependents := map[*nodeState][]*nodeState{}
+	unread := map[*nodeState]int{} // what it depends on that is not read yet
+	var undecided map[*graph.Node]int
+	var decidedFirst map[*graph.Node][]*graph.Node
 	// The work goes to pools of readers, not a goroutine for each node
 	// waiting for its owner: tens of thousands of nodes would hold a stack
 	// each. Each subscription has its own pool, as it has its own budget:
@@ -364,7 +361,6 @@ func (m *maker) readAll(badNames map[*graph.Node]error) {
 	converts := make(chan func(), len(m.ordered)+len(m.ordered)+len(m.pendingNodes))
 	var pending sync.WaitGroup
 	var mu sync.Mutex
-	undecided, decidedFirst := m.decisionOrder()
 	var decide func(n *graph.Node)
 	// ready counts one of n's waits done (mu held), and queues n's decision
 	// once none is left.
@@ -416,6 +412,7 @@ func (m *maker) readAll(badNames map[*graph.Node]error) {
 	}
 	read = func(st *nodeState) {
 		m.readNode(st)
+		<-answersReady
 		var readable []*nodeState
 		mu.Lock()
 		for _, d := range dependents[st] {
@@ -439,11 +436,6 @@ func (m *maker) readAll(badNames map[*graph.Node]error) {
 			}
 		}
 	}
-	mu.Lock()
-	for n := range m.pendingNodes {
-		ready(n) // converted when decided: it is read from nothing
-	}
-	mu.Unlock()
 	queueReads(roots)
 	done := make(chan struct{})
 	work := func(tasks <-chan func()) {
@@ -474,6 +466,23 @@ func (m *maker) readAll(badNames map[*graph.Node]error) {
 			go workReads(q)
 		}
 	}
+	for _, st := range m.ordered {
+		unread[st] = 1 // itself
+		dependents[st] = append(dependents[st], st)
+		for _, d := range st.node.DependsOn() {
+			if ds := m.states[d]; ds != nil && ds != st {
+				unread[st]++
+				dependents[ds] = append(dependents[ds], st)
+			}
+		}
+	}
+	undecided, decidedFirst = m.decisionOrder()
+	close(answersReady)
+	mu.Lock()
+	for n := range m.pendingNodes {
+		ready(n) // converted when decided: it is read from nothing
+	}
+	mu.Unlock()
 	for range max(runtime.GOMAXPROCS(0)-1, 1) {
 		go work(converts)
 	}
