@@ -233,7 +233,8 @@ type maker struct {
 	// baseNodes and headNodes are the base's and the input's resources by
 	// address (with Options.Base).
 	baseNodes, headNodes map[string]*graph.Node
-	byID                 map[string]*nodeState // lower-cased ARM ID
+	// byID is the states by lower-cased ARM ID, made when first asked.
+	byID func() map[string]*nodeState
 	// listed are the resources read through their collection's list.
 	listed  map[*nodeState]*collection
 	probes  sync.Map            // lower-cased ARM type and api-version -> *typeProbe
@@ -257,7 +258,6 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 		opts:   opts,
 		reg:    registry.Default(),
 		states: map[*graph.Node]*nodeState{},
-		byID:   map[string]*nodeState{},
 
 		readsSent: make(chan struct{}),
 
@@ -295,13 +295,17 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 			continue
 		}
 		st := &nodeState{node: n, read: make(chan struct{})}
-		if id, err := armid.Parse(n.ID); err == nil {
-			st.subscription = strings.ToLower(id.Subscription)
-		}
+		st.subscription = subscriptionOf(n.ID)
 		m.states[n] = st
 		m.ordered = append(m.ordered, st)
-		m.byID[strings.ToLower(n.ID)] = st
 	}
+	m.byID = sync.OnceValue(func() map[string]*nodeState {
+		byID := make(map[string]*nodeState, len(m.ordered))
+		for _, st := range m.ordered {
+			byID[strings.ToLower(st.node.ID)] = st
+		}
+		return byID
+	})
 	return m
 }
 
@@ -669,7 +673,18 @@ func (m *maker) checkARMID(id string) (bool, error) {
 	return c.exists, c.err
 }
 
-func (m *maker) stateByID(id string) *nodeState { return m.byID[strings.ToLower(id)] }
+func (m *maker) stateByID(id string) *nodeState { return m.byID()[strings.ToLower(id)] }
+
+// subscriptionOf is the subscription an ARM ID names, lower-cased; "" for
+// none (a tenant's or a management group's resource).
+func subscriptionOf(id string) string {
+	const prefix = "/subscriptions/"
+	if len(id) <= len(prefix) || !strings.EqualFold(id[:len(prefix)], prefix) {
+		return ""
+	}
+	sub, _, _ := strings.Cut(id[len(prefix):], "/")
+	return strings.ToLower(sub)
+}
 
 // lineOf is n's source with the line of one of its fields, when known.
 func lineOf(n *graph.Node, line int) diag.Source {
