@@ -43,7 +43,7 @@ type collection struct {
 // planListReads groups the resources to read by collection and keeps the
 // collections that serve at least minListed of them.
 func (m *maker) planListReads() {
-	m.listed = map[*nodeState]*collection{}
+	m.listed = map[*graph.Node]*collection{}
 	if m.opts.ReadEach {
 		return
 	}
@@ -57,10 +57,9 @@ func (m *maker) planListReads() {
 		}
 	}
 	byKey := map[string]*collection{}
-	members := map[*collection][]*nodeState{}
-	for _, st := range m.ordered {
-		n := st.node
-		if producers[n] || len(n.IgnoreChanges) > 0 {
+	members := map[*collection][]*graph.Node{}
+	for _, n := range m.g.Nodes {
+		if !readable(n) || producers[n] || len(n.IgnoreChanges) > 0 {
 			continue
 		}
 		i := strings.LastIndexByte(n.ID, '/')
@@ -74,15 +73,15 @@ func (m *maker) planListReads() {
 			c = &collection{path: path, apiVersion: n.Kind.APIVersion}
 			byKey[key] = c
 		}
-		members[c] = append(members[c], st)
+		members[c] = append(members[c], n)
 	}
-	for c, sts := range members {
-		if len(sts) < minListed {
+	for c, ns := range members {
+		if len(ns) < minListed {
 			continue
 		}
-		c.members = len(sts)
-		for _, st := range sts {
-			m.listed[st] = c
+		c.members = len(ns)
+		for _, n := range ns {
+			m.listed[n] = c
 		}
 	}
 }
@@ -116,7 +115,7 @@ func (m *maker) list(ctx context.Context, c *collection) {
 // when the resource does not exist.
 func (m *maker) read(st *nodeState) (map[string]any, string, error) {
 	ctx := m.readContext(st)
-	c := m.listed[st]
+	c := m.listed[st.node]
 	if c == nil {
 		return m.getAt(ctx, st.node.ID, st.node.Kind.APIVersion)
 	}
@@ -216,7 +215,7 @@ func (m *maker) readContext(st *nodeState) context.Context {
 // takes pages one after the other).
 func (m *maker) readPriority(st *nodeState) float64 {
 	served := 1
-	if c := m.listed[st]; c != nil {
+	if c := m.listed[st.node]; c != nil {
 		served = c.members
 	}
 	return float64(m.heights[st.node]) + 1 - 1/float64(served+1)

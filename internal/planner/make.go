@@ -102,13 +102,7 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	}
 	badNames := namePending(ctx, g, opts.Reader)
 	m := newMaker(ctx, g, opts)
-	heights := make(chan struct{}) // on another core
-	go func() {
-		m.readHeights()
-		close(heights)
-	}()
-	m.planListReads()
-	<-heights
+
 	removed := m.removedNodes()
 	// The unmanaged listing and the inputs' digest are worked out while the
 	// reads wait for Azure, once the first have gone out.
@@ -236,7 +230,7 @@ type maker struct {
 	// byID is the states by lower-cased ARM ID, made when first asked.
 	byID func() map[string]*nodeState
 	// listed are the resources read through their collection's list.
-	listed  map[*nodeState]*collection
+	listed  map[*graph.Node]*collection
 	probes  sync.Map            // lower-cased ARM type and api-version -> *typeProbe
 	heights map[*graph.Node]int // see readHeights
 
@@ -287,11 +281,16 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 			m.headNodes[n.Address()] = n
 		}
 	}
+	// The lists and the heights are worked out on other cores while the
+	// states are made.
+	var planned sync.WaitGroup
+	planned.Go(m.planListReads)
+	planned.Go(m.readHeights)
 	for _, n := range g.Nodes {
 		if n.Kind.IsARM() && n.ID == "" && n.Pending != "" {
 			m.pendingNodes[n] = &pendingNode{}
 		}
-		if !n.Kind.IsARM() || n.ID == "" {
+		if !readable(n) {
 			continue
 		}
 		st := &nodeState{node: n, read: make(chan struct{})}
@@ -306,6 +305,7 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 		}
 		return byID
 	})
+	planned.Wait()
 	return m
 }
 
@@ -399,7 +399,7 @@ func (m *maker) readAll(badNames map[*graph.Node]error) {
 		first := map[*collection]*nodeState{}
 		mu.Lock()
 		for _, st := range sts {
-			if c := m.listed[st]; c != nil {
+			if c := m.listed[st.node]; c != nil {
 				if f := first[c]; f != nil {
 					listedAfter[f] = append(listedAfter[f], st)
 					continue
@@ -409,7 +409,7 @@ func (m *maker) readAll(badNames map[*graph.Node]error) {
 		}
 		mu.Unlock()
 		for _, st := range sts {
-			if c := m.listed[st]; c == nil || first[c] == st {
+			if c := m.listed[st.node]; c == nil || first[c] == st {
 				queueRead(st)
 			}
 		}
@@ -674,6 +674,10 @@ func (m *maker) checkARMID(id string) (bool, error) {
 }
 
 func (m *maker) stateByID(id string) *nodeState { return m.byID()[strings.ToLower(id)] }
+
+// readable reports whether n is read from Azure: an ARM resource whose ID
+// is known.
+func readable(n *graph.Node) bool { return n.Kind.IsARM() && n.ID != "" }
 
 // subscriptionOf is the subscription an ARM ID names, lower-cased; "" for
 // none (a tenant's or a management group's resource).
