@@ -314,8 +314,8 @@ func positionalParent(body map[string]any, path string) (map[string]any, string,
 
 // settleDriftPolicies keeps the values a merge keeps listed on the
 // resources whose PUT is sent: nothing is kept where nothing is written.
-func settleDriftPolicies(p *Plan) {
-	for _, r := range p.Resources {
+func settleDriftPolicies(rs []*Resource) {
+	for _, r := range rs {
 		if !r.Writes() {
 			r.Kept = nil
 		}

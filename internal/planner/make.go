@@ -146,8 +146,8 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	p.Unmanaged = withoutRemoved((<-unmanaged)(), rm.resources)
 	m.replaceCascades(p) // once the unmanaged listing no longer adds to m.diags
 	noteSameTypeUnmanaged(p)
-	settleDriftPolicies(p)
-	noteOperatorDiffers(g, p)
+	settleDriftPolicies(rm.resources) // the decisions settled theirs when made
+	noteOperatorDiffers(g, rm.resources)
 	for _, st := range m.ordered {
 		diags = append(diags, st.diags...)
 	}
@@ -375,14 +375,17 @@ func (m *maker) readAll(badNames map[*graph.Node]error) {
 		}
 	}
 	decide = func(n *graph.Node) {
+		var r *Resource
 		if st := m.states[n]; st != nil {
-			r := m.decide(st)
+			r = m.decide(st)
 			m.markOrigins(r, st.baseDiff)
 		} else {
-			r := m.pending(n, badNames[n])
+			r = m.pending(n, badNames[n])
 			m.markOrigins(r, m.baseDiffOf(n, nil, nil))
 			m.pendingNodes[n].decision = r
 		}
+		settleDriftPolicies([]*Resource{r})
+		noteOperatorDiffers(m.g, []*Resource{r})
 		mu.Lock()
 		for _, d := range decidedFirst[n] {
 			ready(d)

@@ -47,8 +47,8 @@ const (
 )
 
 // noteOperatorDiffers sets each resource's OperatorDiffers.
-func noteOperatorDiffers(g *graph.Graph, p *Plan) {
-	for _, r := range p.Resources {
+func noteOperatorDiffers(g *graph.Graph, rs []*Resource) {
+	for _, r := range rs {
 		if r.Node != nil {
 			r.OperatorDiffers = operatorDiffers(g, r)
 		}

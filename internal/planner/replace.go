@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/diag"
@@ -141,9 +142,9 @@ func (m *maker) referrers(n *graph.Node) []string {
 // replaceCascades lists, for each replacement whose DELETE azk sends, the
 // children ARM would delete with it that the manifests do not create again.
 func (m *maker) replaceCascades(p *Plan) {
-	inInput := m.keptIDs()
+	inInput := sync.OnceValue(m.keptIDs) // only with a replacement
 	l := &childLister{reader: m.opts.Reader, fate: func(id string) (bool, string) {
-		return inInput[id], CascadeNotInInput
+		return inInput()[id], CascadeNotInInput
 	}}
 	for _, r := range p.Resources {
 		if r.Action == ActionRecreate && r.CascadedBy == "" {
