@@ -361,8 +361,10 @@ func (m *maker) readAll(badNames map[*graph.Node]error) {
 		reads[sub] = newReadQueue(n)
 	}
 	listedAfter := map[*nodeState][]*nodeState{} // read once the key's list was
-	// Conversions and decisions are CPU alone: they share a pool.
-	converts := make(chan func(), len(m.ordered)+len(m.ordered)+len(m.pendingNodes))
+	// Conversions and decisions are CPU alone: they share a pool, queued
+	// without ever blocking (a conversion for each state, a decision for each
+	// node decided).
+	converts := make(chan func(), 2*len(m.ordered)+len(m.pendingNodes))
 	var pending sync.WaitGroup
 	var mu sync.Mutex
 	var decide func(n *graph.Node)
