@@ -31,8 +31,10 @@ func (c *statusCounter) Do(req *http.Request) (*http.Response, error) {
 
 // TestThrottledSubscriptionHoldsBackNoOther: three subscriptions get 30
 // resource groups each; the first one's write bucket is all but empty
-// before the apply starts (its tokens spent by others), refilled at 20 a
-// second. The other two go at their own rate: all 60 of theirs are done
+// before the apply starts (its tokens spent by others), refilled at 5 a
+// second (3 s for half of its work: the other two's 60, from their full
+// buckets, take a fraction of that even on a busy machine under -race). The
+// other two go at their own rate: all 60 of theirs are done
 // while the throttled one has done at most half of its 30, listed first as
 // they are, at --parallelism 10 (where they would wait for slots its
 // throttled work holds) and unbounded. Nothing is throttled, nothing fails,
@@ -40,7 +42,7 @@ func (c *statusCounter) Do(req *http.Request) (*http.Response, error) {
 func TestThrottledSubscriptionHoldsBackNoOther(t *testing.T) {
 	subs := []string{"00000000-0000-0000-0000-00000000000a", "00000000-0000-0000-0000-00000000000b", "00000000-0000-0000-0000-00000000000c"}
 	const perSub = 30
-	limit := emulator.RateLimit{Burst: 40, PerSecond: 20}
+	limit := emulator.RateLimit{Burst: 40, PerSecond: 5}
 	for _, parallelism := range []int{10, 0} {
 		t.Run(fmt.Sprintf("parallelism=%d", parallelism), func(t *testing.T) {
 			e := start(t, emulator.Options{Faults: emulator.Faults{WriteLimit: limit}}, 0)
