@@ -187,6 +187,19 @@ func parse(s string, offline bool) (ID, error) {
 	return id, nil
 }
 
+// SubscriptionOf is the subscription an ARM ID or path names, as written, or
+// "" for none (a tenant's or a management group's resource). It reads the
+// leading segments only, checking nothing: for IDs already known to be
+// well formed, or where any subscription segment will do.
+func SubscriptionOf(id string) string {
+	first, rest, _ := strings.Cut(strings.TrimPrefix(id, "/"), "/")
+	if !strings.EqualFold(first, "subscriptions") {
+		return ""
+	}
+	sub, _, _ := strings.Cut(rest, "/")
+	return sub
+}
+
 // ResourceGroup is the ID of a resource group.
 func ResourceGroup(subscription, name string) (ID, error) {
 	id := ID{Subscription: subscription, ResourceGroup: name}

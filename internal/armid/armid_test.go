@@ -174,3 +174,20 @@ func TestRegistryTypesAreValid(t *testing.T) {
 		}
 	}
 }
+
+// TestSubscriptionOf: the subscription segment as written, with or without
+// the leading slash; none for a tenant's or a management group's resource.
+func TestSubscriptionOf(t *testing.T) {
+	for id, want := range map[string]string{
+		"/subscriptions/AbC/resourceGroups/rg":                "AbC",
+		"subscriptions/abc":                                   "abc",
+		"/SUBSCRIPTIONS/abc/":                                 "abc",
+		"/providers/Microsoft.Management/managementGroups/mg": "",
+		"/providers/Microsoft.Subscription/aliases/a":         "",
+		"": "",
+	} {
+		if got := SubscriptionOf(id); got != want {
+			t.Errorf("SubscriptionOf(%q) = %q, want %q", id, got, want)
+		}
+	}
+}

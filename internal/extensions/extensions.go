@@ -161,12 +161,3 @@ func stringAt(body map[string]any, path ...string) string {
 	s, _ := v.(string)
 	return s
 }
-
-// subscriptionOf is the subscription an ARM ID is in, or "".
-func subscriptionOf(id string) string {
-	parts := strings.Split(strings.TrimPrefix(id, "/"), "/")
-	if len(parts) >= 2 && strings.EqualFold(parts[0], "subscriptions") {
-		return parts[1]
-	}
-	return ""
-}

@@ -3,6 +3,7 @@ package extensions
 import (
 	"strings"
 
+	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/armjson"
 )
 
@@ -27,8 +28,8 @@ func (roleAssignment) ModifyBody(t Target, body map[string]any, _ *Outcome) erro
 	}
 	if t.RoleDefinitionID != nil {
 		if id, ok := t.RoleDefinitionID(name); ok {
-			if _, guid, found := strings.Cut(id, "/providers/Microsoft.Authorization/roleDefinitions/"); found && subscriptionOf(t.ID) != "" {
-				id = "/subscriptions/" + subscriptionOf(t.ID) + "/providers/Microsoft.Authorization/roleDefinitions/" + guid
+			if _, guid, found := strings.Cut(id, "/providers/Microsoft.Authorization/roleDefinitions/"); found && armid.SubscriptionOf(t.ID) != "" {
+				id = "/subscriptions/" + armid.SubscriptionOf(t.ID) + "/providers/Microsoft.Authorization/roleDefinitions/" + guid
 			}
 			armjson.Put(body, roleDefinitionPath, id)
 			return nil

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/armjson"
 )
 
@@ -175,7 +176,7 @@ func (k *keyExporter) ExportSecrets(in SecretInputs) (map[string]string, map[str
 		}
 	}
 	if k.subscription != "" {
-		if sub := subscriptionOf(in.ID); sub != "" {
+		if sub := armid.SubscriptionOf(in.ID); sub != "" {
 			values[k.subscription] = sub
 		}
 	}

@@ -3,6 +3,8 @@ package extensions
 import (
 	"fmt"
 	"strings"
+
+	"github.com/azkcli/azk/internal/armid"
 )
 
 // Microsoft.KeyVault/vaults: the operator's keyvault/vault_extensions.go
@@ -27,7 +29,7 @@ func (vault) ModifyBody(t Target, body map[string]any, out *Outcome) error {
 	}
 	location, _ := body["location"].(string)
 	deletedID := fmt.Sprintf("/subscriptions/%s/providers/Microsoft.KeyVault/locations/%s/deletedVaults/%s",
-		subscriptionOf(t.ID), strings.ToLower(strings.ReplaceAll(location, " ", "")), t.AzureName)
+		armid.SubscriptionOf(t.ID), strings.ToLower(strings.ReplaceAll(location, " ", "")), t.AzureName)
 	if t.Get == nil {
 		props["createMode"] = t.Unknown("default, or recover when a soft-deleted vault " + t.AzureName + " exists")
 		return nil

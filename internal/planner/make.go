@@ -294,7 +294,7 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 			continue
 		}
 		st := &nodeState{node: n, read: make(chan struct{})}
-		st.subscription = subscriptionOf(n.ID)
+		st.subscription = strings.ToLower(armid.SubscriptionOf(n.ID))
 		m.states[n] = st
 		m.ordered = append(m.ordered, st)
 	}
@@ -683,17 +683,6 @@ func (m *maker) stateByID(id string) *nodeState { return m.byID()[strings.ToLowe
 // readable reports whether n is read from Azure: an ARM resource whose ID
 // is known.
 func readable(n *graph.Node) bool { return n.Kind.IsARM() && n.ID != "" }
-
-// subscriptionOf is the subscription an ARM ID names, lower-cased; "" for
-// none (a tenant's or a management group's resource).
-func subscriptionOf(id string) string {
-	const prefix = "/subscriptions/"
-	if len(id) <= len(prefix) || !strings.EqualFold(id[:len(prefix)], prefix) {
-		return ""
-	}
-	sub, _, _ := strings.Cut(id[len(prefix):], "/")
-	return strings.ToLower(sub)
-}
 
 // lineOf is n's source with the line of one of its fields, when known.
 func lineOf(n *graph.Node, line int) diag.Source {

@@ -124,7 +124,7 @@ func roleDefinition(tx armcore.Tx, id string) ([]Permission, bool) {
 func permissions(tx armcore.Tx, principal, scope string) []Permission {
 	out := []Permission{}
 	named := false
-	sub := subscriptionOf(scope)
+	sub := armid.SubscriptionOf(scope)
 	for _, a := range assignments(tx) {
 		if !strings.EqualFold(a.principal, principal) {
 			continue
@@ -150,14 +150,6 @@ func permissions(tx armcore.Tx, principal, scope string) []Permission {
 		}
 	}
 	return out
-}
-
-func subscriptionOf(id string) string {
-	parts := strings.Split(strings.Trim(id, "/"), "/")
-	if len(parts) >= 2 && strings.EqualFold(parts[0], "subscriptions") {
-		return parts[1]
-	}
-	return ""
 }
 
 var (
