@@ -424,7 +424,7 @@ type bucket struct {
 	waiting  waiters
 	arrivals uint64
 	timer    *time.Timer
-	counts   ClassStats
+	counts   ClassStats // but InFlight, which inFlight holds
 	// elsewhere are requests of this bucket's kind waiting for a token of
 	// another bucket first (a provider's counter): queued all the same.
 	elsewhere int
@@ -564,7 +564,6 @@ func (b *bucket) take(ctx context.Context, priority float64) (ticket, error) {
 func (b *bucket) grantLocked(now time.Time) ticket {
 	t := ticket{seq: b.granted, at: now, ahead: len(b.inFlight)}
 	b.inFlight = append(b.inFlight, t)
-	b.counts.InFlight++
 	b.granted++
 	return t
 }
@@ -580,7 +579,6 @@ func (b *bucket) doneLocked(t ticket) {
 	if i, ok := b.inFlightFrom(t.seq); ok {
 		b.inFlight = slices.Delete(b.inFlight, i, i+1)
 	}
-	b.counts.InFlight--
 }
 
 // release gives up the token t for a request that is not sent after all:
@@ -724,7 +722,7 @@ func (b *bucket) settleLocked(now time.Time, a answer, t *ticket) {
 // the mirror holding a fraction more is no news.
 func (b *bucket) followLocked(now time.Time, remaining int, t *ticket) {
 	ceiling := float64(remaining)
-	most, least := float64(remaining-b.counts.InFlight), float64(remaining-b.counts.InFlight)
+	most, least := float64(remaining-len(b.inFlight)), float64(remaining-len(b.inFlight))
 	if t != nil {
 		before, _ := b.inFlightFrom(t.seq)
 		refill := math.Floor(now.Sub(t.at).Seconds() * b.lim.rate)
@@ -771,5 +769,6 @@ func (b *bucket) stats() ClassStats {
 	defer b.mu.Unlock()
 	s := b.counts
 	s.Queued += b.elsewhere
+	s.InFlight = len(b.inFlight)
 	return s
 }

@@ -168,9 +168,9 @@ func TestBudgetBacksOffOn429(t *testing.T) {
 	b := newBucket(RateLimit{Burst: 200, PerSecond: 10})
 	respond := func(status int) {
 		b.mu.Lock()
-		b.counts.InFlight++ // as if it took a token, which the empty bucket would make wait
+		t := b.grantLocked(time.Now()) // as if it took a token, which the empty bucket would make wait
 		b.mu.Unlock()
-		b.answered(ticket{}, answer{came: true, status: status, throttled: status == http.StatusTooManyRequests})
+		b.answered(t, answer{came: true, status: status, throttled: status == http.StatusTooManyRequests})
 	}
 	respond(http.StatusTooManyRequests)
 	if got := b.lim.rate; got != 5 {

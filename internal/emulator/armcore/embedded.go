@@ -152,17 +152,16 @@ func memberSpan(body []byte, name string) (start, end int, found, ok bool) {
 	ok = eachMember(body, func(key []byte, s, e int) bool {
 		if string(key) == name {
 			start, end, found = s, e, true
-			return false
 		}
-		return true
+		return !found
 	})
-	return start, end, found, ok || found
+	return start, end, found, ok
 }
 
 // eachMember calls member with each top-level member of the JSON object
 // body (its key, unquoted as written, and body[start:end] its value) until
 // member returns false, scanning the object once. It reports whether body
-// is an object well-formed up to where it stopped.
+// is an object well formed up to where it stopped.
 func eachMember(body []byte, member func(key []byte, start, end int) bool) bool {
 	i := skipSpace(body, 0)
 	if i >= len(body) || body[i] != '{' {
@@ -188,7 +187,7 @@ func eachMember(body []byte, member func(key []byte, start, end int) bool) bool 
 			return false
 		}
 		if !member(key, start, end) {
-			return false
+			return true
 		}
 		i = skipSpace(body, end)
 		if i < len(body) && body[i] == '}' {
