@@ -314,7 +314,7 @@ func positionalParent(body map[string]any, path string) (map[string]any, string,
 
 // settleDriftPolicies keeps the values a merge keeps listed on the
 // resources whose PUT is sent: nothing is kept where nothing is written.
-func settleDriftPolicies(rs []*Resource) {
+func settleDriftPolicies(rs ...*Resource) {
 	for _, r := range rs {
 		if !r.Writes() {
 			r.Kept = nil

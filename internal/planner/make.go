@@ -102,7 +102,6 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	}
 	badNames := namePending(ctx, g, opts.Reader)
 	m := newMaker(ctx, g, opts)
-
 	removed := m.removedNodes()
 	// The unmanaged listing and the inputs' digest are worked out while the
 	// reads wait for Azure, once the first have gone out.
@@ -146,8 +145,8 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	p.Unmanaged = withoutRemoved((<-unmanaged)(), rm.resources)
 	m.replaceCascades(p) // once the unmanaged listing no longer adds to m.diags
 	noteSameTypeUnmanaged(p)
-	settleDriftPolicies(rm.resources) // the decisions settled theirs when made
-	noteOperatorDiffers(g, rm.resources)
+	settleDriftPolicies(rm.resources...) // the decisions settled theirs when made
+	noteOperatorDiffers(g, rm.resources...)
 	for _, st := range m.ordered {
 		diags = append(diags, st.diags...)
 	}
@@ -339,8 +338,8 @@ func (m *maker) readAll(badNames map[*graph.Node]error) {
 		inSubscription[st.subscription]++
 	}
 	answersReady := make(chan struct{})
-	dependents := map[*nodeState][]*nodeState{}
-	unread := map[*nodeState]int{} // what it depends on that is not read yet
+	var dependents map[*nodeState][]*nodeState
+	var unread map[*nodeState]int // what it depends on that is not read yet
 	var undecided map[*graph.Node]int
 	var decidedFirst map[*graph.Node][]*graph.Node
 	// The work goes to pools of readers, not a goroutine for each node
@@ -356,15 +355,15 @@ func (m *maker) readAll(badNames map[*graph.Node]error) {
 	// budget, and the conversions (CPU alone) fill the time between, on
 	// all cores but one, so that they never hold up a read's request or
 	// its answer.
-	reads := map[string]*readQueue{}
+	reads := map[string]*taskQueue{}
 	for sub, n := range inSubscription {
-		reads[sub] = newReadQueue(n)
+		reads[sub] = newTaskQueue(n)
 	}
 	listedAfter := map[*nodeState][]*nodeState{} // read once the key's list was
-	// Conversions and decisions are CPU alone: they share a pool, queued
-	// without ever blocking (a conversion for each state, a decision for each
+	// Conversions and decisions are CPU alone: they share a pool, in the
+	// order they are queued (a conversion for each state, a decision for each
 	// node decided).
-	converts := make(chan func(), 2*len(m.ordered)+len(m.pendingNodes))
+	converts := newTaskQueue(2*len(m.ordered) + len(m.pendingNodes))
 	var pending sync.WaitGroup
 	var mu sync.Mutex
 	var decide func(n *graph.Node)
@@ -373,7 +372,7 @@ func (m *maker) readAll(badNames map[*graph.Node]error) {
 	ready := func(n *graph.Node) {
 		if undecided[n]--; undecided[n] == 0 {
 			pending.Add(1)
-			converts <- func() { decide(n) }
+			converts.push(0, func() { decide(n) })
 		}
 	}
 	decide = func(n *graph.Node) {
@@ -386,8 +385,8 @@ func (m *maker) readAll(badNames map[*graph.Node]error) {
 			m.markOrigins(r, m.baseDiffOf(n, nil, nil))
 			m.pendingNodes[n].decision = r
 		}
-		settleDriftPolicies([]*Resource{r})
-		noteOperatorDiffers(m.g, []*Resource{r})
+		settleDriftPolicies(r)
+		noteOperatorDiffers(m.g, r)
 		mu.Lock()
 		for _, d := range decidedFirst[n] {
 			ready(d)
@@ -437,28 +436,17 @@ func (m *maker) readAll(badNames map[*graph.Node]error) {
 		queueReads(children[st])
 		for _, d := range readable {
 			pending.Add(1)
-			converts <- func() {
+			converts.push(0, func() {
 				m.convertNode(d)
 				mu.Lock()
 				ready(d.node)
 				mu.Unlock()
-			}
+			})
 		}
 	}
 	queueReads(roots)
 	done := make(chan struct{})
-	work := func(tasks <-chan func()) {
-		for {
-			select {
-			case task := <-tasks:
-				task()
-				pending.Done()
-			case <-done:
-				return
-			}
-		}
-	}
-	workReads := func(q *readQueue) {
+	work := func(q *taskQueue) {
 		for {
 			select {
 			case <-q.ready:
@@ -472,19 +460,10 @@ func (m *maker) readAll(badNames map[*graph.Node]error) {
 	perSubscription := max(readersPerSubscription, minReaders/max(len(reads), 1))
 	for sub, q := range reads {
 		for range min(inSubscription[sub], perSubscription) {
-			go workReads(q)
+			go work(q)
 		}
 	}
-	for _, st := range m.ordered {
-		unread[st] = 1 // itself
-		dependents[st] = append(dependents[st], st)
-		for _, d := range st.node.DependsOn() {
-			if ds := m.states[d]; ds != nil && ds != st {
-				unread[st]++
-				dependents[ds] = append(dependents[ds], st)
-			}
-		}
-	}
+	dependents, unread = m.readOrder()
 	undecided, decidedFirst = m.decisionOrder()
 	close(answersReady)
 	mu.Lock()
@@ -499,6 +478,24 @@ func (m *maker) readAll(badNames map[*graph.Node]error) {
 	pending.Wait()
 	close(done)
 	m.progress.stop()
+}
+
+// readOrder is, for each state, the states whose conversion waits for its
+// read (itself and what depends on it), and how many reads each conversion
+// waits for.
+func (m *maker) readOrder() (dependents map[*nodeState][]*nodeState, unread map[*nodeState]int) {
+	dependents, unread = map[*nodeState][]*nodeState{}, map[*nodeState]int{}
+	for _, st := range m.ordered {
+		unread[st] = 1 // itself
+		dependents[st] = append(dependents[st], st)
+		for _, d := range st.node.DependsOn() {
+			if ds := m.states[d]; ds != nil && ds != st {
+				unread[st]++
+				dependents[ds] = append(dependents[ds], st)
+			}
+		}
+	}
+	return dependents, unread
 }
 
 // decisionOrder is, for each node to decide, how many waits its decision has

@@ -47,7 +47,7 @@ const (
 )
 
 // noteOperatorDiffers sets each resource's OperatorDiffers.
-func noteOperatorDiffers(g *graph.Graph, rs []*Resource) {
+func noteOperatorDiffers(g *graph.Graph, rs ...*Resource) {
 	for _, r := range rs {
 		if r.Node != nil {
 			r.OperatorDiffers = operatorDiffers(g, r)

@@ -5,12 +5,12 @@ import (
 	"sync"
 )
 
-// readQueue holds one subscription's reads until a reader takes them: the
-// one of highest priority first (see maker.readPriority), then the first
-// queued. In order of arrival alone, the reads that more reads wait for
-// (a network whose subnets are read next, a list serving hundreds) would
-// wait behind every leaf queued before them.
-type readQueue struct {
+// taskQueue holds tasks until a worker takes them: the one of highest
+// priority first, then the first queued. One subscription's reads wait by
+// maker.readPriority: in order of arrival alone, the reads that more reads
+// wait for (a network whose subnets are read next, a list serving hundreds)
+// would wait behind every leaf queued before them.
+type taskQueue struct {
 	mu    sync.Mutex
 	tasks taskHeap
 	next  uint64
@@ -18,12 +18,12 @@ type readQueue struct {
 	ready chan struct{}
 }
 
-// newReadQueue is a queue for at most n tasks.
-func newReadQueue(n int) *readQueue {
-	return &readQueue{ready: make(chan struct{}, n)}
+// newTaskQueue is a queue for at most n tasks.
+func newTaskQueue(n int) *taskQueue {
+	return &taskQueue{ready: make(chan struct{}, n)}
 }
 
-func (q *readQueue) push(priority float64, task func()) {
+func (q *taskQueue) push(priority float64, task func()) {
 	q.mu.Lock()
 	heap.Push(&q.tasks, queuedTask{priority: priority, arrival: q.next, run: task})
 	q.next++
@@ -31,9 +31,9 @@ func (q *readQueue) push(priority float64, task func()) {
 	q.ready <- struct{}{}
 }
 
-// pop takes the first task; a reader calls it once for each token it takes
+// pop takes the first task; a worker calls it once for each token it takes
 // from ready.
-func (q *readQueue) pop() func() {
+func (q *taskQueue) pop() func() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return heap.Pop(&q.tasks).(queuedTask).run
