@@ -45,6 +45,7 @@ func Build(in *loader.Result, opts Options) (*Graph, diag.List) {
 			Secrets:    byNamespacedName(in.Secrets),
 			ConfigMaps: byNamespacedName(in.ConfigMaps),
 			Namespaces: byName(in.Namespaces),
+			Others:     in.Others,
 		},
 		byKey: map[string]*Node{},
 	}
@@ -134,7 +135,8 @@ func (b *builder) kinds(objs []*loader.Object) []*Node {
 
 // unknownKind explains an apiVersion/kind the registry does not serve and
 // suggests what was probably meant: the served version nearest in date, the
-// kind of that name in another group, or the nearest kind by spelling.
+// served group nearest by spelling, the kind of that name in another group,
+// or the nearest kind by spelling.
 func (b *builder) unknownKind(o *loader.Object) string {
 	group, version, kind := o.Group(), o.Version(), o.Kind
 	if versions := b.reg.Versions(group, kind); len(versions) > 0 {
@@ -151,23 +153,45 @@ func (b *builder) unknownKind(o *loader.Object) string {
 			}
 		}
 	}
+	// nearest is the kind of g named kind, ignoring case, else the nearest by spelling.
+	nearest := func(g string) string {
+		if i := slices.IndexFunc(kinds[g], func(k string) bool { return strings.EqualFold(k, kind) }); i >= 0 {
+			return kinds[g][i]
+		}
+		return suggest.Nearest(kind, kinds[g])
+	}
 	meant := func(g, k string) string {
 		return fmt.Sprintf("%s/%s %s", g, registry.NearestVersion(version, b.reg.Versions(g, k)), k)
+	}
+	if kinds[group] == nil {
+		// Most often a slip in typing the group (storage.azure.con,
+		// Storage.azure.com: lookups are case-sensitive): name the served
+		// group nearest by spelling, preferring those serving the kind.
+		g := suggest.Nearest(group, sameName)
+		if g == "" {
+			g = suggest.Nearest(group, slices.Sorted(maps.Keys(kinds)))
+		}
+		if g == "" && len(sameName) > 0 {
+			g = sameName[0]
+		}
+		notASO := fmt.Sprintf("apiVersion group %q is not an ASO group", group)
+		if g == "" {
+			return fmt.Sprintf("%s, and %s is not an ASO v2 resource kind", notASO, kind)
+		}
+		if k := nearest(g); k != "" {
+			return fmt.Sprintf("%s; did you mean %s?", notASO, meant(g, k))
+		}
+		return fmt.Sprintf("%s; did you mean %s? It serves no kind like %s", notASO, g, kind)
 	}
 	if len(sameName) > 0 {
 		g := suggest.Nearest(group, sameName)
 		if g == "" {
 			g = sameName[0]
 		}
-		k := kinds[g][slices.IndexFunc(kinds[g], func(k string) bool { return strings.EqualFold(k, kind) })]
-		return fmt.Sprintf("unknown kind %s in %s; did you mean %s?", kind, group, meant(g, k))
+		return fmt.Sprintf("unknown kind %s in %s; did you mean %s?", kind, group, meant(g, nearest(g)))
 	}
-	nearGroup := group
-	if kinds[group] == nil {
-		nearGroup = suggest.Nearest(group, slices.Sorted(maps.Keys(kinds)))
-	}
-	if nearKind := suggest.Nearest(kind, kinds[nearGroup]); nearKind != "" {
-		return fmt.Sprintf("unknown kind %s %s; did you mean %s?", o.APIVersion, kind, meant(nearGroup, nearKind))
+	if nearKind := nearest(group); nearKind != "" {
+		return fmt.Sprintf("unknown kind %s %s; did you mean %s?", o.APIVersion, kind, meant(group, nearKind))
 	}
 	return fmt.Sprintf("unknown kind %s %s: not an ASO v2 resource kind", o.APIVersion, kind)
 }

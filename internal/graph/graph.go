@@ -6,6 +6,7 @@ package graph
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/armjson"
@@ -182,6 +183,31 @@ type Graph struct {
 	// Outside are the input's resources a selection (Select) left out: in
 	// the manifests, though not acted on.
 	Outside []*Node
+	// Others are the input's objects of kinds azk does not read
+	// (loader.Result.Others): still declared, so never planned for deletion.
+	Others []*loader.Object
+}
+
+// Declares is the first object of the input, among Nodes, Outside and
+// Others, of that kind (ignoring case), namespace and name; nil when none is.
+// A three-way plan asks it before deleting what the base declared.
+func (g *Graph) Declares(kind, namespace, name string) *loader.Object {
+	match := func(o *loader.Object) bool {
+		return strings.EqualFold(o.Kind, kind) && o.Namespace == namespace && o.Name == name
+	}
+	for _, nodes := range [][]*Node{g.Nodes, g.Outside} {
+		for _, n := range nodes {
+			if match(n.Object) {
+				return n.Object
+			}
+		}
+	}
+	for _, o := range g.Others {
+		if match(o) {
+			return o
+		}
+	}
+	return nil
 }
 
 // Dependents maps each node to the nodes that depend on it directly.

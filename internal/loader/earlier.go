@@ -18,7 +18,8 @@ import (
 // review (azk plan --base). base is a directory holding that version of the
 // working tree, or a git revision of the repository holding the inputs.
 // Each input path is looked up at the same place relative to the tree's
-// root; a path that did not exist then holds nothing, and an empty Result
+// root, through the symbolic links the tree holds, which must stay inside
+// it; a path that did not exist then holds nothing, and an empty Result
 // says none did.
 func LoadEarlier(base string, opts Options) (*Result, error) {
 	for _, p := range opts.Paths {
@@ -42,8 +43,14 @@ func LoadEarlier(base string, opts Options) (*Result, error) {
 			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 				return nil, fmt.Errorf("--base: %s is outside %s, the tree the base is compared in", p, root)
 			}
-			if _, err := os.Stat(filepath.Join(tree, rel)); err == nil {
-				out = append(out, filepath.Join(tree, rel))
+			// Read through the links the base holds, as it holds them.
+			resolved, err := resolveIn(tree, filepath.Join(tree, rel))
+			var le *linkError
+			if errors.As(err, &le) {
+				return nil, fmt.Errorf("--base %s: %s: %w", base, p, err)
+			}
+			if err == nil {
+				out = append(out, resolved)
 			}
 		}
 		return out, nil
@@ -57,7 +64,7 @@ func LoadEarlier(base string, opts Options) (*Result, error) {
 	if len(opts.Paths)+len(opts.Kustomize) == 0 {
 		return &Result{}, nil
 	}
-	res, diags := Load(opts)
+	res, diags := loadIn(opts, tree)
 	if tree != base {
 		// The tree is a temporary copy: name files as git does, REV:PATH.
 		relabel := func(src *diag.Source) {
@@ -65,7 +72,7 @@ func LoadEarlier(base string, opts Options) (*Result, error) {
 				src.File = base + ":" + filepath.ToSlash(rel)
 			}
 		}
-		for _, list := range [][]*Object{res.Resources, res.Secrets, res.ConfigMaps, res.Namespaces} {
+		for _, list := range [][]*Object{res.Resources, res.Secrets, res.ConfigMaps, res.Namespaces, res.Others} {
 			for _, o := range list {
 				relabel(&o.Source)
 			}
@@ -109,16 +116,19 @@ func CheckBase(base string) error {
 	return nil
 }
 
-// gitDir is where git is asked about the repository holding the inputs.
+// gitDir is where git is asked about the repository holding the inputs:
+// the first input's nearest folder that is not a symbolic link, so that it
+// is the repository holding the path as given, which may be a link leading
+// elsewhere or nowhere, or not exist any more.
 func gitDir(inputs []string) string {
-	dir := "."
-	if len(inputs) > 0 {
-		dir = inputs[0]
-		if info, err := os.Stat(dir); err == nil && !info.IsDir() {
-			dir = filepath.Dir(dir)
+	if len(inputs) == 0 {
+		return "."
+	}
+	for dir := inputs[0]; ; dir = filepath.Dir(dir) {
+		if info, err := os.Lstat(dir); (err == nil && info.IsDir()) || filepath.Dir(dir) == dir {
+			return dir
 		}
 	}
-	return dir
 }
 
 // earlierTree finds the tree the base is read from: for a directory, the
@@ -177,13 +187,16 @@ func git(dir string, args ...string) ([]byte, error) {
 	return out, nil
 }
 
-// untar writes the regular files and directories of a git archive under dir.
+// untar writes the regular files, directories and symbolic links of a git
+// archive under dir. Links are made last, so that no file is written
+// through one; they are followed only inside dir (resolveIn).
 func untar(archive []byte, dir string) error {
 	r := tar.NewReader(bytes.NewReader(archive))
+	var links []*tar.Header
 	for {
 		h, err := r.Next()
 		if err == io.EOF {
-			return nil
+			break
 		}
 		if err != nil {
 			return err
@@ -208,6 +221,18 @@ func untar(archive []byte, dir string) error {
 			if err := os.WriteFile(target, data, 0o644); err != nil {
 				return err
 			}
+		case tar.TypeSymlink:
+			links = append(links, h)
 		}
 	}
+	for _, h := range links {
+		target := filepath.Join(dir, filepath.FromSlash(h.Name))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		if err := os.Symlink(h.Linkname, target); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -35,20 +35,35 @@ type Options struct {
 	AllowRemote bool
 }
 
-// Result holds the objects azk uses, each list in input order.
+// Result holds the objects of the input, each list in input order.
 type Result struct {
-	Resources  []*Object // ASO objects: apiVersion group ending in ".azure.com"
+	// Resources are the ASO objects: apiVersion group ending in
+	// ".azure.com", or misspelt so (see looksLikeASOGroup), which the graph
+	// then reports as unknown.
+	Resources  []*Object
 	Secrets    []*Object // core v1 Secret
 	ConfigMaps []*Object // core v1 ConfigMap
 	// Namespaces are core v1 Namespaces: their reconcile-policy annotation
 	// is the policy of the resources in them that set none.
 	Namespaces []*Object
+	// Others are objects of kinds azk does not read (a Deployment, a CRD of
+	// another operator), kept so that a later step can tell what the
+	// manifests still declare: a three-way plan must never delete a
+	// resource the head still declares in a form azk does not read.
+	Others []*Object
 }
 
 // Load reads every input of opts. The returned List holds every error and
 // warning found; the Result holds the valid objects even when there are errors.
 func Load(opts Options) (*Result, diag.List) {
+	return loadIn(opts, "")
+}
+
+// loadIn is Load following symbolic links only inside the tree within,
+// when not "" (see load.within).
+func loadIn(opts Options, within string) (*Result, diag.List) {
 	l := &load{
+		within:      within,
 		namespace:   opts.Namespace,
 		allowRemote: opts.AllowRemote,
 		result:      &Result{},
@@ -77,6 +92,9 @@ func Load(opts Options) (*Result, diag.List) {
 
 // load is the state of one Load call.
 type load struct {
+	// within, when not "", is the tree an earlier version was extracted
+	// to or is kept in: links are followed only inside it (resolveIn).
+	within       string
 	namespace    string
 	allowRemote  bool
 	result       *Result
@@ -159,7 +177,7 @@ func (l *load) path(p string, stdin io.Reader) {
 // folder once; names starting with "." are skipped. Files keep their path
 // under dir.
 func (l *load) folder(dir string, seen map[string]bool) {
-	real, err := filepath.EvalSymlinks(dir)
+	real, err := l.evalSymlinks(dir)
 	if err != nil {
 		l.diags.Add(diag.Errorf(diag.Source{File: dir}, "", "", "%s", describeFSError(err)))
 		return
@@ -182,6 +200,9 @@ func (l *load) folder(dir string, seen map[string]bool) {
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
+			if l.within != "" && !l.linkWithin(shown, path, d.Name()) {
+				return nil
+			}
 			if info, err := os.Stat(path); err == nil && info.IsDir() {
 				l.folder(shown, seen)
 				return nil
@@ -195,6 +216,31 @@ func (l *load) folder(dir string, seen map[string]bool) {
 	if err != nil {
 		l.diags.Add(diag.Errorf(diag.Source{File: dir}, "", "", "%s", describeFSError(err)))
 	}
+}
+
+// evalSymlinks is filepath.EvalSymlinks, inside l.within when it is set.
+func (l *load) evalSymlinks(path string) (string, error) {
+	if l.within != "" {
+		return resolveIn(l.within, path)
+	}
+	return filepath.EvalSymlinks(path)
+}
+
+// linkWithin reports whether the link at path, shown as shown, is to be
+// followed as the loader follows links without l.within. A link that
+// dangles or loops is treated as then: an error under a manifest's name,
+// else skipped; one leading out of the tree is an error whatever its name,
+// since what it led to then is not known.
+func (l *load) linkWithin(shown, path, name string) bool {
+	_, err := resolveIn(l.within, path)
+	if err == nil {
+		return true
+	}
+	var le *linkError
+	if !errors.As(err, &le) || le.outside || isManifestFile(name) {
+		l.diags.Add(diag.Errorf(diag.Source{File: shown}, "", "", "%s", describeFSError(err)))
+	}
+	return false
 }
 
 func describeFSError(err error) string {
@@ -322,7 +368,7 @@ func (l *load) add(o *Object) {
 
 	var into *[]*Object
 	switch {
-	case strings.HasSuffix(o.Group(), ".azure.com"):
+	case looksLikeASOGroup(o.Group()):
 		into = &l.result.Resources
 	case o.IsSecret():
 		into = &l.result.Secrets
@@ -332,6 +378,7 @@ func (l *load) add(o *Object) {
 		into = &l.result.Namespaces
 	default:
 		l.ignore(o.APIVersion+" "+o.Kind, o.Source)
+		l.result.Others = append(l.result.Others, o)
 		return
 	}
 
