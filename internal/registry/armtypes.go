@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +15,9 @@ type armTypeIndex struct {
 	once  sync.Once
 	types map[string]*ARMType // lower-cased type
 	kinds map[string][]GVK    // lower-cased type -> kinds mapping to it
+
+	childrenOnce sync.Once
+	children     map[string][]ChildType // lower-cased parent type -> its child types
 }
 
 // armTypeIndexes holds one armTypeIndex per Registry (the Registry type
@@ -69,6 +73,65 @@ func (r *Registry) ARMTypesIn(namespace string) []*ARMType {
 // KindsOfARMType returns the served kinds whose ARM type is typ (case-insensitive), sorted.
 func (r *Registry) KindsOfARMType(typ string) []GVK {
 	return append([]GVK(nil), r.armTypeIndex().kinds[strings.ToLower(typ)]...)
+}
+
+// ChildType is an ARM type directly below another (one more type segment).
+type ChildType struct {
+	Segment    string   // the last type segment, e.g. "blobServices"
+	Type       string   // the full ARM type, as the table spells it
+	APIVersion string   // the api-version to list it with: the newest stable one the type publishes, else the newest
+	FixedNames []string // ARMType.FixedNames
+	ReadOnly   bool     // ARMType.ReadOnlyType
+}
+
+// ChildTypes returns the ARM types directly below parentType
+// (case-insensitive), sorted by Segment, from the ARMType table. The
+// FixedNames are shared: callers must not modify them.
+func (r *Registry) ChildTypes(parentType string) []ChildType {
+	idx := r.armTypeIndex()
+	idx.childrenOnce.Do(idx.indexChildren)
+	return slices.Clone(idx.children[strings.ToLower(parentType)])
+}
+
+// indexChildren groups the table's types under their parent types once:
+// ChildTypes is asked per deleted resource.
+func (idx *armTypeIndex) indexChildren() {
+	idx.children = map[string][]ChildType{}
+	for name, t := range idx.types {
+		i := strings.LastIndexByte(name, '/')
+		if strings.Count(name, "/") < 2 {
+			continue // a namespace's top-level type: no parent type
+		}
+		idx.children[name[:i]] = append(idx.children[name[:i]], ChildType{
+			Segment:    t.Type[i+1:],
+			Type:       t.Type,
+			APIVersion: listVersion(t.APIVersions),
+			FixedNames: t.FixedNames,
+			ReadOnly:   t.ReadOnlyType,
+		})
+	}
+	for _, cs := range idx.children {
+		slices.SortFunc(cs, func(a, b ChildType) int {
+			if c := strings.Compare(strings.ToLower(a.Segment), strings.ToLower(b.Segment)); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Segment, b.Segment)
+		})
+	}
+}
+
+// listVersion is the newest stable api-version of versions (sorted oldest
+// first, as ARMType.APIVersions are), else the newest.
+func listVersion(versions []string) string {
+	for _, v := range slices.Backward(versions) {
+		if len(v) == len("2006-01-02") {
+			return v // no -preview, -beta or similar suffix
+		}
+	}
+	if len(versions) == 0 {
+		return ""
+	}
+	return versions[len(versions)-1]
 }
 
 // Op is the kind of operation a Timing is about.

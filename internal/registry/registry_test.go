@@ -71,6 +71,53 @@ func TestEveryServedKindIsRegistered(t *testing.T) {
 	}
 }
 
+// TestNoDeleteFollowsSupportedOperations: every kind the operator's list of
+// supported operations gives no delete is served with Kind.NoDelete, and
+// no other kind has it. A row naming a kind the registry does not serve
+// fails only when the CRDs serve it (the list may name kinds the CRDs no
+// longer serve).
+func TestNoDeleteFollowsSupportedOperations(t *testing.T) {
+	dir := corpus.Dir(t)
+	data, err := os.ReadFile(filepath.Join(dir, "operator", "supported-operations.tsv"))
+	if os.IsNotExist(err) {
+		t.Skip("no operator/supported-operations.tsv in the corpus: skipping")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[registry.GVK]bool{}
+	for _, g := range servedKinds(t, dir) {
+		served[g] = true
+	}
+	r := registry.Default()
+	listed := map[registry.GVK]bool{} // rows without delete
+	for _, line := range strings.Split(string(data), "\n") {
+		cols := strings.Fields(line)
+		if len(cols) != 4 || strings.HasPrefix(cols[0], "#") || slices.Contains(strings.Split(cols[3], ","), "delete") {
+			continue
+		}
+		gvk := registry.GVK{Group: cols[0], Version: cols[1], Kind: cols[2]}
+		listed[gvk] = true
+		k, ok := r.Lookup(gvk.Group, gvk.Version, gvk.Kind)
+		switch {
+		case ok && !k.NoDelete:
+			t.Errorf("%s/%s %s: the operator cannot delete it, but NoDelete is not set", gvk.Group, gvk.Version, gvk.Kind)
+		case !ok && served[gvk]:
+			t.Errorf("%s/%s %s: served by the CRDs, not in the registry", gvk.Group, gvk.Version, gvk.Kind)
+		case !ok:
+			t.Logf("%s/%s %s: not served by the CRDs", gvk.Group, gvk.Version, gvk.Kind)
+		}
+	}
+	if len(listed) == 0 {
+		t.Fatal("no kind without delete in supported-operations.tsv")
+	}
+	for _, g := range r.All() {
+		if k, _ := r.Lookup(g.Group, g.Version, g.Kind); k.NoDelete && !listed[g] {
+			t.Errorf("%s/%s %s: NoDelete set, but the operator's list gives it delete or leaves it out", g.Group, g.Version, g.Kind)
+		}
+	}
+}
+
 func TestRegenerationIsByteIdentical(t *testing.T) {
 	dir := corpus.Dir(t)
 	armTypes := corpusgen.ARMTypesDir(dir)

@@ -56,6 +56,11 @@ type Kind struct {
 	// FixedName is the Azure name every resource of this kind has (e.g. "default"
 	// for blob services); empty when users choose the name.
 	FixedName string `json:"fixedName,omitempty"`
+	// NoDelete says the operator's generated code gives the kind no delete
+	// operation: Azure cannot delete such a resource on its own (the operator
+	// refuses with DeleteNotPossibleInAzure); it goes only with its parent.
+	// False for kinds the operator's list of supported operations leaves out.
+	NoDelete bool `json:"noDelete,omitempty"`
 	// NullCollections says the operator sends every unset list and map inside
 	// the objects of its PUT body as an explicit null (its explicit-collections
 	// payload mode), as its recorded requests for the kind's group show.
@@ -277,6 +282,18 @@ type ARMType struct {
 	// APIVersions are the api-versions the type is known to serve, oldest
 	// first: those of the kinds mapping to it and those the REST specs define it at.
 	APIVersions []string `json:"apiVersions,omitempty"`
+	// NoDelete says every served kind mapping to the type (at least one)
+	// has Kind.NoDelete: Azure deletes such resources only with their parent.
+	NoDelete bool `json:"noDelete,omitempty"`
+	// FixedNames are the names every resource of the type has, e.g.
+	// ["default"] for a storage account's blobServices: the literal names
+	// the REST spec allows (at its newest api-version read) and the kinds'
+	// Kind.FixedName. Empty when users choose the name.
+	FixedNames []string `json:"fixedNames,omitempty"`
+	// ReadOnlyType says the REST spec (at its newest api-version read)
+	// defines no PUT for the type: nobody creates such a resource (a file
+	// service's usages). False for types whose REST spec was not read.
+	ReadOnlyType bool `json:"readOnlyType,omitempty"`
 	// Create and Update are how ARM answered a successful PUT that created,
 	// or updated, a resource of the type in most recordings; nil when none shows it.
 	Create *PutAnswer `json:"create,omitempty"`

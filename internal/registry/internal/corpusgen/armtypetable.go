@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,13 +23,22 @@ const armTypesFile = "armtypes.json.gz"
 // api-versions each type serves (the kinds', the REST specs' in
 // ../arm-types beside the corpus and every version its api-versions.json
 // publishes, when present), how ARM answered PUTs,
-// what it filled in and how long its operations took (the recordings), and
-// the POST actions the REST specs define.
+// what it filled in and how long its operations took (the recordings),
+// the POST actions, fixed names and read-only types the REST specs define,
+// and which types the operator cannot delete (the kinds).
 func buildARMTypes(dir, armTypes string, recs []recording, kinds []*registry.Kind) ([]registry.ARMType, error) {
 	t := armTypeTable{}
 	for _, k := range kinds {
 		if k.ARMType != "" {
-			t.get(k.ARMType).versions[k.APIVersion] = true
+			f := t.get(k.ARMType)
+			f.versions[k.APIVersion] = true
+			f.kinds++
+			if k.NoDelete {
+				f.noDeleteKinds++
+			}
+			if k.FixedName != "" {
+				f.kindNames = append(f.kindNames, k.FixedName)
+			}
 		}
 	}
 	if err := t.restSpecs(armTypes); err != nil {
@@ -66,6 +76,16 @@ type armTypeFacts struct {
 	actionVersion map[string]string
 	// ops are the recorded long-running operations, by verb.
 	ops [3][]recordedOp
+	// kinds counts the served kinds mapping to the type, noDeleteKinds
+	// those with Kind.NoDelete; kindNames are their fixed names.
+	kinds, noDeleteKinds int
+	kindNames            []string
+	// specVersion is the newest api-version the REST specs list the type
+	// at; specNames and readOnly are what its listings say: the literal
+	// names allowed, and that none can be written.
+	specVersion string
+	specNames   []string
+	readOnly    bool
 }
 
 func (t armTypeTable) get(typ string) *armTypeFacts {
@@ -391,7 +411,8 @@ func (t armTypeTable) locationScopedVersions() {
 }
 
 // restSpecs reads the REST specs' types.json files: which types exist at
-// which api-version, and the POST actions defined on them.
+// which api-version, their fixed names, whether they can be written, and
+// the POST actions defined on them.
 func (t armTypeTable) restSpecs(dir string) error {
 	files, err := filepath.Glob(filepath.Join(dir, "*", "*", "*", "types.json"))
 	if err != nil || len(files) == 0 {
@@ -419,7 +440,10 @@ func (t armTypeTable) restSpecs(dir string) error {
 				name, _ := ty["name"].(string)
 				typ, version, ok := strings.Cut(name, "@")
 				if ok && strings.Count(typ, "/") >= 1 {
-					t.get(typ).versions[version] = true
+					f := t.get(typ)
+					f.versions[version] = true
+					writable, _ := ty["writableScopes"].(float64)
+					f.specListing(version, writable == 0, nameLiterals(types, typeAt(types, ty["body"])))
 				}
 			case "ResourceFunctionType":
 				typ, _ := ty["resourceType"].(string)
@@ -440,6 +464,80 @@ func (t armTypeTable) restSpecs(dir string) error {
 				f.actions[name] = outputs[ref]
 			}
 		}
+	}
+	return nil
+}
+
+// specListing takes one REST spec listing of the type at version: the
+// newest version's listings decide, several there (one per scope) add up.
+func (f *armTypeFacts) specListing(version string, readOnly bool, names []string) {
+	switch {
+	case version < f.specVersion:
+		return
+	case version > f.specVersion:
+		f.specVersion, f.specNames, f.readOnly = version, nil, readOnly
+	default:
+		f.readOnly = f.readOnly && readOnly
+	}
+	for _, n := range names {
+		f.specNames = addName(f.specNames, n)
+	}
+}
+
+// addName appends name unless names hold it in any case (ARM compares
+// names case-insensitively) or it is empty.
+func addName(names []string, name string) []string {
+	if name == "" || slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, name) }) {
+		return names
+	}
+	return append(names, name)
+}
+
+// typeAt is the element of types that ref ({"$ref": "#/N"}) points at, or nil.
+func typeAt(types []map[string]any, ref any) map[string]any {
+	r, _ := ref.(map[string]any)
+	s, _ := r["$ref"].(string)
+	i, err := typeRef{Ref: s}.index()
+	if err != nil || i < 0 || i >= len(types) {
+		return nil
+	}
+	return types[i]
+}
+
+// nameLiterals are the literal names a resource body's name property
+// allows: of an object, or of the base and every alternative of a
+// discriminated one (a web site's config: appsettings, web, ...).
+func nameLiterals(types []map[string]any, body map[string]any) []string {
+	props := []any{body["properties"], body["baseProperties"]}
+	if elems, ok := body["elements"].(map[string]any); ok {
+		for _, key := range sortedNames(elems) {
+			props = append(props, typeAt(types, elems[key])["properties"])
+		}
+	}
+	var out []string
+	for _, p := range props {
+		pm, _ := p.(map[string]any)
+		name, _ := pm["name"].(map[string]any)
+		out = append(out, stringLiterals(types, typeAt(types, name["type"]))...)
+	}
+	return out
+}
+
+// stringLiterals are the string literals of a literal type or a union
+// (whose plain string alternative adds none).
+func stringLiterals(types []map[string]any, n map[string]any) []string {
+	switch n["$type"] {
+	case "StringLiteralType":
+		if s, ok := n["value"].(string); ok {
+			return []string{s}
+		}
+	case "UnionType":
+		elems, _ := n["elements"].([]any)
+		var out []string
+		for _, e := range elems {
+			out = append(out, stringLiterals(types, typeAt(types, e))...)
+		}
+		return out
 	}
 	return nil
 }
@@ -499,7 +597,11 @@ func (t armTypeTable) facts() []registry.ARMType {
 	out := make([]registry.ARMType, 0, len(t))
 	for _, f := range t {
 		a := registry.ARMType{Type: f.typ, Create: majority(f.create), Update: majority(f.update),
-			CreateTiming: timing(f.ops[verbCreate]), UpdateTiming: timing(f.ops[verbUpdate]), DeleteTiming: timing(f.ops[verbDelete])}
+			CreateTiming: timing(f.ops[verbCreate]), UpdateTiming: timing(f.ops[verbUpdate]), DeleteTiming: timing(f.ops[verbDelete]),
+			NoDelete: f.kinds > 0 && f.noDeleteKinds == f.kinds, FixedNames: slices.Clone(f.specNames), ReadOnlyType: f.readOnly}
+		for _, n := range f.kindNames {
+			a.FixedNames = addName(a.FixedNames, n)
+		}
 		for v := range f.versions {
 			a.APIVersions = append(a.APIVersions, v)
 		}

@@ -90,6 +90,9 @@ func Build(dir, armTypes string) (*Result, error) {
 	sort.Strings(all.UnpairedStatus)
 	sort.Strings(all.RefLeafMismatches)
 	sort.Strings(all.OperatorUnplaced)
+	if err := markNoDelete(dir, all.Kinds); err != nil {
+		return nil, err
+	}
 	if err := markBodyFacts(armTypes, all.Kinds); err != nil {
 		return nil, err
 	}
