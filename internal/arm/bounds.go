@@ -30,5 +30,5 @@ func (c *Client) DeleteWith(ctx context.Context, id, apiVersion string, query ur
 	if len(header) > 0 {
 		ctx = runtime.WithHTTPHeader(ctx, header)
 	}
-	return c.For(id).start(ctx, http.MethodDelete, id, apiVersion, query, nil)
+	return c.For(id).start(ctx, http.MethodDelete, id, apiVersion, query, nil, writeOptions{})
 }

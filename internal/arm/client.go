@@ -221,7 +221,7 @@ func newClient(o Options, shared *sharedState) (*Client, error) {
 			// The retry policy clamps a server's Retry-After to MaxDelay instead of
 			// giving up: an apply should wait out a long throttle, not fail on it.
 			// The budget paces each try and sends 429s again itself.
-			PerRetryPolicies: []policy.Policy{retryAfterCap{max: o.Retry.MaxDelay}, failFast{}, shared.budgets.policy(o)},
+			PerRetryPolicies: []policy.Policy{tryCounter{}, retryAfterCap{max: o.Retry.MaxDelay}, failFast{}, shared.budgets.policy(o)},
 		},
 		// The emulator has no resource provider registration endpoint.
 		DisableRPRegistration: o.Endpoint != "",
@@ -292,7 +292,7 @@ func (c *Client) Get(ctx context.Context, id, apiVersion string) (*Response, err
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.send(ctx, http.MethodGet, id, u, nil)
+	resp, err := c.send(ctx, http.MethodGet, id, u, nil, writeOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -301,26 +301,27 @@ func (c *Client) Get(ctx context.Context, id, apiVersion string) (*Response, err
 
 // Put creates or replaces a resource with body (any value encoding/json
 // accepts, typically map[string]any or json.RawMessage) and returns the
-// operation; call Wait for its result.
-func (c *Client) Put(ctx context.Context, id, apiVersion string, body any) (*Operation, error) {
-	return c.For(id).start(ctx, http.MethodPut, id, apiVersion, nil, body)
+// operation; call Wait for its result. opts add preconditions (IfMatch,
+// IfNoneMatch).
+func (c *Client) Put(ctx context.Context, id, apiVersion string, body any, opts ...WriteOption) (*Operation, error) {
+	return c.For(id).start(ctx, http.MethodPut, id, apiVersion, nil, body, newWriteOptions(opts))
 }
 
 // Patch updates a resource with a merge-patch body and returns the operation.
-func (c *Client) Patch(ctx context.Context, id, apiVersion string, body any) (*Operation, error) {
-	return c.For(id).start(ctx, http.MethodPatch, id, apiVersion, nil, body)
+func (c *Client) Patch(ctx context.Context, id, apiVersion string, body any, opts ...WriteOption) (*Operation, error) {
+	return c.For(id).start(ctx, http.MethodPatch, id, apiVersion, nil, body, newWriteOptions(opts))
 }
 
 // Delete deletes a resource and returns the operation. Deleting a resource
 // that does not exist succeeds, as ARM answers 204.
-func (c *Client) Delete(ctx context.Context, id, apiVersion string) (*Operation, error) {
-	return c.For(id).start(ctx, http.MethodDelete, id, apiVersion, nil, nil)
+func (c *Client) Delete(ctx context.Context, id, apiVersion string, opts ...WriteOption) (*Operation, error) {
+	return c.For(id).start(ctx, http.MethodDelete, id, apiVersion, nil, nil, newWriteOptions(opts))
 }
 
 // Post invokes an action on a resource, such as
 // ".../locations/{l}/deletedVaults/{name}/purge", and returns the operation.
 func (c *Client) Post(ctx context.Context, path, apiVersion string, body any) (*Operation, error) {
-	return c.start(ctx, http.MethodPost, path, apiVersion, nil, body)
+	return c.start(ctx, http.MethodPost, path, apiVersion, nil, body, writeOptions{})
 }
 
 // List reads every item of a collection, following nextLink from page to
@@ -355,7 +356,7 @@ func (c *Client) list(ctx context.Context, path, apiVersion string, query url.Va
 				// after the first go before the reads of its priority.
 				ctx = WithPriority(ctx, priorityOf(ctx)+1)
 			}
-			resp, err := c.send(ctx, http.MethodGet, path, u, nil)
+			resp, err := c.send(ctx, http.MethodGet, path, u, nil, writeOptions{})
 			if err != nil {
 				return page{}, err
 			}
@@ -443,8 +444,9 @@ func encodeQuery(q url.Values) string { return strings.ReplaceAll(q.Encode(), "+
 
 // send issues one request through the pipeline (which retries HTTP-level
 // failures) and rides through transient ARM conditions with bounded backoff.
-// id names the resource in errors; target is the full URL.
-func (c *Client) send(ctx context.Context, method, id, target string, body any) (*http.Response, error) {
+// id names the resource in errors; target is the full URL; pre are the
+// preconditions of a write.
+func (c *Client) send(ctx context.Context, method, id, target string, body any, pre writeOptions) (*http.Response, error) {
 	var payload []byte
 	if body != nil {
 		var err error
@@ -462,6 +464,9 @@ func (c *Client) send(ctx context.Context, method, id, target string, body any) 
 				return nil, err
 			}
 		}
+		pre.setHeaders(req.Raw().Header)
+		t := &tries{}
+		req.SetOperationValue(t)
 		started := time.Now()
 		resp, err := c.pipeline.Do(req)
 		if err != nil {
@@ -471,6 +476,9 @@ func (c *Client) send(ctx context.Context, method, id, target string, body any) 
 			return resp, nil
 		}
 		rerr := newResponseError(method, id, resp, c.opts.Redact)
+		if resp.StatusCode == http.StatusPreconditionFailed && pre.conditional() {
+			rerr.precondition = &preconditionFailure{writeOptions: pre, resent: t.unclear || pre.restarted}
+		}
 		wait, ok := c.transientWait(rerr, method, id, attempt, resp)
 		if !ok {
 			if attempt > 1 {

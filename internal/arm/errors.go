@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -44,6 +45,9 @@ type ResponseError struct {
 	// Details are the inner errors ARM's error carries (a deployment
 	// validation's refusals, one per resource), each with its target.
 	Details []ErrorDetail
+
+	// precondition is set on a 412 answering a conditional write.
+	precondition *preconditionFailure
 }
 
 // ErrorDetail is one inner error of ARM's error body.
@@ -54,6 +58,9 @@ type ErrorDetail struct {
 }
 
 func (e *ResponseError) Error() string {
+	if e.precondition != nil {
+		return e.preconditionError()
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s:", e.Method, e.ID)
 	if e.StatusCode == 0 {
@@ -79,6 +86,37 @@ func (e *ResponseError) Error() string {
 	return b.String()
 }
 
+// preconditionError says plainly what a 412 to a conditional write means.
+func (e *ResponseError) preconditionError() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: ", e.Method, e.ID)
+	if p := e.precondition; p.ifMatch != "" {
+		etag := p.ifMatch
+		if !strings.Contains(etag, `"`) {
+			etag = strconv.Quote(etag)
+		}
+		fmt.Fprintf(&b, "the resource changed in Azure since it was read (ETag %s no longer matches)", etag)
+	} else {
+		b.WriteString("the resource was created in Azure since it was found absent")
+	}
+	if e.precondition.resent {
+		// An earlier try may have been carried out: its own change is then what no longer matches.
+		b.WriteString(", or this may be this run's own earlier attempt, sent again after no clear answer")
+	}
+	b.WriteString(": make a new plan (412")
+	if e.Code != "" {
+		fmt.Fprintf(&b, " %s", e.Code)
+	}
+	switch {
+	case e.CorrelationID != "":
+		fmt.Fprintf(&b, ", correlation ID %s", e.CorrelationID)
+	case e.RequestID != "":
+		fmt.Fprintf(&b, ", request ID %s", e.RequestID)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
 // IsNotFound reports whether err is ARM's 404 for a resource.
 func IsNotFound(err error) bool {
 	var e *ResponseError
@@ -97,11 +135,6 @@ func newResponseError(method, id string, resp *http.Response, redact func(string
 		CorrelationID: resp.Header.Get(headerCorrelationID),
 		RequestID:     resp.Header.Get("x-ms-request-id"),
 	}
-	type armError struct {
-		Code    string        `json:"code"`
-		Message string        `json:"message"`
-		Details []ErrorDetail `json:"details"`
-	}
 	var body struct {
 		armError
 		Error *armError `json:"error"`
@@ -115,6 +148,47 @@ func newResponseError(method, id string, resp *http.Response, redact func(string
 	}
 	if e.Message == "" {
 		e.Message = http.StatusText(resp.StatusCode)
+	}
+	if redact != nil {
+		e.Message = redact(e.Message)
+	}
+	return e
+}
+
+// armError is ARM's error object.
+type armError struct {
+	Code    string        `json:"code"`
+	Message string        `json:"message"`
+	Details []ErrorDetail `json:"details"`
+}
+
+// resourceFailure is the failure a resource's body reports with
+// provisioningState Failed or Canceled: the error it carries ("error" or
+// properties.error), else ProvisioningFailed. Nil when the body reports none.
+func resourceFailure(method, id string, resp *http.Response, redact func(string) string) *ResponseError {
+	var body struct {
+		Error      *armError `json:"error"`
+		Properties struct {
+			ProvisioningState string    `json:"provisioningState"`
+			Error             *armError `json:"error"`
+		} `json:"properties"`
+	}
+	payload, err := runtime.Payload(resp)
+	if err != nil || json.Unmarshal(payload, &body) != nil || !failedState(body.Properties.ProvisioningState) {
+		return nil
+	}
+	e := &ResponseError{Method: method, ID: id, CorrelationID: resp.Header.Get(headerCorrelationID), RequestID: resp.Header.Get("x-ms-request-id")}
+	for _, a := range []*armError{body.Error, body.Properties.Error} {
+		if a != nil && a.Code != "" {
+			e.Code, e.Message, e.Details = a.Code, a.Message, a.Details
+			break
+		}
+	}
+	if e.Code == "" {
+		e.Code = "ProvisioningFailed"
+	}
+	if e.Message == "" {
+		e.Message = "the resource's provisioningState is " + body.Properties.ProvisioningState
 	}
 	if redact != nil {
 		e.Message = redact(e.Message)

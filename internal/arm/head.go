@@ -14,7 +14,7 @@ func (c *Client) Exists(ctx context.Context, id, apiVersion string) (bool, error
 	if err != nil {
 		return false, err
 	}
-	resp, err := c.send(ctx, http.MethodHead, id, u, nil)
+	resp, err := c.send(ctx, http.MethodHead, id, u, nil, writeOptions{})
 	if IsNotFound(err) {
 		return false, nil
 	}

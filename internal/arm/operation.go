@@ -26,6 +26,7 @@ type Operation struct {
 	client *Client
 	target string
 	body   any
+	pre    writeOptions
 	poller *runtime.Poller[json.RawMessage]
 
 	started       time.Time
@@ -40,23 +41,24 @@ type Operation struct {
 }
 
 // start sends the request that begins an operation: the api-version and
-// query on the URL, body as JSON.
-func (c *Client) start(ctx context.Context, method, id, apiVersion string, query url.Values, body any) (*Operation, error) {
+// query on the URL, body as JSON, the preconditions pre as headers.
+func (c *Client) start(ctx context.Context, method, id, apiVersion string, query url.Values, body any, pre writeOptions) (*Operation, error) {
 	// Only a POST names an action (".../purge") after the resource's ID.
 	target, err := c.url(id, method == http.MethodPost, apiVersion, query)
 	if err != nil {
 		return nil, err
 	}
-	o := &Operation{Method: method, ID: id, client: c, target: target, body: body}
+	o := &Operation{Method: method, ID: id, client: c, target: target, body: body, pre: pre}
 	if err := o.begin(ctx); err != nil {
 		return nil, err
 	}
 	return o, nil
 }
 
-// begin sends the request that starts the operation.
+// begin sends the request that starts the operation, with its preconditions
+// (never the polls).
 func (o *Operation) begin(ctx context.Context) error {
-	resp, err := o.client.send(ctx, o.Method, o.ID, o.target, o.body)
+	resp, err := o.client.send(ctx, o.Method, o.ID, o.target, o.body, o.pre)
 	if err != nil {
 		return err
 	}
@@ -105,6 +107,7 @@ func (o *Operation) Wait(ctx context.Context) (*Response, error) {
 		if serr := sleep(ctx, retry.backoff(attempt)); serr != nil {
 			return nil, fmt.Errorf("%s %s: cancelled while waiting to retry %s: %w", o.Method, o.ID, re.Code, serr)
 		}
+		o.pre.restarted = true
 		if err := o.begin(ctx); err != nil {
 			return nil, err
 		}
@@ -159,16 +162,74 @@ func (o *Operation) follow(ctx context.Context) (json.RawMessage, error) {
 		}
 		failures = 0
 		o.observe(resp)
+		if o.byLocation {
+			if err := o.locationFailure(resp); err != nil {
+				return nil, err
+			}
+		}
 	}
 	for {
 		body, err := o.poller.Result(ctx)
 		if err == nil {
+			if o.byLocation && (o.Method == http.MethodPut || o.Method == http.MethodPatch) && (len(body) == 0 || string(body) == "null") {
+				return o.readBack(ctx)
+			}
 			return body, nil
 		}
 		if again, err := retry(err); !again {
 			return nil, err
 		}
 	}
+}
+
+// locationFailure reads the failures azcore's Location poller takes for
+// success or for progress: ARM's operation status {"status":"Failed",
+// "error":{...}} answered with 200, and a 5xx error, which the pipeline has
+// already sent again as often as the retry bounds allow.
+func (o *Operation) locationFailure(resp *http.Response) error {
+	redact := o.client.opts.Redact
+	if resp.StatusCode >= 500 {
+		re := newResponseError(o.Method, o.ID, resp, redact)
+		if re.Code != "" {
+			re.StatusCode = 0 // the operation's error, not the poll's
+		}
+		return re
+	}
+	if resp.StatusCode >= 300 {
+		return nil // the poller fails on it
+	}
+	payload, err := runtime.Payload(resp)
+	var status struct {
+		Status string `json:"status"`
+	}
+	if err != nil || json.Unmarshal(payload, &status) != nil || !failedState(status.Status) {
+		return nil
+	}
+	re := newResponseError(o.Method, o.ID, resp, redact)
+	re.StatusCode = 0
+	if re.Code == "" {
+		re.Code, re.Message = "OperationFailed", "the operation ended with status "+status.Status
+	}
+	return re
+}
+
+// readBack reads the resource after a PUT or PATCH followed through its
+// Location header ended without a body (200 or 204): the Location URL says
+// only that the operation ended, the resource's provisioningState how.
+func (o *Operation) readBack(ctx context.Context) (json.RawMessage, error) {
+	resp, err := o.client.send(ctx, http.MethodGet, o.ID, o.target, nil, writeOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: the operation ended; reading its result: %w", o.Method, o.ID, err)
+	}
+	if rf := resourceFailure(o.Method, o.ID, resp, o.client.opts.Redact); rf != nil {
+		return nil, rf
+	}
+	return runtime.Payload(resp)
+}
+
+// failedState reports an operation status or provisioningState that ends in failure.
+func failedState(s string) bool {
+	return strings.EqualFold(s, "Failed") || strings.EqualFold(s, "Canceled") || strings.EqualFold(s, "Cancelled")
 }
 
 // minPoll is the shortest wait unhintedWait chooses, so that no operation is
@@ -198,9 +259,10 @@ func (o *Operation) unhintedWait() time.Duration {
 
 // failure describes a failed operation. An operation followed through its
 // Location header fails with the error the Location URL answers. When the
-// response that ended it carries no error (a PUT answering 201 with provisioningState Failed: the
-// operation had failed before the PUT returned), ARM's code and message are
-// read from the operation's Azure-AsyncOperation status.
+// response that ended it carries no error (a PUT answering 201 with
+// provisioningState Failed: the operation had failed before the PUT
+// returned), ARM's code and message are read from the operation's
+// Azure-AsyncOperation status, else from the resource's body.
 func (o *Operation) failure(ctx context.Context, err error) error {
 	described := fromAzcore(o.Method, o.ID, err, o.client.opts.Redact)
 	var re *ResponseError
@@ -213,25 +275,43 @@ func (o *Operation) failure(ctx context.Context, err error) error {
 		re.StatusCode = 0
 		return re
 	}
-	if re.StatusCode != 0 || re.Code != "" || o.asyncURL == "" || !o.client.sameHost(o.asyncURL) {
+	if re.StatusCode != 0 || re.Code != "" {
 		return described
 	}
-	req, rerr := runtime.NewRequest(ctx, http.MethodGet, o.asyncURL)
-	if rerr != nil {
-		return described
+	if status := o.asyncStatus(ctx); status != nil {
+		if status.CorrelationID == "" {
+			status.CorrelationID = re.CorrelationID
+		}
+		return status
 	}
-	resp, rerr := o.client.pipeline.Do(req)
-	if rerr != nil {
-		return described
+	var ae *azcore.ResponseError
+	if errors.As(err, &ae) && ae.RawResponse != nil {
+		if rf := resourceFailure(o.Method, o.ID, ae.RawResponse, o.client.opts.Redact); rf != nil {
+			return rf
+		}
+	}
+	return described
+}
+
+// asyncStatus is the error the operation's Azure-AsyncOperation status
+// reports, nil when there is none to read.
+func (o *Operation) asyncStatus(ctx context.Context) *ResponseError {
+	if o.asyncURL == "" || !o.client.sameHost(o.asyncURL) {
+		return nil
+	}
+	req, err := runtime.NewRequest(ctx, http.MethodGet, o.asyncURL)
+	if err != nil {
+		return nil
+	}
+	resp, err := o.client.pipeline.Do(req)
+	if err != nil {
+		return nil
 	}
 	status := newResponseError(o.Method, o.ID, resp, o.client.opts.Redact)
 	if status.Code == "" {
-		return described
+		return nil
 	}
 	status.StatusCode = 0
-	if status.CorrelationID == "" {
-		status.CorrelationID = re.CorrelationID
-	}
 	return status
 }
 
