@@ -602,6 +602,11 @@ func (c *Core) siblingConflict(t armpath.Target, k string, f faults.Config, now 
 }
 
 func (c *Core) delete(w http.ResponseWriter, r *http.Request, t armpath.Target) error {
+	if t := ARMType(t.Type); t != nil && t.NoDelete {
+		// Its provider serves no DELETE (the operator's
+		// DeleteNotPossibleInAzure): it goes only with its parent.
+		return Errorf(http.StatusMethodNotAllowed, "MethodNotAllowed", "The requested resource does not support http method 'DELETE'.")
+	}
 	now := time.Now()
 	f := c.faults.Get()
 	c.mu.Lock()
