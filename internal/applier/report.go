@@ -239,7 +239,11 @@ func failureOf(err error) *Failure {
 	}
 	var re *arm.ResponseError
 	if errors.As(err, &re) {
-		return &Failure{Code: re.Code, Message: re.Message, CorrelationID: re.CorrelationID}
+		msg := re.Message
+		if conflict := re.Conflict(); conflict != "" {
+			msg = conflict + ": nothing was overwritten; make a new plan"
+		}
+		return &Failure{Code: re.Code, Message: msg, CorrelationID: re.CorrelationID}
 	}
 	return &Failure{Message: err.Error()}
 }

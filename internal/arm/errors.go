@@ -89,21 +89,7 @@ func (e *ResponseError) Error() string {
 // preconditionError says plainly what a 412 to a conditional write means.
 func (e *ResponseError) preconditionError() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s: ", e.Method, e.ID)
-	if p := e.precondition; p.ifMatch != "" {
-		etag := p.ifMatch
-		if !strings.Contains(etag, `"`) {
-			etag = strconv.Quote(etag)
-		}
-		fmt.Fprintf(&b, "the resource changed in Azure since it was read (ETag %s no longer matches)", etag)
-	} else {
-		b.WriteString("the resource was created in Azure since it was found absent")
-	}
-	if e.precondition.resent {
-		// An earlier try may have been carried out: its own change is then what no longer matches.
-		b.WriteString(", or this may be this run's own earlier attempt, sent again after no clear answer")
-	}
-	b.WriteString(": make a new plan (412")
+	fmt.Fprintf(&b, "%s %s: %s: make a new plan (412", e.Method, e.ID, e.Conflict())
 	if e.Code != "" {
 		fmt.Fprintf(&b, " %s", e.Code)
 	}
@@ -114,6 +100,30 @@ func (e *ResponseError) preconditionError() string {
 		fmt.Fprintf(&b, ", request ID %s", e.RequestID)
 	}
 	b.WriteString(")")
+	return b.String()
+}
+
+// Conflict says what a 412 to a conditional write means: the resource
+// changed, or appeared, since it was read; "" for any other error.
+func (e *ResponseError) Conflict() string {
+	p := e.precondition
+	if p == nil {
+		return ""
+	}
+	var b strings.Builder
+	if p.ifMatch != "" {
+		etag := p.ifMatch
+		if !strings.Contains(etag, `"`) {
+			etag = strconv.Quote(etag)
+		}
+		fmt.Fprintf(&b, "the resource changed in Azure since it was read (ETag %s no longer matches)", etag)
+	} else {
+		b.WriteString("the resource was created in Azure since it was found absent")
+	}
+	if p.resent {
+		// An earlier try may have been carried out: its own change is then what no longer matches.
+		b.WriteString(", or this may be this run's own earlier attempt, sent again after no clear answer")
+	}
 	return b.String()
 }
 
