@@ -93,6 +93,25 @@ func ChildrenCreatedWith(armType string) []string {
 	return nil
 }
 
+// Unique is a resource ARM holds once per value of some of its properties,
+// whatever its name, refusing a second one under another name (a role
+// assignment of one role to one principal at one scope): replacing one by
+// another of a new name must delete the old one first.
+type Unique interface {
+	// UniqueKey is that value for the resource at id with body (desired or
+	// Azure's); "" when the body does not tell it yet.
+	UniqueKey(id string, body map[string]any) string
+}
+
+// UniqueKey returns the value a resource of armType is unique by (see
+// Unique), or "" when its kind has none or the body does not tell it.
+func UniqueKey(armType, id string, body map[string]any) string {
+	if u, ok := extensionOf[Unique](armType); ok {
+		return u.UniqueKey(id, body)
+	}
+	return ""
+}
+
 // byARMType holds the extensions, keyed by lower-cased ARM type.
 var byARMType = map[string]any{}
 

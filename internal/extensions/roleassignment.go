@@ -45,3 +45,16 @@ func (roleAssignment) SkipImport(body map[string]any, scope string) *ImportSkip 
 	}
 	return nil
 }
+
+// UniqueKey: ARM holds one assignment of a role to a principal at a scope,
+// whatever its name (RoleAssignmentExists), so renaming one is a delete
+// before the create.
+func (roleAssignment) UniqueKey(id string, body map[string]any) string {
+	scope, _, found := strings.Cut(strings.ToLower(id), "/providers/microsoft.authorization/roleassignments/")
+	role := stringAt(body, "properties", "roleDefinitionId")
+	principal := stringAt(body, "properties", "principalId")
+	if !found || role == "" || principal == "" {
+		return ""
+	}
+	return scope + "|" + strings.ToLower(role[strings.LastIndexByte(role, '/')+1:]) + "|" + strings.ToLower(principal)
+}
