@@ -3,25 +3,27 @@ package planner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"sort"
+	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/armid"
-	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/registry"
 )
 
 // Cascade is something a deletion would remove that must not go silently:
 // ARM deletes a resource's children (and a resource group's contents) with
 // it, so deleting one takes along Azure resources the manifests do not hold,
-// or resources whose policy (detach-on-delete, skip) says they stay.
+// or resources whose policy (detach-on-delete, skip) says they stay. A
+// collection that could not be listed is one too: the guard cannot vouch
+// for what it holds, so the deletion is refused as if it held something.
 type Cascade struct {
 	// By is the address of the resource whose deletion removes it.
 	By string `json:"by"`
-	// ID is the ARM ID removed; Address is set when it is in the manifests.
+	// ID is the ARM ID removed (for a failed listing, the collection's
+	// path); Address is set when it is in the manifests.
 	ID      string `json:"armId"`
 	Address string `json:"address,omitempty"`
 	// Reason says why it matters.
@@ -33,6 +35,9 @@ const (
 	CascadeNotInInput = "not in the input"
 	// cascadeKept: the change under review keeps it in the manifests.
 	cascadeKept = "still in the manifests"
+	// CascadeUnlistedPrefix starts the reason of a collection whose listing
+	// failed.
+	CascadeUnlistedPrefix = "could not list"
 )
 
 // cascadeMarked is the reason of a Cascade for a resource of the input
@@ -41,10 +46,25 @@ func cascadeMarked(policy string) string {
 	return "marked " + policy + ", which deleting its parent defeats"
 }
 
+// cascadeUnlisted is the reason of a Cascade for a collection whose listing
+// failed.
+func cascadeUnlisted(err error) string {
+	return fmt.Sprintf("%s what it holds (%v): the cascade guard cannot vouch for it", CascadeUnlistedPrefix, err)
+}
+
+// Unverified reports a Cascade that stands for a listing that failed, not
+// for a resource found.
+func (c Cascade) Unverified() bool { return strings.HasPrefix(c.Reason, CascadeUnlistedPrefix) }
+
 // childLister finds what deleting a resource would take with it, by listing
-// its children (the contents, for a resource group): a child that also goes
-// is walked into, any other is a Cascade. Children ARM creates with their
-// parent (a storage account's default blob service) go with it unremarked.
+// every child collection ARM can hold under it (the contents, for a
+// resource group), from the REST specs' child types: a child that also goes
+// is walked into, any other is a Cascade. It fails closed: a listing that
+// fails, or a type whose children azk does not know, is a Cascade too.
+// Children that are part of their parent go with it unremarked and are
+// walked into: the singletons ARM makes with it (a storage account's
+// blobServices/default, which holds the containers) and the kinds Azure
+// cannot delete on their own (a server's configurations).
 type childLister struct {
 	reader Reader
 	// fate says of a child (its lower-cased ARM ID) whether it goes anyway,
@@ -52,80 +72,83 @@ type childLister struct {
 	fate func(id string) (goes bool, reason string)
 
 	cascades []Cascade
-	warnings []string
 }
 
 // walk lists the children of id, the resource at address by, and walks
 // into those that go too (their children go as well).
 func (l *childLister) walk(ctx context.Context, by, id, armType string) {
+	reg := registry.Default()
 	type child struct{ id, typ string }
-	var kids []child
+	var parts, kids []child
 	collect := func(path, apiVersion string) {
 		items, err := l.reader.List(ctx, path, apiVersion)
 		if err != nil {
-			if !arm.IsNotFound(err) {
-				l.warnings = append(l.warnings, fmt.Sprintf("could not list %s: %v", path, err))
+			if !noSuchCollection(err) {
+				l.cascades = append(l.cascades, Cascade{By: by, ID: path, Reason: cascadeUnlisted(err)})
 			}
 			return
 		}
 		for _, raw := range items {
 			var item struct{ ID, Type string }
-			if json.Unmarshal(raw, &item) == nil && item.ID != "" {
-				kids = append(kids, child{item.ID, item.Type})
+			if json.Unmarshal(raw, &item) != nil || item.ID == "" {
+				l.cascades = append(l.cascades, Cascade{By: by, ID: path, Reason: cascadeUnlisted(fmt.Errorf("an item without an ID"))})
+				continue
 			}
+			if item.Type == "" {
+				if parsed, err := armid.Parse(item.ID); err == nil {
+					item.Type = parsed.Type() // listed without its type
+				}
+			}
+			kids = append(kids, child{item.ID, item.Type})
 		}
 	}
 	if strings.EqualFold(armType, "Microsoft.Resources/resourceGroups") {
 		collect(id+"/resources", resourceGroupsAPIVersion)
+	} else if _, known := reg.ARMType(armType); !known {
+		l.cascades = append(l.cascades, Cascade{By: by, ID: id, Reason: "azk does not know which child resources ARM keeps under a " + armType + ": the cascade guard cannot vouch for them"})
 	} else {
-		for _, c := range childTypes()[strings.ToLower(armType)] {
-			collect(id+"/"+c.segment, c.apiVersion)
+		for _, c := range reg.ChildTypes(armType) {
+			switch {
+			case c.ReadOnly: // views of the parent: nobody creates one
+			case len(c.FixedNames) > 0:
+				for _, name := range c.FixedNames {
+					parts = append(parts, child{id + "/" + c.Segment + "/" + name, c.Type})
+				}
+			case partOfParent(c.Type) && len(reg.ChildTypes(c.Type)) == 0:
+				// Settings Azure cannot delete on their own, holding nothing.
+			default:
+				collect(id+"/"+c.Segment, c.APIVersion)
+			}
 		}
 	}
-	createdWith := map[string]bool{}
-	for _, c := range extensions.ChildrenCreatedWith(armType) {
-		createdWith[strings.ToLower(id+"/"+c)] = true
+	for _, p := range parts {
+		l.walk(ctx, by, p.id, p.typ)
 	}
 	for _, k := range kids {
-		goes, reason := l.fate(strings.ToLower(k.id))
-		if !goes {
-			if !createdWith[strings.ToLower(k.id)] { // ARM made it with its parent and removes it with it
-				l.cascades = append(l.cascades, Cascade{By: by, ID: k.id, Reason: reason})
-			}
-			continue
+		switch goes, reason := l.fate(strings.ToLower(k.id)); {
+		case goes, partOfParent(k.typ):
+			l.walk(ctx, by, k.id, k.typ)
+		default:
+			l.cascades = append(l.cascades, Cascade{By: by, ID: k.id, Reason: reason})
 		}
-		typ := k.typ
-		if parsed, err := armid.Parse(k.id); typ == "" && err == nil {
-			typ = parsed.Type() // listed without its type
-		}
-		l.walk(ctx, by, k.id, typ)
 	}
 }
 
-type childType struct{ segment, apiVersion string }
+// partOfParent reports an ARM type Azure cannot delete on its own: it goes
+// only with its parent, and so is no loss of its own when the parent goes.
+func partOfParent(armType string) bool {
+	t, ok := registry.Default().ARMType(armType)
+	return ok && t.NoDelete
+}
 
-// childTypes maps a lower-cased ARM type to the child collections ASO knows
-// for it, from the registry (the newest api-version of each).
-var childTypes = sync.OnceValue(func() map[string][]childType {
-	reg := registry.Default()
-	newest := map[string]string{} // child type -> api-version
-	for _, gvk := range reg.All() {
-		k, ok := reg.Lookup(gvk.Group, gvk.Version, gvk.Kind)
-		if !ok || !k.IsARM() || k.Scope == registry.ScopeExtension || strings.Count(k.ARMType, "/") < 2 {
-			continue
-		}
-		t := strings.ToLower(k.ARMType)
-		if k.APIVersion > newest[t] {
-			newest[t] = k.APIVersion
-		}
+// noSuchCollection reports a listing ARM answered by saying there is
+// nothing of the kind there: the parent is gone (404), or the provider has
+// no such type here (InvalidResourceType, NoRegisteredProviderFound), so
+// nothing of it can be taken along.
+func noSuchCollection(err error) bool {
+	var re *arm.ResponseError
+	if !errors.As(err, &re) {
+		return false
 	}
-	out := map[string][]childType{}
-	for t, v := range newest {
-		i := strings.LastIndexByte(t, '/')
-		out[t[:i]] = append(out[t[:i]], childType{segment: t[i+1:], apiVersion: v})
-	}
-	for _, list := range out {
-		sort.Slice(list, func(i, j int) bool { return list[i].segment < list[j].segment })
-	}
-	return out
-})
+	return re.StatusCode == http.StatusNotFound || strings.EqualFold(re.Code, "InvalidResourceType") || strings.EqualFold(re.Code, "NoRegisteredProviderFound")
+}

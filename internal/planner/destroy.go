@@ -61,9 +61,6 @@ func MakeDestroy(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag
 		diags.Add(diag.Errorf(diag.Source{}, "", "", "reading the resources to destroy: %v", err))
 		return nil, diags
 	}
-	for _, w := range rm.Warnings {
-		diags.Add(diag.Warningf(diag.Source{}, "", "", "%s: the cascade guard cannot vouch for what it holds", w))
-	}
 	p := &Plan{
 		FormatVersion: FormatVersion,
 		Subscription:  g.Subscription,
@@ -73,9 +70,10 @@ func MakeDestroy(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag
 		Destroy:       true,
 	}
 	for _, r := range p.Resources {
-		if r.Action == ActionDelete {
+		switch r.Reason {
+		case ReasonRemoved:
 			r.Reason = ReasonDestroy
-		} else {
+		case ReasonForget:
 			r.Reason = ReasonDestroyForget
 		}
 	}

@@ -136,12 +136,13 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 			p.Resources = append(p.Resources, pn.decision)
 		}
 	}
-	listKeptByPolicy(p, m.states)
+	listNotRecreated(p, m.states, m.replacedOwner)
 	diags = append(diags, m.matchSendSecrets(p)...)
 	diags = append(diags, m.matchReplace(p)...)
 	rm := <-removals
 	diags = append(diags, rm.diags...)
 	p.Resources = append(p.Resources, rm.resources...)
+	orderUnique(p)
 	p.Unmanaged = withoutRemoved((<-unmanaged)(), rm.resources)
 	m.replaceCascades(p) // once the unmanaged listing no longer adds to m.diags
 	noteSameTypeUnmanaged(p)
@@ -992,8 +993,11 @@ func fingerprint(etag string, body map[string]any) string {
 	}
 	b, _ := json.Marshal(body)
 	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return bodyDigestPrefix + hex.EncodeToString(sum[:])
 }
+
+// bodyDigestPrefix starts a fingerprint that digests a body without an ETag.
+const bodyDigestPrefix = "sha256:"
 
 // listUnmanaged starts listing the resources of the input's resource groups
 // that are not in the input, alongside the reads (each group once it is known

@@ -19,6 +19,8 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/graph"
 )
@@ -94,6 +96,11 @@ const (
 	// ReasonForget: detach, the resource is in the base manifests and not
 	// in these, under detach-on-delete or skip: the operator leaves it.
 	ReasonForget Reason = "forget_because_removed_from_manifests"
+	// ReasonCannotDelete: detach, a kind Azure cannot delete on its own
+	// (the operator's DeleteNotPossibleInAzure: a blob service, a server's
+	// configuration) is removed or destroyed while its parent stays: no
+	// DELETE is sent; it goes when its parent does.
+	ReasonCannotDelete Reason = "forget_because_azure_cannot_delete"
 )
 
 // Origin says, in a three-way plan (azk plan --base), where a difference
@@ -247,6 +254,11 @@ type Resource struct {
 	OperatorDiffers []OperatorDifference `json:"operatorDiffers,omitempty"`
 	// DependsOn lists the addresses this resource waits for.
 	DependsOn []string `json:"dependsOn,omitempty"`
+	// After lists the removals (delete) whose DELETE must end before this
+	// resource's PUT: ARM holds one resource of its kind per value it is
+	// unique by (a role assignment of one role to one principal at one
+	// scope), and the removed one holds it (see extensions.Unique).
+	After []string `json:"after,omitempty"`
 	// Exports are the config map and Secret keys it publishes, and where
 	// each value comes from (never the values).
 	Exports []Export `json:"exports,omitempty"`
@@ -266,6 +278,8 @@ type Resource struct {
 	Request *convert.Request `json:"-"`
 	// carried are the values the body carries from Azure (see CarryAzure).
 	carried []carried
+	// removedBody is Azure's body of a removed resource, as PlanRemovals read it.
+	removedBody map[string]any
 }
 
 // ID is the ARM ID r is written at: the plan's, else its node's when the
@@ -278,6 +292,15 @@ func (r *Resource) ID() string {
 		return r.Node.ID
 	}
 	return ""
+}
+
+// ETag is the entity tag Azure gave the resource when the plan read it,
+// "" when it gave none (the fingerprint is then a digest of the body).
+func (r *Resource) ETag() string {
+	if strings.HasPrefix(r.Fingerprint, bodyDigestPrefix) {
+		return ""
+	}
+	return r.Fingerprint
 }
 
 // Writes reports whether applying sends a write (one PUT) for r.

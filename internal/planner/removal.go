@@ -9,7 +9,9 @@ import (
 
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/diag"
+	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/loader"
 )
 
 // RemovalOptions configure PlanRemovals; the zero value is usable.
@@ -21,6 +23,10 @@ type RemovalOptions struct {
 	// manifests: deleting a parent that takes one of them along is a
 	// Cascade, never silent.
 	Kept map[string]bool
+	// Head is the manifests after the change (nil for destroy): a
+	// reconcile-policy they set on a Namespace applies to what they remove
+	// from it, as the operator sees that Namespace once the change is applied.
+	Head *graph.Graph
 }
 
 // Removals are PlanRemovals' decisions.
@@ -30,9 +36,6 @@ type Removals struct {
 	Resources []*Resource
 	// Gone are the resources Azure does not have: nothing to do.
 	Gone []*graph.Node
-	// Warnings are children that could not be listed: the cascade guard
-	// cannot vouch for them.
-	Warnings []string
 }
 
 // PlanRemovals decides what taking nodes out of the manifests does in
@@ -93,14 +96,18 @@ func PlanRemovals(ctx context.Context, reader Reader, g *graph.Graph, nodes []*g
 		r := &Resource{
 			Address: n.Address(), Kind: n.Kind.Kind, Namespace: n.Object.Namespace, Name: n.Object.Name,
 			Source: n.Object.Source.String(), ARMID: n.ID, ARMType: n.Kind.ARMType, APIVersion: n.Kind.APIVersion,
-			Exists: true, Fingerprint: fingerprint(rd.etag, rd.body), Node: n,
+			Exists: true, Fingerprint: fingerprint(rd.etag, rd.body), Node: n, removedBody: rd.body,
 		}
-		r.Policy, _ = ResolvePolicy(g, n, true, opts.IfExists)
-		if r.Policy.Value == graph.PolicyManage {
-			r.Action, r.Reason = ActionDelete, ReasonRemoved
-		} else {
+		r.Policy = removalPolicy(g, opts.Head, n, opts.IfExists)
+		switch {
+		case r.Policy.Value != graph.PolicyManage:
 			r.Action, r.Reason = ActionDetach, ReasonForget
 			r.Notes = append(r.Notes, fmt.Sprintf("reconcile-policy %s: the operator leaves it in Azure when its object is deleted, so no request is sent and it is no longer managed", r.Policy.Value))
+		case n.Kind.NoDelete:
+			r.Action, r.Reason = ActionDetach, ReasonCannotDelete
+			r.Notes = append(r.Notes, cannotDeleteNote(n))
+		default:
+			r.Action, r.Reason = ActionDelete, ReasonRemoved
 		}
 		decided[n] = r
 		out.Resources = append(out.Resources, r)
@@ -116,7 +123,9 @@ func PlanRemovals(ctx context.Context, reader Reader, g *graph.Graph, nodes []*g
 			continue
 		}
 		if r.Action != ActionDelete {
-			by.Cascades = append(by.Cascades, Cascade{By: by.Address, ID: r.ARMID, Address: r.Address, Reason: cascadeMarked(r.Policy.Value)})
+			if r.Reason != ReasonCannotDelete { // that one goes only with its parent anyway
+				by.Cascades = append(by.Cascades, Cascade{By: by.Address, ID: r.ARMID, Address: r.Address, Reason: cascadeMarked(r.Policy.Value)})
+			}
 			r.Action, r.Reason, r.Notes = ActionDelete, ReasonRemoved, nil
 		}
 		r.CascadedBy = by.Address
@@ -142,14 +151,38 @@ func PlanRemovals(ctx context.Context, reader Reader, g *graph.Graph, nodes []*g
 			r.Cascades = append(r.Cascades, l.cascades...)
 		}
 	}
-	out.Warnings = l.warnings
 	return out, nil
 }
 
+// removalPolicy is the reconcile policy a removed resource goes under: its
+// own, as the base resolves it, unless its own annotations say nothing and
+// the head sets one on its Namespace (added in the same change).
+func removalPolicy(base, head *graph.Graph, n *graph.Node, ifExists string) Policy {
+	p, _ := ResolvePolicy(base, n, true, ifExists)
+	if head == nil || p.Source == PolicySourceAnnotation || p.Source == PolicySourceAnnotationIfExists {
+		return p
+	}
+	if v, ok := head.NamespacePolicy(n); ok {
+		return Policy{Value: v, Source: policySourceNamespace(n.Object.Namespace)}
+	}
+	return p
+}
+
+// cannotDeleteNote says why a kind Azure cannot delete is left in Azure.
+func cannotDeleteNote(n *graph.Node) string {
+	return fmt.Sprintf("Azure cannot delete a %s on its own (the operator refuses to: DeleteNotPossibleInAzure): no request is sent; it stays in Azure, no longer managed, until its parent is deleted", n.Kind.Kind)
+}
+
 // removedNodes are the ARM resources of the base manifests that these no
-// longer hold (by address, and by ARM ID: a resource that moved to another
-// object is not removed). With a selection (--target, --selector) nothing
-// is: what the selection leaves out is not planned.
+// longer hold, and so are to be deleted or detached. With a selection
+// (--target, --selector) nothing is: what the selection leaves out is not
+// planned. Nothing these manifests still declare is ever removed: a base
+// resource whose ARM ID they hold under another object (a rename that keeps
+// the ID), or whose kind and name an object of theirs has that azk does not
+// read, stays, with a warning naming that object. A resource whose ARM ID
+// changed under the same object (a new azureName or owner) is an error,
+// as the operator's webhook refuses it, unless -replace names it: then the
+// old resource is removed and the new one created.
 func (m *maker) removedNodes() []*graph.Node {
 	base := m.opts.Base
 	if base == nil || m.opts.Drift {
@@ -159,25 +192,66 @@ func (m *maker) removedNodes() []*graph.Node {
 		m.diags.Add(diag.Warningf(diag.Source{}, "", "", "--base with --target or --selector: resources removed from the manifests are not planned"))
 		return nil
 	}
-	kept := m.keptIDs()
-	addresses := map[string]bool{}
+	held := map[string]*graph.Node{} // lower-cased ARM ID -> the node of these manifests holding it
+	byAddress := map[string]*graph.Node{}
 	for _, n := range append(append([]*graph.Node(nil), m.g.Nodes...), m.g.Outside...) {
-		addresses[n.Address()] = true
+		byAddress[n.Address()] = n
+		if n.ID != "" {
+			held[strings.ToLower(n.ID)] = n
+		}
 	}
 	var out []*graph.Node
 	for _, n := range base.Nodes {
-		if !n.Kind.IsARM() || addresses[n.Address()] {
+		if !n.Kind.IsARM() {
+			continue
+		}
+		if head := byAddress[n.Address()]; head != nil {
+			if m.idChanged(n, head) && m.replaceSet[head.Address()] {
+				out = append(out, n) // -replace: the old one goes, the new one is created
+			}
 			continue
 		}
 		if n.ID == "" {
 			m.diags.Add(diag.Warningf(n.Object.Source, n.Address(), "", "removed from the manifests, but its Azure name is another resource's status value: azk cannot tell which resource to delete"))
 			continue
 		}
-		if !kept[strings.ToLower(n.ID)] {
-			out = append(out, n)
+		if head := held[strings.ToLower(n.ID)]; head != nil {
+			m.diags.Add(diag.Warningf(head.Object.Source, head.Address(), "", "holds the ARM ID of %s, which the base declares at %s: it moved, nothing is deleted", n.Address(), n.Object.Source))
+			continue
 		}
+		if o := m.g.Declares(n.Object.Kind, n.Object.Namespace, n.Object.Name); o != nil {
+			m.diags.Add(diag.Warningf(o.Source, o.Address(), "apiVersion", "declares a %s named %s/%s as the base did (%s), in a form azk does not read (%s): the resource it names is not deleted", n.Kind.Kind, n.Object.Namespace, n.Object.Name, n.Object.Source, o.APIVersion))
+			continue
+		}
+		out = append(out, n)
 	}
 	return out
+}
+
+// idChanged reports, with an error unless -replace names the resource,
+// whether head, the same object as base's n, names another ARM resource:
+// the operator's webhook refuses a change of azureName or owner, and
+// following it would leave the old resource behind, unmanaged.
+func (m *maker) idChanged(n, head *graph.Node) bool {
+	if n.ID == "" || head.ID == "" || strings.EqualFold(n.ID, head.ID) {
+		return false
+	}
+	if m.replaceSet[head.Address()] {
+		return true
+	}
+	field, what := "spec.owner", "its owner"
+	if n.AzureName != head.AzureName {
+		field, what = "spec.azureName", "its Azure name"
+	}
+	src := head.Object.Source
+	if line := loader.FieldLine(head.Object, strings.Split(field, ".")...); line > 0 {
+		src.Line = line
+	}
+	m.diags.Add(diag.Errorf(src, head.Address(), field,
+		"%s changed since the base, so its ARM ID would change from %s to %s: the operator refuses this, and azk will not leave the old resource behind. "+
+			"To rename or move it, give the object a new metadata.name as well (the base's object is then removed: apply --base creates the new resource and deletes the old one), "+
+			"or pass -replace=%s to delete the old resource and create the new one", what, n.ID, head.ID, head.Address()))
+	return true
 }
 
 // keptIDs are the lower-cased ARM IDs of the resources of the manifests.
@@ -204,13 +278,10 @@ func (m *maker) planRemovals(nodes []*graph.Node) ([]*Resource, diag.List) {
 		return nil, nil
 	}
 	var diags diag.List
-	rm, err := PlanRemovals(m.ctx, m.opts.Reader, m.opts.Base, nodes, RemovalOptions{IfExists: m.opts.ReconcilePolicyIfExists, Kept: m.keptIDs()})
+	rm, err := PlanRemovals(m.ctx, m.opts.Reader, m.opts.Base, nodes, RemovalOptions{IfExists: m.opts.ReconcilePolicyIfExists, Kept: m.keptIDs(), Head: m.g})
 	if err != nil {
 		diags.Add(diag.Errorf(diag.Source{}, "", "", "reading the resources removed from the manifests: %v", err))
 		return nil, diags
-	}
-	for _, w := range rm.Warnings {
-		diags.Add(diag.Warningf(diag.Source{}, "", "", "%s: the cascade guard cannot vouch for what it holds", w))
 	}
 	for _, r := range rm.Resources {
 		r.Notes = append(r.Notes, "removed from the manifests: the base holds it at "+r.Source)
@@ -235,4 +306,31 @@ func withoutRemoved(unmanaged []string, removed []*Resource) []string {
 		}
 	}
 	return out
+}
+
+// orderUnique makes each create wait for the removal whose resource holds
+// what the created one is unique by (see extensions.Unique): ARM would
+// refuse the create while the removed one exists, and removals otherwise
+// go last. A renamed role assignment is deleted, then created.
+func orderUnique(p *Plan) {
+	held := map[string]*Resource{}
+	for _, r := range p.Resources {
+		if r.Action == ActionDelete && r.Deletes() {
+			if key := extensions.UniqueKey(r.ARMType, r.ARMID, r.removedBody); key != "" {
+				held[strings.ToLower(r.ARMType)+"|"+key] = r
+			}
+		}
+	}
+	if len(held) == 0 {
+		return
+	}
+	for _, r := range p.Resources {
+		if r.Action != ActionCreate {
+			continue
+		}
+		if d := held[strings.ToLower(r.ARMType)+"|"+extensions.UniqueKey(r.ARMType, r.ID(), r.Desired)]; d != nil {
+			r.After = append(r.After, d.Address)
+			r.Notes = append(r.Notes, fmt.Sprintf("created once %s is deleted: Azure holds one %s for what it is unique by, and that one holds it now", d.Address, r.Kind))
+		}
+	}
 }

@@ -181,6 +181,9 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 	if p.Destroy && len(p.Resources) > 0 {
 		fmt.Fprintln(bw, destroyHeading)
 	}
+	if line := p.CascadeLine(); line != "" {
+		fmt.Fprintln(bw, paint(ansiRed, line))
+	}
 	unchanged := 0
 	list := p.listing()
 	for _, r := range list.resources {
@@ -495,6 +498,9 @@ func WriteMarkdown(w io.Writer, p *Plan, opts RenderOptions) error {
 		title = "azk destroy plan"
 	}
 	fmt.Fprintf(&head, "### %s\n\n**%s**\n\n", title, p.SummaryLine())
+	if line := p.CascadeLine(); line != "" {
+		fmt.Fprintf(&head, "> [!CAUTION]\n> %s\n\n", line)
+	}
 	if !p.Drift && !p.HasChanges() && !p.HasErrors() {
 		fmt.Fprintf(&head, "%s\n\n", p.noChangesLine())
 	}

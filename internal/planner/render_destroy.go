@@ -1,6 +1,9 @@
 package planner
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // destroyHeading opens the text form of a destroy plan.
 const destroyHeading = "Destroy plan: azk destroy deletes these resources from Azure, dependents and children first."
@@ -38,4 +41,27 @@ func cascades(p *Plan) []Cascade {
 		out = append(out, r.Cascades...)
 	}
 	return out
+}
+
+// CascadeLine says, at the top of a plan, that the cascade guard will stop
+// apply (and why): "" when it will not.
+func (p *Plan) CascadeLine() string {
+	found := cascades(p)
+	if len(found) == 0 {
+		return ""
+	}
+	unverified := 0
+	for _, c := range found {
+		if c.Unverified() {
+			unverified++
+		}
+	}
+	var why []string
+	if n := len(found) - unverified; n > 0 {
+		why = append(why, fmt.Sprintf("they would also remove %d more %s (marked cascade: below)", n, plural(n, "resource", "resources")))
+	}
+	if unverified > 0 {
+		why = append(why, fmt.Sprintf("%d %s of what they would remove failed, and nothing is deleted while the guard cannot vouch for it", unverified, plural(unverified, "listing", "listings")))
+	}
+	return "The cascade guard refuses these deletions unless --allow-cascade: " + strings.Join(why, "; ") + "."
 }

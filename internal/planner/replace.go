@@ -41,14 +41,22 @@ func (m *maker) replacedOwner(n *graph.Node) *Resource {
 	return root
 }
 
-// listKeptByPolicy adds to the replacements' Cascades the resources ARM
-// deletes with them that their policy keeps from being created again, in
-// the plan's order (they are decided concurrently).
-func listKeptByPolicy(p *Plan, states map[*graph.Node]*nodeState) {
+// listNotRecreated adds to the replacements' Cascades the resources ARM
+// deletes with them that will not be created again, in the plan's order
+// (they are decided concurrently): those their policy keeps from it, and
+// those that are blocked (apply, even with --allow-partial, would delete
+// them with their owner and never create them again).
+func listNotRecreated(p *Plan, states map[*graph.Node]*nodeState, replaced func(*graph.Node) *Resource) {
 	for _, r := range p.Resources {
-		if st := states[r.Node]; st != nil && st.keptByPolicyIn != nil {
+		st := states[r.Node]
+		switch {
+		case st != nil && st.keptByPolicyIn != nil:
 			root := st.keptByPolicyIn
 			root.Cascades = append(root.Cascades, Cascade{By: root.Address, ID: r.ARMID, Address: r.Address, Reason: cascadeMarked(r.Policy.Value)})
+		case r.Action == ActionBlocked && r.Exists && r.Node != nil:
+			if root := replaced(r.Node); root != nil {
+				root.Cascades = append(root.Cascades, Cascade{By: root.Address, ID: r.ARMID, Address: r.Address, Reason: "blocked (" + strings.Join(r.Reasons, "; ") + "): deleted with it, it would not be created again"})
+			}
 		}
 	}
 }
@@ -75,6 +83,11 @@ func (m *maker) replace(st *nodeState, r *Resource) bool {
 	if root == nil && r.Policy.Value != graph.PolicyManage {
 		r.Action, r.Reason = ActionBlocked, ReasonBlocked
 		r.Reasons = append(r.Reasons, fmt.Sprintf("-replace: under reconcile-policy %s azk never deletes it in Azure, so it cannot replace it", r.Policy.Value))
+		return true
+	}
+	if root == nil && n.Kind.NoDelete {
+		r.Action, r.Reason = ActionBlocked, ReasonBlocked
+		r.Reasons = append(r.Reasons, fmt.Sprintf("-replace: Azure cannot delete a %s on its own, so it cannot be replaced: replace its owner", n.Kind.Kind))
 		return true
 	}
 	rootID := n.ID
@@ -152,8 +165,5 @@ func (m *maker) replaceCascades(p *Plan) {
 			l.walk(m.ctx, r.Address, r.ARMID, r.ARMType)
 			r.Cascades = append(r.Cascades, l.cascades...)
 		}
-	}
-	for _, w := range l.warnings {
-		m.diags.Add(diag.Warningf(diag.Source{}, "", "", "%s: the cascade guard cannot vouch for what it holds", w))
 	}
 }
