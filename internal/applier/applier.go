@@ -12,6 +12,7 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -63,17 +64,26 @@ type Options struct {
 // go last, as destroy deletes them, once every other resource succeeded.
 func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Report {
 	a := &applier{opts: opts, status: map[*graph.Node]map[string]any{}, recordErrs: map[string]error{}, emit: serialized(opts.Events)}
-	var removals []*Deletion
+	first := map[string]bool{} // removals a write waits for (Resource.After)
+	for _, r := range resources {
+		for _, addr := range r.After {
+			first[addr] = true
+		}
+	}
+	var removals, early []*Deletion
 	kept := resources[:0:0]
 	for _, r := range resources {
-		if r.Removed() {
+		switch {
+		case r.Removed() && first[r.Address] && r.Deletes():
+			early = append(early, deletionOf(r))
+		case r.Removed():
 			removals = append(removals, deletionOf(r))
-		} else {
+		default:
 			kept = append(kept, r)
 		}
 	}
 	resources = kept
-	steps := make([]*step, len(resources))
+	steps := make([]*step, len(resources), len(resources)+len(early))
 	byAddress := make(map[string]*step, len(resources))
 	byNode := make(map[*graph.Node]*step, len(resources))
 	for i, r := range resources {
@@ -83,8 +93,25 @@ func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Re
 			byNode[r.Node] = steps[i]
 		}
 	}
+	deletedFirst := map[string]*step{}
+	for i, d := range early {
+		s := &step{index: len(resources) + i, cost: deleteCost(d.ARMID), lane: laneOf(d.ARMID), method: http.MethodDelete}
+		steps = append(steps, s)
+		deletedFirst[d.Address] = s
+	}
 	for i, r := range resources {
 		steps[i].deps = dependencies(r, byNode, byAddress)
+		for _, addr := range r.After {
+			if s := deletedFirst[addr]; s != nil {
+				steps[i].deps = append(steps[i].deps, s)
+			}
+		}
+	}
+	a.guarded = map[*planner.Resource]bool{}
+	for i, r := range resources {
+		if !slices.ContainsFunc(steps[i].deps, func(d *step) bool { return d.method != "" }) {
+			a.guarded[r] = true
+		}
 	}
 	a.producers = producers(resources)
 	a.statusRead = statusReaders(resources, a.producers)
@@ -92,15 +119,33 @@ func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Re
 	flight := trackProgress(opts, a.emit, steps)
 	run(ctx, opts.Drain, steps, opts.Parallelism, admission(opts.Client), func(ctx context.Context, s *step) (Outcome, error) {
 		defer flight.enter(s)()
+		if s.index >= len(resources) {
+			if err := deleteOne(ctx, early[s.index-len(resources)], opts, a.emit); err != nil {
+				return OutcomeFailed, err
+			}
+			return OutcomeDeleted, nil
+		}
 		return a.apply(ctx, resources[s.index])
 	})
 	flight.stop()
 	report := &Report{Operation: OperationApply, Interrupted: interrupted(ctx, opts.Drain)}
-	for i, r := range resources {
-		s := steps[i]
-		res := &Result{Address: r.Address, ARMID: r.ARMID, Action: string(r.Action), Outcome: s.outcome, Err: s.err, RecordErr: a.recordErrs[r.Address]}
+	addressOf := func(s *step) string {
+		if s.index >= len(resources) {
+			return early[s.index-len(resources)].Address
+		}
+		return resources[s.index].Address
+	}
+	for i, s := range steps {
+		res := &Result{Outcome: s.outcome, Err: s.err}
+		if i < len(resources) {
+			r := resources[i]
+			res.Address, res.ARMID, res.Action, res.RecordErr = r.Address, r.ARMID, string(r.Action), a.recordErrs[r.Address]
+		} else {
+			d := early[i-len(resources)]
+			res.Address, res.ARMID, res.Action = d.Address, d.ARMID, string(d.Action)
+		}
 		if s.blockedBy != nil {
-			res.BlockedBy = resources[s.blockedBy.index].Address
+			res.BlockedBy = addressOf(s.blockedBy)
 		}
 		report.Results = append(report.Results, res)
 	}
@@ -123,6 +168,17 @@ func (a *applier) remove(ctx context.Context, removals []*Deletion, applied *Rep
 		}
 	}
 	if held == "" && !applied.Interrupted {
+		for _, res := range applied.Results {
+			if res.Outcome != OutcomeUnchanged && res.Outcome != OutcomeSkipped {
+				// A write of this run may have changed what is removed (a
+				// subnet that no longer refers to a security group changes
+				// the group): its ETag is not the plan's any more.
+				for _, d := range removals {
+					d.ETag = ""
+				}
+				break
+			}
+		}
 		return deleteAll(ctx, removals, a.opts, a.emit)
 	}
 	out := make([]*Result, len(removals))
@@ -208,6 +264,10 @@ type applier struct {
 	exports *exported.Fetcher
 	// recordErrs are the policy records that could not be written, by address.
 	recordErrs map[string]error
+	// guarded are the resources whose first write carries what the plan
+	// read (see precondition): nothing this run writes before them can
+	// have changed them.
+	guarded map[*planner.Resource]bool
 
 	mu     sync.Mutex
 	status map[*graph.Node]map[string]any // read back after each write, for config-map chaining
@@ -312,6 +372,9 @@ func (a *applier) write(ctx context.Context, r *planner.Resource) (Outcome, erro
 // follows it to its end: ARM deletes the resource's children with it.
 func (a *applier) deleteFirst(ctx context.Context, r *planner.Resource) error {
 	d := &Deletion{Address: r.Address, ARMID: r.ARMID, APIVersion: apiVersionOf(r), Action: DestroyDelete, node: r.Node}
+	if a.guarded[r] {
+		d.ETag = r.ETag()
+	}
 	if err := deleteOne(ctx, d, a.opts, a.emit); err != nil {
 		return fmt.Errorf("deleting it before creating it again: %w", err)
 	}
@@ -338,7 +401,8 @@ func (a *applier) put(ctx context.Context, r *planner.Resource) error {
 	if err != nil {
 		return err
 	}
-	if err := a.waitUntilWritable(ctx, r, id); err != nil {
+	waited, err := a.waitUntilWritable(ctx, r, id)
+	if err != nil {
 		return err
 	}
 	for _, w := range req.Before {
@@ -355,9 +419,16 @@ func (a *applier) put(ctx context.Context, r *planner.Resource) error {
 	}
 	ev := Event{Address: r.Address, ARMID: id, Action: string(r.Action)}
 	var final *arm.Response
+	var pre []arm.WriteOption // the first attempt's: a failed one may have changed it
+	if !waited {
+		pre = a.precondition(r) // an operation waited out changed it, as the plan said it would
+	}
 	if err := retrying(ctx, a.opts.Client, r.Node, a.emit, ev, func() error {
+		defer func() { pre = nil }()
 		var err error
-		final, err = waitResult(ctx, func() (*arm.Operation, error) { return a.opts.Client.Put(ctx, id, apiVersion, json.RawMessage(body)) })
+		final, err = waitResult(ctx, func() (*arm.Operation, error) {
+			return a.opts.Client.Put(ctx, id, apiVersion, json.RawMessage(body), pre...)
+		})
 		return err
 	}); err != nil {
 		return err
@@ -370,6 +441,24 @@ func (a *applier) put(ctx context.Context, r *planner.Resource) error {
 		return fmt.Errorf("did not converge: provisioningState is %s after the operation ended", state)
 	}
 	return a.checkAfterWrite(ctx, r, id, got)
+}
+
+// precondition is what r's PUT requires of Azure, so that a change made
+// since the plan (another apply, a portal user) is reported, not
+// overwritten: the ETag the plan read for an update (If-Match), and for a
+// create of what the plan found absent, that it still is (If-None-Match).
+// None for a resource something written before it in this run may have
+// changed (its owner's PUT rewrites it), nor after this run's own DELETE.
+func (a *applier) precondition(r *planner.Resource) []arm.WriteOption {
+	switch {
+	case !a.guarded[r]:
+		return nil
+	case r.Action == planner.ActionUpdate && r.ETag() != "":
+		return []arm.WriteOption{arm.IfMatch(r.ETag())}
+	case r.Action == planner.ActionCreate && r.Reason == planner.ReasonMissing:
+		return []arm.WriteOption{arm.IfNoneMatch()}
+	}
+	return nil
 }
 
 func wait(ctx context.Context, start func() (*arm.Operation, error)) error {

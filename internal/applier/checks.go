@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/azkcli/azk/internal/arm"
@@ -31,11 +32,13 @@ func (a *applier) waitTimeout() time.Duration {
 
 // waitUntilWritable waits while the resource, or its owner, is in a state in
 // which the operator does not write it (extensions.WriteBlocker,
-// OwnerWriteBlocker), reading them again as often as operations are polled.
-func (a *applier) waitUntilWritable(ctx context.Context, r *planner.Resource, id string) error {
+// OwnerWriteBlocker), reading them again as often as operations are polled;
+// waited says whether the resource itself was found so (its operation in
+// flight then changes it after the plan read it).
+func (a *applier) waitUntilWritable(ctx context.Context, r *planner.Resource, id string) (waited bool, err error) {
 	n := r.Node
 	if n == nil || n.Kind == nil {
-		return nil
+		return false, nil
 	}
 	self := extensions.WriteBlockerFor(n.Kind.ARMType)
 	var owner extensions.OwnerWriteBlocker
@@ -43,7 +46,7 @@ func (a *applier) waitUntilWritable(ctx context.Context, r *planner.Resource, id
 		owner = extensions.OwnerWriteBlockerFor(n.Kind.ARMType)
 	}
 	if self == nil && owner == nil {
-		return nil
+		return false, nil
 	}
 	blocked := func() (string, error) {
 		if self != nil {
@@ -52,6 +55,7 @@ func (a *applier) waitUntilWritable(ctx context.Context, r *planner.Resource, id
 				return "", err
 			}
 			if why := self.BlocksWrite(current); why != "" {
+				waited = true
 				return why, nil
 			}
 		}
@@ -64,7 +68,8 @@ func (a *applier) waitUntilWritable(ctx context.Context, r *planner.Resource, id
 		}
 		return "", nil
 	}
-	return a.waitFor(ctx, r, blocked, "Azure still reports that %s, in which the operator does not write it")
+	err = a.waitFor(ctx, r, blocked, "Azure still reports that %s, in which the operator does not write it")
+	return waited, err
 }
 
 // checkAfterWrite judges the resource as Azure holds it after the write
@@ -159,12 +164,21 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // deleteOf starts the DELETE of d: plain, or as the kind's deleter says
 // (extensions.Deleter: query parameters and headers the operator sends).
-func deleteOf(ctx context.Context, client *arm.Client, d *Deletion) (*arm.Operation, error) {
+// With etag, the DELETE happens only while the resource is as the plan
+// read it (If-Match).
+func deleteOf(ctx context.Context, client *arm.Client, d *Deletion, etag string) (*arm.Operation, error) {
 	if d.node != nil && d.node.Kind != nil {
 		if del := extensions.DeleterFor(d.node.Kind.ARMType); del != nil {
 			query, header := del.DeleteWith()
+			if etag != "" && header.Get("If-Match") == "" { // the operator's own (If-Match: *) stands
+				header = header.Clone()
+				if header == nil {
+					header = http.Header{}
+				}
+				header.Set("If-Match", etag)
+			}
 			return client.DeleteWith(ctx, d.ARMID, d.APIVersion, query, header)
 		}
 	}
-	return client.Delete(ctx, d.ARMID, d.APIVersion)
+	return client.Delete(ctx, d.ARMID, d.APIVersion, arm.IfMatch(etag))
 }

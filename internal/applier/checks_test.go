@@ -421,9 +421,19 @@ spec:
 	if rep := applier.Destroy(testkit.Context(t), p, e.options(g, &recorder{})); rep.Failed() {
 		t.Fatalf("destroy: %v", outcomes(rep))
 	}
+	identityETag := ""
+	for _, del := range p.Deletions {
+		if strings.HasSuffix(del.ARMID, "/id1") {
+			identityETag = del.ETag
+		}
+	}
+	if identityETag == "" {
+		t.Error("the identity's deletion carries no ETag: the plan read one")
+	}
 	want := map[string]string{
+		// The operator's own If-Match: * stands; another DELETE carries the ETag the plan read.
 		strings.ToLower(service + "/products/starter"): "deleteSubscriptions=true If-Match:*",
-		"/subscriptions/" + subscription + "/resourcegroups/apim/providers/microsoft.managedidentity/userassignedidentities/id1": " If-Match:",
+		"/subscriptions/" + subscription + "/resourcegroups/apim/providers/microsoft.managedidentity/userassignedidentities/id1": " If-Match:" + identityETag,
 	}
 	for path, w := range want {
 		if d.seen[path] != w {

@@ -34,6 +34,13 @@ type Deletion struct {
 	// CascadedBy is the address of the deleted ancestor that takes a
 	// DestroyCascade resource with it.
 	CascadedBy string
+	// ETag is the resource's entity tag when the plan read it: the DELETE
+	// carries it (If-Match), so that a resource changed since is not
+	// deleted unseen. "" sends none.
+	ETag string
+	// CannotDelete marks a DestroyDetach of a kind Azure cannot delete on
+	// its own (planner.ReasonCannotDelete), whatever its policy.
+	CannotDelete bool
 
 	node *graph.Node
 }
@@ -46,10 +53,9 @@ type Cascade = planner.Cascade
 // (reverse dependency order).
 type DestroyPlan struct {
 	Deletions []*Deletion
-	// Cascades need --allow-cascade: deleting would remove them too.
+	// Cascades need --allow-cascade: deleting would remove them too, or
+	// a listing of what it would remove failed (Cascade.Unverified).
 	Cascades []Cascade
-	// Warnings are children destroy could not list; it cannot vouch for them.
-	Warnings []string
 }
 
 // PlanDestroy decides what destroying the input does, as planner.PlanRemovals
@@ -62,9 +68,7 @@ func PlanDestroy(ctx context.Context, g *graph.Graph, client *arm.Client) (*Dest
 	if err != nil {
 		return nil, err
 	}
-	p := destroyPlanOf(g, rm.Resources)
-	p.Warnings = rm.Warnings
-	return p, nil
+	return destroyPlanOf(g, rm.Resources), nil
 }
 
 // DestroyPlanOf is destroy's form of a destroy plan made of g
@@ -108,7 +112,7 @@ func destroyPlanOf(g *graph.Graph, resources []*planner.Resource) *DestroyPlan {
 
 // deletionOf is destroy's form of a plan's delete or detach decision.
 func deletionOf(r *planner.Resource) *Deletion {
-	d := &Deletion{Address: r.Address, ARMID: r.ARMID, APIVersion: r.APIVersion, Policy: r.Policy, CascadedBy: r.CascadedBy, node: r.Node}
+	d := &Deletion{Address: r.Address, ARMID: r.ARMID, APIVersion: r.APIVersion, Policy: r.Policy, CascadedBy: r.CascadedBy, CannotDelete: r.Reason == planner.ReasonCannotDelete, ETag: r.ETag(), node: r.Node}
 	switch {
 	case r.Action == planner.ActionDelete && r.CascadedBy != "":
 		d.Action = DestroyCascade
@@ -140,7 +144,11 @@ func (p *DestroyPlan) WriteText(w io.Writer) {
 		case DestroyCascade:
 			fmt.Fprintf(w, "  - %s will be deleted by cascade with %s\n", d.Address, d.CascadedBy)
 		case DestroyDetach:
-			fmt.Fprintf(w, "  ~ %s will be released and left in Azure (%s, %s)\n", d.Address, d.Policy.Value, d.Policy.Source)
+			if d.CannotDelete {
+				fmt.Fprintf(w, "  ~ %s will be left in Azure: Azure cannot delete it on its own, only with its parent\n", d.Address)
+			} else {
+				fmt.Fprintf(w, "  ~ %s will be released and left in Azure (%s, %s)\n", d.Address, d.Policy.Value, d.Policy.Source)
+			}
 		case DestroySkip:
 			fmt.Fprintf(w, "  = %s is left untouched (skip, %s)\n", d.Address, d.Policy.Source)
 		case DestroyGone:
@@ -156,9 +164,6 @@ func (p *DestroyPlan) WriteText(w io.Writer) {
 			}
 			fmt.Fprintf(w, "  ! %s (%s; removed with %s)\n", name, c.Reason, c.By)
 		}
-	}
-	for _, warn := range p.Warnings {
-		fmt.Fprintf(w, "Warning: %s\n", warn)
 	}
 	c := p.Counts()
 	fmt.Fprintf(w, "\nDestroy: %d to delete, %d deleted by cascade, %d to detach, %d untouched, %d already gone.\n",
@@ -220,6 +225,14 @@ func deleteAll(ctx context.Context, dels []*Deletion, opts Options, emit func(Ev
 			}
 		}
 	}
+	for _, d := range deleting {
+		if len(stepOf[d].deps) > 0 {
+			// What this run deletes before it may change it (a deleted
+			// network interface changes its subnet): its ETag is not the
+			// plan's any more, by this run's own doing.
+			d.ETag = ""
+		}
+	}
 	flight := trackProgress(opts, emit, steps)
 	defer flight.stop()
 	run(ctx, opts.Drain, steps, opts.Parallelism, admission(opts.Client), func(ctx context.Context, s *step) (Outcome, error) {
@@ -275,9 +288,17 @@ func deleteOne(ctx context.Context, d *Deletion, opts Options, emit func(Event))
 	start.Type, start.Method = EventStart, "DELETE"
 	emit(start)
 	stop := heartbeat(opts.Heartbeat, emit, ev, started)
+	etag := d.ETag // the first attempt's: a failed one may have changed it
 	err := retrying(ctx, opts.Client, d.node, emit, ev, func() error {
-		return wait(ctx, func() (*arm.Operation, error) { return deleteOf(ctx, opts.Client, d) })
+		defer func() { etag = "" }()
+		return wait(ctx, func() (*arm.Operation, error) { return deleteOf(ctx, opts.Client, d, etag) })
 	})
+	if arm.IsPreconditionFailed(err) {
+		// Gone since the plan read it: what the DELETE was for.
+		if _, gerr := opts.Client.Get(ctx, d.ARMID, d.APIVersion); arm.IsNotFound(gerr) {
+			err = gerr
+		}
+	}
 	stop()
 	end := ev
 	end.Type, end.Outcome, end.Elapsed = EventEnd, OutcomeDeleted, Seconds(time.Since(started))
