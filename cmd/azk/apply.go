@@ -346,19 +346,33 @@ func cascades(p *planner.Plan) []planner.Cascade {
 // cascadeRefusal refuses, as destroy does, deletions that would take along
 // resources the manifests do not hold or mean to keep, unless --allow-cascade.
 func cascadeRefusal(p *planner.Plan, allowCascade bool) error {
-	found := cascades(p)
+	return refuseCascades(cascades(p), allowCascade, "nothing was applied")
+}
+
+// refuseCascades is the cascade guard's refusal (unless --allow-cascade) of
+// deletions that would take along what the manifests do not hold or mean to
+// keep, or what a failed listing hides: the guard fails closed.
+func refuseCascades(found []planner.Cascade, allowCascade bool, nothing string) error {
 	if len(found) == 0 || allowCascade {
 		return nil
 	}
 	var lines []string
+	unverified := 0
 	for _, c := range found {
 		what := c.ID
 		if c.Address != "" {
 			what = c.Address
 		}
+		if c.Unverified() {
+			unverified++
+		}
 		lines = append(lines, fmt.Sprintf("%s (%s; removed with %s)", what, c.Reason, c.By))
 	}
-	return fmt.Errorf("deleting would also remove these; nothing was applied:\n  %s\npass --allow-cascade to delete them too, or remove them (or their policy) first", strings.Join(lines, "\n  "))
+	hint := "pass --allow-cascade to delete them too, or remove them (or their policy) first"
+	if unverified > 0 {
+		hint = "what a failed listing holds is taken for something to keep: run again once it lists, or pass --allow-cascade to delete whatever it holds"
+	}
+	return fmt.Errorf("deleting would also remove these; %s:\n  %s\n%s", nothing, strings.Join(lines, "\n  "), hint)
 }
 
 // templateRefusal refuses a plan that deletes or detaches (--base,

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -79,15 +78,9 @@ Exit status: 0 success, 1 error, refusal or any deletion failed.`,
 			}
 			if g.output == "text" {
 				p.WriteText(g.stdout)
-			} else {
-				// Other formats carry events only: a listing that failed
-				// still hides what is below it, so say so on stderr.
-				for _, w := range p.Warnings {
-					fmt.Fprintf(g.stderr, "Warning: %s\n", w)
-				}
 			}
-			if len(p.Cascades) > 0 && !allowCascade {
-				return errors.New("deleting would also remove the resources marked ! above: pass --allow-cascade to delete them too, or remove them (or their policy) first")
+			if err := refuseCascades(p.Cascades, allowCascade, "nothing was deleted"); err != nil {
+				return err
 			}
 			if p.Counts()[applier.DestroyDelete] == 0 {
 				if g.output == "text" {

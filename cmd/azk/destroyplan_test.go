@@ -57,7 +57,7 @@ func TestPlanDestroy(t *testing.T) {
 		t.Fatalf("plan --destroy --detailed-exitcode: exit %d, want 2\n%s\n%s", code, out, errOut)
 	}
 	golden(t, "plan-destroy.text", out)
-	mustContain(t, "plan --destroy warning", errOut, "deleting would also remove 2 resources not deleted on their own")
+	mustContain(t, "plan --destroy warning", errOut, "they would also remove 2 more resources", "azk destroy refuses unless --allow-cascade")
 
 	md, _, code := azk(t, "", with("plan", "-destroy", dir, "-o", "markdown")...)
 	if code != 0 {

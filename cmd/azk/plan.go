@@ -209,8 +209,8 @@ resources of the same type in its resource group).`,
 			if n := p.Preflight.Errors(); n > 0 {
 				fmt.Fprintf(g.stderr, "Error: the pre-flight found %s (see above): azk apply --preflight refuses to start\n", plural(n, "error"))
 			}
-			if n := len(cascades(p)); n > 0 {
-				fmt.Fprintf(g.stderr, "Warning: deleting would also remove %s not deleted on their own (marked cascade above): azk %s refuses unless --allow-cascade\n", plural(n, "resource"), verb)
+			if line := p.CascadeLine(); line != "" {
+				fmt.Fprintf(g.stderr, "Warning: %s azk %s refuses unless --allow-cascade\n", line, verb)
 			}
 			switch {
 			case diags.HasErrors() || p.HasErrors():

@@ -252,8 +252,8 @@ func forbiddenLists(t *testing.T, target string, collections ...string) string {
 // TestDestroyReportsChildrenItCouldNotList: destroy lists what each deletion
 // would take with it (a resource group's contents, a resource's children);
 // a listing that fails hides what is below it, so destroy says which one
-// failed and why, in text and in JSON output, rather than vouching for
-// what it could not see.
+// failed and why, in text and in JSON output, and refuses (it fails
+// closed) rather than vouching for what it could not see.
 func TestDestroyReportsChildrenItCouldNotList(t *testing.T) {
 	rg := "/subscriptions/" + emulatorSubscription + "/resourceGroups/azk-quickstart"
 	for _, tc := range []struct {
@@ -271,8 +271,11 @@ func TestDestroyReportsChildrenItCouldNotList(t *testing.T) {
 				t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
 			}
 			refused := endpointFlags(forbiddenLists(t, run.URL, tc.collection))
-			out, errOut, _ := azk(t, "", append([]string{"destroy", "--auto-approve", "-o", tc.output, dir}, refused...)...)
-			mustContain(t, "destroy -o "+tc.output, out+errOut, "could not list "+tc.collection, "AuthorizationFailed")
+			out, errOut, code := azk(t, "", append([]string{"destroy", "--auto-approve", "-o", tc.output, dir}, refused...)...)
+			mustContain(t, "destroy -o "+tc.output, out+errOut, tc.collection+" (could not list what it holds", "AuthorizationFailed", "nothing was deleted")
+			if code != 1 || getBody(t, run, rg, "2021-04-01") == nil {
+				t.Errorf("destroy with a listing that failed: exit %d, want 1 and the group still there", code)
+			}
 		})
 	}
 }
