@@ -98,6 +98,11 @@ func (s *Server) Drift(id string, patch json.RawMessage) error { return s.core.D
 // each was skipped and the rest of the state loaded.
 func (s *Server) Warnings() []string { return s.st.Warnings() }
 
+// ResourceIDs are the ARM IDs of every resource the emulator holds now,
+// sorted: what a test compares before and after a run whose deletions
+// happen inside the emulator (a deployment stack's).
+func (s *Server) ResourceIDs() []string { return s.core.IDs() }
+
 // userAssignedIdentity finds the stored user-assigned identity a managed
 // identity token request names by client ID, principal (object) ID or
 // resource ID.

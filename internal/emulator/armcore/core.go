@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -234,6 +235,22 @@ func (c *Core) scheduleDriftLocked(rec *store.Record, f faults.Config, now time.
 		id, patch := rec.ID, d.Patch
 		c.timers = append(c.timers, time.AfterFunc(d.After, func() { _ = c.Drift(id, patch) }))
 	}
+}
+
+// IDs are the ARM IDs of every resource the emulator holds now, sorted,
+// for tests that compare what a run removed with what it announced
+// (deletions ARM's engines make server-side, which no proxy sees).
+func (c *Core) IDs() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ids []string
+	for k, rec := range c.st.Resources() {
+		if c.live(k) != nil {
+			ids = append(ids, rec.ID)
+		}
+	}
+	sort.Strings(ids)
+	return ids
 }
 
 // Drift merges patch (a JSON merge patch) into the stored resource id, as a
