@@ -120,8 +120,12 @@ func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Re
 	run(ctx, opts.Drain, steps, opts.Parallelism, admission(opts.Client), func(ctx context.Context, s *step) (Outcome, error) {
 		defer flight.enter(s)()
 		if s.index >= len(resources) {
-			if err := deleteOne(ctx, early[s.index-len(resources)], opts, a.emit); err != nil {
+			d := early[s.index-len(resources)]
+			if err := deleteOne(ctx, d, opts, a.emit); err != nil {
 				return OutcomeFailed, err
+			}
+			if d.gone {
+				return OutcomeAlreadyGone, nil
 			}
 			return OutcomeDeleted, nil
 		}

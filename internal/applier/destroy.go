@@ -43,6 +43,8 @@ type Deletion struct {
 	CannotDelete bool
 
 	node *graph.Node
+	// gone: the DELETE found it already gone (404, or a 412 then a 404).
+	gone bool
 }
 
 // Cascade is something a deletion would remove that destroy must not remove
@@ -241,12 +243,20 @@ func deleteAll(ctx context.Context, dels []*Deletion, opts Options, emit func(Ev
 		if err := deleteOne(ctx, d, opts, emit); err != nil {
 			return OutcomeFailed, err
 		}
+		outcome := OutcomeDeleted
+		if d.gone {
+			outcome = OutcomeAlreadyGone
+		}
 		for _, c := range dels {
 			if c.Action == DestroyCascade && c.CascadedBy == d.Address {
-				emit(Event{Type: EventEnd, Address: c.Address, ARMID: c.ARMID, Action: "delete", Outcome: OutcomeCascaded, CascadedBy: d.Address})
+				ev := Event{Type: EventEnd, Address: c.Address, ARMID: c.ARMID, Action: "delete", Outcome: OutcomeCascaded, CascadedBy: d.Address}
+				if d.gone {
+					ev.Outcome, ev.CascadedBy = OutcomeAlreadyGone, ""
+				}
+				emit(ev)
 			}
 		}
-		return OutcomeDeleted, nil
+		return outcome, nil
 	})
 	var results []*Result
 	for _, d := range dels {
@@ -306,6 +316,10 @@ func deleteOne(ctx context.Context, d *Deletion, opts Options, emit func(Event))
 		end.Outcome, end.Error = OutcomeFailed, failureOf(err)
 		emit(end)
 		return err
+	}
+	if err != nil {
+		// Nothing was deleted by this run: say so rather than "Deletion complete".
+		d.gone, end.Outcome = true, OutcomeAlreadyGone
 	}
 	emit(end)
 	return nil
