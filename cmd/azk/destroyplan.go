@@ -88,6 +88,9 @@ func applySavedDestroy(cmd *cobra.Command, g *globalOptions, saved *planner.Plan
 			defer closeEvents()
 			return (&applier.Report{Operation: applier.OperationDestroy}).WriteJSONSummary(events)
 		}
+		for _, gone := range goneSince(saved, fresh) {
+			fmt.Fprintf(g.stdout, "%s: already gone (the plan deletes it; it left Azure since)\n", gone)
+		}
 		fmt.Fprintln(g.stdout, planner.NoDestroyLine)
 		return nil
 	}
@@ -107,3 +110,19 @@ func applySavedDestroy(cmd *cobra.Command, g *globalOptions, saved *planner.Plan
 
 // notADestroyPlan is azk destroy's answer to a plan that applies changes.
 var notADestroyPlan = errors.New("this saved plan creates and updates, it does not destroy: apply it with azk apply PLANFILE, or make a destroy plan with azk plan --destroy --out FILE")
+
+// goneSince are the addresses a saved destroy plan deletes that the fresh
+// plan no longer lists: gone from Azure since it was made.
+func goneSince(saved, fresh *planner.Plan) []string {
+	listed := map[string]bool{}
+	for _, r := range fresh.Resources {
+		listed[r.Address] = true
+	}
+	var out []string
+	for _, r := range saved.Resources {
+		if r.Deletes() && !listed[r.Address] {
+			out = append(out, r.Address)
+		}
+	}
+	return out
+}

@@ -319,7 +319,9 @@ func Stale(_ context.Context, saved, fresh *Plan) []string {
 		f := byAddress[s.Address]
 		switch {
 		case f == nil && s.Removed():
-			moved = append(moved, s.Address+": no longer to "+string(s.Action)+" (gone from Azure, or back in the manifests)")
+			// Gone from Azure since (back in the manifests would change the
+			// inputs' digest): what deleting it was for, so nothing moved;
+			// apply reports it already gone.
 			continue
 		case f == nil:
 			moved = append(moved, s.Address+": no longer in the inputs")
