@@ -165,6 +165,19 @@ func newDSRepo(t *testing.T) *dsRepo {
 	return r
 }
 
+// appliedRepo is a git repository whose first commit holds stack at
+// manifests/stack.yaml, applied through e; it returns the repository and
+// the manifests' folder.
+func (e *dsEnv) appliedRepo(t *testing.T, stack string) (*dsRepo, string) {
+	t.Helper()
+	repo := newDSRepo(t)
+	repo.write("manifests/stack.yaml", stack)
+	repo.commit()
+	dir := repo.path("manifests")
+	e.mustApply(t, dir)
+	return repo, dir
+}
+
 func (r *dsRepo) git(args ...string) {
 	r.t.Helper()
 	cmd := exec.Command("git", append([]string{"-C", r.dir, "-c", "user.name=azk", "-c", "user.email=azk@example.com", "-c", "commit.gpgsign=false"}, args...)...)
@@ -332,11 +345,7 @@ func TestDeletionSafetyListingFaults(t *testing.T) {
 				t.Run(lv.name+"/"+fault+"/"+cmd, func(t *testing.T) {
 					t.Parallel()
 					e := newDSEnv(t)
-					repo := newDSRepo(t)
-					repo.write("manifests/stack.yaml", stack(lv.name, false))
-					repo.commit()
-					dir := repo.path("manifests")
-					e.mustApply(t, dir)
+					repo, dir := e.appliedRepo(t, stack(lv.name, false))
 					if cmd == "removal" {
 						repo.write("manifests/stack.yaml", stack(lv.name, true))
 						repo.commit()
@@ -426,11 +435,7 @@ func TestDeletionSafetyStorageDefaultServices(t *testing.T) {
 		t.Run(cmd, func(t *testing.T) {
 			t.Parallel()
 			e := newDSEnv(t)
-			repo := newDSRepo(t)
-			repo.write("manifests/stack.yaml", docs(dsGroup("dsb", ""), dsAccount("dsbacct", "dsb", "")))
-			repo.commit()
-			dir := repo.path("manifests")
-			e.mustApply(t, dir)
+			repo, dir := e.appliedRepo(t, docs(dsGroup("dsb", ""), dsAccount("dsbacct", "dsb", "")))
 			client := emulatorClient(t, e.run)
 			for _, id := range children {
 				putAndWait(t, client, id, "2023-01-01", map[string]any{"properties": map[string]any{}})

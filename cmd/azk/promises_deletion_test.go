@@ -32,11 +32,7 @@ func pdIdentity(name, owner, azureName string) string {
 func TestDeletionPromiseMovedARMIDIsNotDeleted(t *testing.T) {
 	t.Parallel()
 	e := newDSEnv(t)
-	repo := newDSRepo(t)
-	repo.write("manifests/stack.yaml", docs(dsGroup("pdm", ""), pdIdentity("id-old", "pdm", "shared")))
-	repo.commit()
-	dir := repo.path("manifests")
-	e.mustApply(t, dir)
+	repo, dir := e.appliedRepo(t, docs(dsGroup("pdm", ""), pdIdentity("id-old", "pdm", "shared")))
 	repo.write("manifests/stack.yaml", docs(dsGroup("pdm", ""), pdIdentity("id-new", "pdm", "shared")))
 	repo.commit()
 	id := dsSub + "/resourceGroups/pdm/providers/Microsoft.ManagedIdentity/userAssignedIdentities/shared"
@@ -72,11 +68,7 @@ func TestDeletionPromiseUnreadableIsNotGone(t *testing.T) {
 		t.Run(fault.kind+"/removal", func(t *testing.T) {
 			t.Parallel()
 			e := newDSEnv(t)
-			repo := newDSRepo(t)
-			repo.write("manifests/stack.yaml", docs(dsGroup("pdr", ""), dsIdentity("id1", "pdr"), dsIdentity("id2", "pdr")))
-			repo.commit()
-			dir := repo.path("manifests")
-			e.mustApply(t, dir)
+			repo, dir := e.appliedRepo(t, docs(dsGroup("pdr", ""), dsIdentity("id1", "pdr"), dsIdentity("id2", "pdr")))
 			repo.write("manifests/stack.yaml", docs(dsGroup("pdr", ""), dsIdentity("id1", "pdr")))
 			repo.commit()
 			e.setFault(dsFault(id2, fault.kind))
@@ -125,11 +117,7 @@ func pdNetworkStack(removed bool) string {
 func TestDeletionPromiseKeptChildIsACascade(t *testing.T) {
 	t.Parallel()
 	e := newDSEnv(t)
-	repo := newDSRepo(t)
-	repo.write("manifests/stack.yaml", pdNetworkStack(false))
-	repo.commit()
-	dir := repo.path("manifests")
-	e.mustApply(t, dir)
+	repo, dir := e.appliedRepo(t, pdNetworkStack(false))
 	repo.write("manifests/stack.yaml", pdNetworkStack(true))
 	repo.commit()
 	net := dsSub + "/resourceGroups/pdc/providers/Microsoft.Network/virtualNetworks/net"
@@ -316,11 +304,7 @@ func TestDeletionPromiseVanishedIsAlreadyGone(t *testing.T) {
 	t.Run("apply --base/412", func(t *testing.T) {
 		t.Parallel()
 		e := newDSEnv(t)
-		repo := newDSRepo(t)
-		repo.write("manifests/stack.yaml", docs(dsGroup("pdv", ""), dsIdentity("id1", "pdv"), dsIdentity("id2", "pdv")))
-		repo.commit()
-		dir := repo.path("manifests")
-		e.mustApply(t, dir)
+		repo, dir := e.appliedRepo(t, docs(dsGroup("pdv", ""), dsIdentity("id1", "pdv"), dsIdentity("id2", "pdv")))
 		repo.write("manifests/stack.yaml", stack)
 		repo.commit()
 		id2 := rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id2"
@@ -378,11 +362,7 @@ func TestDeletionPromiseFailedParentLeavesChildrenNotAttempted(t *testing.T) {
 	t.Run("apply --base", func(t *testing.T) {
 		t.Parallel()
 		e := newDSEnv(t)
-		repo := newDSRepo(t)
-		repo.write("manifests/stack.yaml", docs(dsGroup("pdf", ""), dsNetwork("net", "pdf", "10.0.0.0/16"), dsSubnet("s1", "net", "10.0.1.0/24"), dsSubnet("s2", "net", "10.0.2.0/24")))
-		repo.commit()
-		dir := repo.path("manifests")
-		e.mustApply(t, dir)
+		repo, dir := e.appliedRepo(t, docs(dsGroup("pdf", ""), dsNetwork("net", "pdf", "10.0.0.0/16"), dsSubnet("s1", "net", "10.0.1.0/24"), dsSubnet("s2", "net", "10.0.2.0/24")))
 		repo.write("manifests/stack.yaml", docs(dsGroup("pdf", "")))
 		repo.commit()
 		e.setFault(pdLocked(net))
@@ -434,11 +414,7 @@ func TestDeletionPromiseStackDetachesGroupOfDetachOnDelete(t *testing.T) {
 func TestPromiseChangeAddsWhatAzureLacks(t *testing.T) {
 	t.Parallel()
 	e := newDSEnv(t)
-	repo := newDSRepo(t)
-	repo.write("manifests/stack.yaml", docs(dsGroup("pda", ""), dsNetwork("net", "pda", "10.0.0.0/16")))
-	repo.commit()
-	dir := repo.path("manifests")
-	e.mustApply(t, dir)
+	repo, dir := e.appliedRepo(t, docs(dsGroup("pda", ""), dsNetwork("net", "pda", "10.0.0.0/16")))
 	withDNS := strings.Replace(dsNetwork("net", "pda", "10.0.0.0/16"), "spec:\n", "spec:\n  dhcpOptions: {dnsServers: [10.0.0.4]}\n", 1)
 	repo.write("manifests/stack.yaml", docs(dsGroup("pda", ""), withDNS))
 	repo.commit()
