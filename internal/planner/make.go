@@ -22,6 +22,7 @@ import (
 	"github.com/azkcli/azk/internal/registry"
 	"github.com/azkcli/azk/internal/yamlnode"
 
+	"github.com/azkcli/azk/internal/bodydiff"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -771,7 +772,7 @@ func (m *maker) pending(n *graph.Node, badName error) *Resource {
 	r.Notes = append(r.Notes, req.Notes...)
 	r.Notes = append(r.Notes, "its Azure name, and so its ARM ID, is known once "+n.Pending)
 	r.Secrets = secretPaths(r.Desired)
-	r.Changes = newDiffer(n.Kind).diff(r.Desired, nil)
+	r.Changes = bodydiff.For(n.Kind).Diff(r.Desired, nil)
 	return r
 }
 
@@ -813,7 +814,7 @@ func (m *maker) decide(st *nodeState) *Resource {
 		st.baseDiff = m.baseDiffOf(n, st, r.Desired)
 	}
 	r.RecordPolicy = m.recordPolicy(n, explicit, st.exists, r.Policy)
-	d := newDiffer(n.Kind)
+	d := bodydiff.For(n.Kind)
 	if !st.exists {
 		if explicit && r.Policy.Value == graph.PolicySkip {
 			r.Action, r.Reason = ActionSkip, ReasonPolicySkip
@@ -829,7 +830,7 @@ func (m *maker) decide(st *nodeState) *Resource {
 		}
 		r.Notes = append(r.Notes, m.waitNotes(n, nil)...)
 		if !m.opts.Drift {
-			r.Changes = d.diff(r.Desired, nil)
+			r.Changes = d.Diff(r.Desired, nil)
 		}
 		return r
 	}
@@ -839,11 +840,11 @@ func (m *maker) decide(st *nodeState) *Resource {
 	if len(n.IgnoreChanges) > 0 {
 		r.Ignored = keepIgnored(d, n.IgnoreChanges, r.Desired, st.current) // the operator sends them: see OperatorDiffers
 	}
-	compared := m.applyDriftPolicy(r, st, d, d.compare(r.Desired, st.current))
-	r.NotReturned = compared.notReturned
+	compared := m.applyDriftPolicy(r, st, d, d.Compare(r.Desired, st.current))
+	r.NotReturned = compared.NotReturned
 	changes := m.lackingChanges(r, st.baseDiff, compared)
 	if m.opts.Drift {
-		r.Changes, r.AzureOnly = changes, compared.azureOnly
+		r.Changes, r.AzureOnly = changes, compared.AzureOnly
 	}
 	if !m.opts.Drift && m.replace(st, r) {
 		r.Ignored, r.DriftPolicy, r.Kept, r.Reflected, r.carried = nil, nil, nil, nil, nil // a create carries the manifests' values
@@ -882,7 +883,7 @@ func (m *maker) decide(st *nodeState) *Resource {
 		r.Action, r.Reason = ActionNoChange, ReasonMatches
 	}
 	if r.Action == ActionUpdate {
-		r.AzureOnly = compared.azureOnly // what the PUT may reset
+		r.AzureOnly = compared.AzureOnly // what the PUT may reset
 	}
 	if r.Action == ActionUpdate && len(r.Secrets) > 0 {
 		r.Changes = append(r.Changes, secretChanges(r.Desired)...)
@@ -980,7 +981,7 @@ func fieldMessage(d *diag.Diagnostic) string {
 func replaceReasons(address string, desired, current map[string]any) []string {
 	want, _ := desired["location"].(string)
 	have, _ := current["location"].(string)
-	if want != "" && have != "" && normalLocation(want) != normalLocation(have) {
+	if want != "" && have != "" && bodydiff.NormalLocation(want) != bodydiff.NormalLocation(have) {
 		return []string{fmt.Sprintf("location: Azure has %q, the manifest says %q; Azure cannot move it in place: -replace=%s deletes it and creates it again (with what ARM deletes with it), --allow-partial applies the rest", have, want, address)}
 	}
 	return nil

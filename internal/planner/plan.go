@@ -21,6 +21,7 @@ package planner
 import (
 	"strings"
 
+	"github.com/azkcli/azk/internal/bodydiff"
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/graph"
 )
@@ -104,17 +105,12 @@ const (
 )
 
 // Origin says, in a three-way plan (azk plan --base), where a difference
-// comes from, as Terraform tells changes to the configuration from changes
-// outside it.
-type Origin string
+// comes from (see bodydiff.Origin).
+type Origin = bodydiff.Origin
 
 const (
-	// OriginChange: the manifests changed there between the base and these
-	// (the change under review), or the resource is new in this change.
-	OriginChange Origin = "change"
-	// OriginDrift: the manifests did not change there; Azure differs from
-	// them, and applying reverts it.
-	OriginDrift Origin = "drift"
+	OriginChange = bodydiff.OriginChange
+	OriginDrift  = bodydiff.OriginDrift
 )
 
 // Policy is the reconcile policy that drove a decision, and where it came from.
@@ -127,31 +123,13 @@ type Policy struct {
 	Source string `json:"source"`
 }
 
-// Change is one property-level difference between Azure and the desired body.
-// Before is absent for an added property, After for a removed one.
-type Change struct {
-	// Path is the property's location in the ARM body, e.g. "properties.addressSpace.addressPrefixes[0]".
-	Path   string `json:"path"`
-	Before any    `json:"before,omitempty"`
-	After  any    `json:"after,omitempty"`
-	// Sensitive values are never compared or shown: Before and After are empty.
-	Sensitive bool `json:"sensitive,omitempty"`
-	// Unknown means After is known only after a dependency is applied.
-	Unknown bool `json:"unknown,omitempty"`
-	// Origin is set in a three-way plan (azk plan --base) only.
-	Origin Origin `json:"origin,omitempty"`
-}
+// Change is one property-level difference between Azure and the desired
+// body (see bodydiff.Change).
+type Change = bodydiff.Change
 
 // PathValue is a value at a body path: Azure's in Resource.AzureOnly, the
-// manifests' in Resource.NotReturned.
-type PathValue struct {
-	// Path is written as Change.Path is.
-	Path string `json:"path"`
-	// Value is absent when Sensitive.
-	Value any `json:"value,omitempty"`
-	// Sensitive marks a secret: never shown.
-	Sensitive bool `json:"sensitive,omitempty"`
-}
+// manifests' in Resource.NotReturned (see bodydiff.PathValue).
+type PathValue = bodydiff.PathValue
 
 // Adoption marks a resource that this change of the manifests adds and that
 // already exists in Azure (azk plan --base): applying takes it over.

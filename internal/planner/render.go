@@ -2,7 +2,6 @@ package planner
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 
+	"github.com/azkcli/azk/internal/bodydiff"
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/graph"
 )
@@ -379,7 +379,7 @@ func pathValueText(v PathValue) string {
 	if v.Sensitive {
 		return v.Path + " = " + convert.SensitiveText
 	}
-	return v.Path + " = " + formatValue(v.Value)
+	return v.Path + " = " + bodydiff.Format(v.Value)
 }
 
 type changeLine struct {
@@ -392,7 +392,7 @@ type changeLine struct {
 func changeLines(changes []Change, drift bool) []changeLine {
 	out := make([]changeLine, 0, len(changes))
 	for _, c := range changes {
-		after := formatValue(c.After)
+		after := bodydiff.Format(c.After)
 		switch {
 		case c.Sensitive && c.Unknown:
 			after = convert.SensitiveUnknownText
@@ -410,16 +410,16 @@ func changeLines(changes []Change, drift bool) []changeLine {
 			out = append(out, changeLine{"+", ansiGreen, c.Path + " = " + after})
 		case c.After == nil && !c.Sensitive && !c.Unknown:
 			if drift {
-				out = append(out, changeLine{"~", ansiYellow, c.Path + ": " + formatValue(c.Before) + " in Azure, absent from the manifests"})
+				out = append(out, changeLine{"~", ansiYellow, c.Path + ": " + bodydiff.Format(c.Before) + " in Azure, absent from the manifests"})
 				continue
 			}
-			out = append(out, changeLine{"-", ansiRed, c.Path + " = " + formatValue(c.Before)})
+			out = append(out, changeLine{"-", ansiRed, c.Path + " = " + bodydiff.Format(c.Before)})
 		case !c.Sensitive && !c.Unknown && isMultiLine(c.Before, c.After):
 			out = append(out, changeLine{"~", ansiYellow, c.Path + ":\n" + lineDiff(c.Before.(string), c.After.(string))})
 		case drift:
-			out = append(out, changeLine{"~", ansiYellow, c.Path + ": " + formatValue(c.Before) + " in Azure, manifests set " + after})
+			out = append(out, changeLine{"~", ansiYellow, c.Path + ": " + bodydiff.Format(c.Before) + " in Azure, manifests set " + after})
 		default:
-			out = append(out, changeLine{"~", ansiYellow, c.Path + " = " + formatValue(c.Before) + " -> " + after})
+			out = append(out, changeLine{"~", ansiYellow, c.Path + " = " + bodydiff.Format(c.Before) + " -> " + after})
 		}
 	}
 	return out
@@ -441,24 +441,13 @@ func lineDiff(before, after string) string {
 		FromFile: "Azure", ToFile: "manifests", Context: 2,
 	})
 	if err != nil {
-		return formatValue(before) + " -> " + formatValue(after)
+		return bodydiff.Format(before) + " -> " + bodydiff.Format(after)
 	}
 	lines := strings.Split(strings.TrimRight(diff, "\n"), "\n")
 	for i, l := range lines {
 		lines[i] = "          " + l
 	}
 	return strings.Join(lines, "\n")
-}
-
-// formatValue prints a value as JSON, secrets and unknowns as their texts.
-func formatValue(v any) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(shown(v)); err != nil {
-		return fmt.Sprint(v)
-	}
-	return strings.TrimSuffix(buf.String(), "\n")
 }
 
 // jsonPlan is the -o json form: the plan with its summary.

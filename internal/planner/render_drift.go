@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/azkcli/azk/internal/bodydiff"
 	"github.com/azkcli/azk/internal/graph"
 )
 
@@ -58,11 +59,11 @@ func driftDetailLines(r *Resource, drift bool) []detailLine {
 func reflectedText(c Change) string {
 	switch {
 	case c.After == nil:
-		return c.Path + " = " + formatValue(c.Before) + " (Azure's; the manifests do not set it)"
+		return c.Path + " = " + bodydiff.Format(c.Before) + " (Azure's; the manifests do not set it)"
 	case c.Before == nil:
-		return c.Path + ": the manifests set " + formatValue(c.After) + ", Azure has none"
+		return c.Path + ": the manifests set " + bodydiff.Format(c.After) + ", Azure has none"
 	}
-	return c.Path + ": the manifests set " + formatValue(c.After) + ", Azure has " + formatValue(c.Before)
+	return c.Path + ": the manifests set " + bodydiff.Format(c.After) + ", Azure has " + bodydiff.Format(c.Before)
 }
 
 // markdownBlocks are the blocks of a resource's markdown beyond its diff,

@@ -17,17 +17,10 @@ import (
 
 	"golang.org/x/crypto/argon2"
 
+	"github.com/azkcli/azk/internal/bodydiff"
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/loader"
 )
-
-// SensitiveDigest stands for a secret in a plan read from a file: the
-// argon2id key of the value under the plan's SecretSalt (see secretDigest).
-// It prints as convert.SensitiveText.
-type SensitiveDigest string
-
-// MarshalJSON hides the digest as well: only saved plans carry it.
-func (SensitiveDigest) MarshalJSON() ([]byte, error) { return json.Marshal(convert.SensitiveText) }
 
 // In a saved plan's desired bodies, secrets and unknown values are objects
 // with one of these keys, so that Load can tell them from ordinary values.
@@ -216,7 +209,7 @@ func sealed(v any, salt string) any {
 			return map[string]any{savedSensitiveUnknownKey: "a secret another resource exports, fetched from Azure"}
 		}
 		return map[string]any{savedSensitiveKey: string(secretDigest(t, salt))}
-	case SensitiveDigest:
+	case bodydiff.SensitiveDigest:
 		return map[string]any{savedSensitiveKey: string(t)}
 	case convert.Unknown:
 		if t.Sensitive {
@@ -247,7 +240,7 @@ func unsealed(v any) any {
 	case map[string]any:
 		if len(t) == 1 {
 			if d, ok := t[savedSensitiveKey].(string); ok {
-				return SensitiveDigest(d)
+				return bodydiff.SensitiveDigest(d)
 			}
 			if reason, ok := t[savedUnknownKey].(string); ok {
 				return convert.Unknown{Reason: reason}
@@ -282,16 +275,16 @@ const (
 
 // digests caches each value's digest per salt for the process: a fresh plan
 // is compared with a saved one under the saved salt.
-var digests sync.Map // sha256(salt, value) -> SensitiveDigest
+var digests sync.Map // sha256(salt, value) -> bodydiff.SensitiveDigest
 
-func secretDigest(s convert.Sensitive, salt string) SensitiveDigest {
+func secretDigest(s convert.Sensitive, salt string) bodydiff.SensitiveDigest {
 	value, _ := convert.RevealSecrets(s).(string)
 	k := sha256.Sum256([]byte(salt + "\x00" + value))
 	if d, ok := digests.Load(k); ok {
-		return d.(SensitiveDigest)
+		return d.(bodydiff.SensitiveDigest)
 	}
 	key := argon2.IDKey([]byte(value), []byte(salt), argonTime, argonMemory, argonThreads, 32)
-	d := SensitiveDigest(fmt.Sprintf("argon2id:v=%d,m=%d,t=%d,p=%d:%s", argon2.Version, argonMemory, argonTime, argonThreads, hex.EncodeToString(key)))
+	d := bodydiff.SensitiveDigest(fmt.Sprintf("argon2id:v=%d,m=%d,t=%d,p=%d:%s", argon2.Version, argonMemory, argonTime, argonThreads, hex.EncodeToString(key)))
 	digests.Store(k, d)
 	return d
 }

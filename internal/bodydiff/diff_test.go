@@ -1,4 +1,4 @@
-package planner
+package bodydiff
 
 import (
 	"reflect"
@@ -35,21 +35,21 @@ func runDiffCases(t *testing.T, cases []diffCase) {
 	t.Helper()
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			got := newDiffer(tt.kind).compare(tt.desired, tt.current)
+			got := For(tt.kind).Compare(tt.desired, tt.current)
 			var changes, notReturned, azureOnly []string
-			for _, c := range got.changes {
+			for _, c := range got.Changes {
 				changes = append(changes, c.Path)
 			}
-			for _, v := range append(got.notReturned, got.lacking...) {
+			for _, v := range append(got.NotReturned, got.Lacking...) {
 				notReturned = append(notReturned, v.Path)
 			}
 			slices.Sort(notReturned)
-			for _, v := range got.azureOnly {
+			for _, v := range got.AzureOnly {
 				azureOnly = append(azureOnly, v.Path)
 			}
 			if !slices.Equal(changes, tt.want) || !slices.Equal(notReturned, slices.Sorted(slices.Values(tt.notReturned))) || !slices.Equal(azureOnly, tt.azureOnly) {
 				t.Fatalf("changes %+v, not returned %+v, lacking %+v, azure only %+v;\nwant changes %v, not returned %v, azure only %v",
-					got.changes, got.notReturned, got.lacking, got.azureOnly, tt.want, tt.notReturned, tt.azureOnly)
+					got.Changes, got.NotReturned, got.Lacking, got.AzureOnly, tt.want, tt.notReturned, tt.azureOnly)
 			}
 		})
 	}
@@ -145,19 +145,19 @@ func TestDiffWhatARMDoesNotReturn(t *testing.T) {
 			props("properties", props("accessPolicies", []any{props("objectId", "o1"), props("objectId", "o2")})),
 			props("properties", props("accessPolicies", []any{props("objectId", "o1")})), []string{"properties.accessPolicies[1].objectId"}, nil, nil},
 	})
-	if got := newDiffer(vm).diff(props("properties", props("osProfile", props("adminPassword", "{PASSWORD}"))), nil); len(got) != 1 || !got[0].Sensitive || got[0].After != nil {
+	if got := For(vm).Diff(props("properties", props("osProfile", props("adminPassword", "{PASSWORD}"))), nil); len(got) != 1 || !got[0].Sensitive || got[0].After != nil {
 		t.Errorf("a created secret: %+v, want one sensitive change without a value", got)
 	}
 	// What is listed as not returned never shows a secret.
-	got := newDiffer(compute).compare(
+	got := For(compute).Compare(
 		props("properties", props("properties", props("administratorAccount", props("username", "admin", "password", "hunter2")))),
 		props("properties", props("properties", props())))
-	if len(got.lacking) != 1 || strings.Contains(formatValue(got.lacking[0].Value), "hunter2") {
-		t.Errorf("credentials Azure lacks: %+v", got.lacking)
+	if len(got.Lacking) != 1 || strings.Contains(Format(got.Lacking[0].Value), "hunter2") {
+		t.Errorf("credentials Azure lacks: %+v", got.Lacking)
 	}
-	masked := newDiffer(vault).compare(props("properties", props("tenantId", "t")), props("properties", props("tenantId", "***")))
-	if len(masked.notReturned) != 1 || !masked.notReturned[0].Sensitive || masked.notReturned[0].Value != nil {
-		t.Errorf("a masked value: %+v, want it sensitive and without a value", masked.notReturned)
+	masked := For(vault).Compare(props("properties", props("tenantId", "t")), props("properties", props("tenantId", "***")))
+	if len(masked.NotReturned) != 1 || !masked.NotReturned[0].Sensitive || masked.NotReturned[0].Value != nil {
+		t.Errorf("a masked value: %+v, want it sensitive and without a value", masked.NotReturned)
 	}
 }
 
@@ -222,21 +222,21 @@ func TestDiffAzureOnly(t *testing.T) {
 			props("properties", props("availabilityZones", []any{"1"})),
 			props("properties", props("availabilityZones", []any{"1", "2"})), []string{"properties.availabilityZones"}, nil, nil},
 	})
-	if got := newDiffer(rg).diff(props("location", "westus"), nil); len(got) != 1 {
+	if got := For(rg).Diff(props("location", "westus"), nil); len(got) != 1 {
 		t.Errorf("a create: %+v, want the location only", got)
 	}
-	dns := newDiffer(vnet).compare(props("properties", props("addressSpace", props("addressPrefixes", []any{"10.0.0.0/16"}))),
+	dns := For(vnet).Compare(props("properties", props("addressSpace", props("addressPrefixes", []any{"10.0.0.0/16"}))),
 		props("properties", props("addressSpace", props("addressPrefixes", []any{"10.0.0.0/16"}), "dhcpOptions", props("dnsServers", []any{"10.0.0.4"}))))
-	if len(dns.azureOnly) != 1 || !reflect.DeepEqual(dns.azureOnly[0].Value, props("dnsServers", []any{"10.0.0.4"})) {
-		t.Errorf("DNS servers: %+v", dns.azureOnly)
+	if len(dns.AzureOnly) != 1 || !reflect.DeepEqual(dns.AzureOnly[0].Value, props("dnsServers", []any{"10.0.0.4"})) {
+		t.Errorf("DNS servers: %+v", dns.AzureOnly)
 	}
 	// Azure's value is listed as a PUT could carry it: read-only parts left out.
-	got := newDiffer(pool).compare(props("properties", props("count", 3.0)),
+	got := For(pool).Compare(props("properties", props("count", 3.0)),
 		props("properties", props("count", 3.0, "creationData", props("sourceResourceId", "/subscriptions/s/x", "computed", "y"),
 			"currentOrchestratorVersion", "1.29.7", "nodeImageVersion", "AKSUbuntu")))
-	if len(got.azureOnly) != 1 || got.azureOnly[0].Path != "properties.creationData" ||
-		!reflect.DeepEqual(got.azureOnly[0].Value, props("sourceResourceId", "/subscriptions/s/x")) {
-		t.Errorf("azure only: %+v, want the creation data only", got.azureOnly)
+	if len(got.AzureOnly) != 1 || got.AzureOnly[0].Path != "properties.creationData" ||
+		!reflect.DeepEqual(got.AzureOnly[0].Value, props("sourceResourceId", "/subscriptions/s/x")) {
+		t.Errorf("azure only: %+v, want the creation data only", got.AzureOnly)
 	}
 }
 
@@ -244,7 +244,7 @@ func TestDiffAzureOnly(t *testing.T) {
 // for any type; other differences of the same fields are.
 func TestDiffEquivalences(t *testing.T) {
 	k := kindOf(t, "operationalinsights.azure.com", "v1api20210601", "Workspace")
-	d := newDiffer(k)
+	d := For(k)
 	tests := []struct {
 		schema     string
 		want, have any
@@ -379,11 +379,11 @@ func TestDiffRealChangesStillShow(t *testing.T) {
 func TestDiffUnknownWriteOnly(t *testing.T) {
 	vault := kindOf(t, "keyvault.azure.com", "v1api20230701", "Vault")
 	desired := props("properties", props("createMode", convert.Unknown{Reason: "default, or recover"}))
-	if got := newDiffer(vault).compare(desired, props("properties", props())); len(got.changes) != 0 ||
-		len(got.notReturned) != 1 || got.notReturned[0].Value != convert.UnknownText {
+	if got := For(vault).Compare(desired, props("properties", props())); len(got.Changes) != 0 ||
+		len(got.NotReturned) != 1 || got.NotReturned[0].Value != convert.UnknownText {
 		t.Errorf("existing vault: %+v", got)
 	}
-	if got := newDiffer(vault).diff(desired, nil); len(got) != 1 || !got[0].Unknown {
+	if got := For(vault).Diff(desired, nil); len(got) != 1 || !got[0].Unknown {
 		t.Errorf("created vault: %+v", got)
 	}
 }

@@ -1,4 +1,4 @@
-package planner
+package bodydiff
 
 import (
 	"encoding/json"
@@ -121,7 +121,7 @@ type spuriousDiff struct {
 func (d spuriousDiff) String() string {
 	parts := make([]string, len(d.changes))
 	for i, c := range d.changes {
-		parts[i] = fmt.Sprintf("%s (%s vs %s) [%s]", c.Path, formatValue(c.Before), formatValue(c.After), c.category)
+		parts[i] = fmt.Sprintf("%s (%s vs %s) [%s]", c.Path, Format(c.Before), Format(c.After), c.category)
 	}
 	sort.Strings(parts)
 	return d.recording + ": " + d.key + ": " + strings.Join(parts, "; ")
@@ -192,8 +192,8 @@ func newMeasurement() *measurement {
 }
 
 // generalOnly is the differ of k without the per-ARM-type rules.
-func generalOnly(k *registry.Kind) *differ {
-	d := *newDiffer(k)
+func generalOnly(k *registry.Kind) *Rules {
+	d := *For(k)
 	d.provider = nil
 	return &d
 }
@@ -202,30 +202,30 @@ func generalOnly(k *registry.Kind) *differ {
 // both rule sets.
 func (m *measurement) compare(t *testing.T, k *registry.Kind, desired, current map[string]any, where spuriousDiff, p recordedPut) {
 	t.Helper()
-	all := newDiffer(k).compare(desired, current)
-	general := generalOnly(k).compare(desired, current)
+	all := For(k).Compare(desired, current)
+	general := generalOnly(k).Compare(desired, current)
 	for _, r := range []struct {
 		report   *spuriousReport
-		compared comparison
+		compared Comparison
 	}{{&m.all, all}, {&m.general, general}} {
 		r.report.total++
 		// The comparison is with the GET after the PUT that sent desired, as
 		// a re-plan with --base at the applied revision compares: what the
 		// GET lacks was sent, so it is not returned rather than a change.
-		if lacking := append(r.compared.notReturned, r.compared.lacking...); len(lacking) > 0 {
+		if lacking := append(r.compared.NotReturned, r.compared.Lacking...); len(lacking) > 0 {
 			var paths []string
 			for _, v := range lacking {
 				paths = append(paths, v.Path)
 			}
 			r.report.notReturned = append(r.report.notReturned, where.recording+": "+where.key+": "+strings.Join(paths, ", "))
 		}
-		if len(r.compared.changes) == 0 {
+		if len(r.compared.Changes) == 0 {
 			continue
 		}
 		d := where
-		for _, c := range r.compared.changes {
+		for _, c := range r.compared.Changes {
 			category := categorise(c, p)
-			if category == unexplained && r.report == &m.general && !slices.ContainsFunc(all.changes, func(a Change) bool { return reflect.DeepEqual(a, c) }) {
+			if category == unexplained && r.report == &m.general && !slices.ContainsFunc(all.Changes, func(a Change) bool { return reflect.DeepEqual(a, c) }) {
 				category = storedValues
 			}
 			d.changes = append(d.changes, categorised{c, category})

@@ -1,4 +1,8 @@
-package planner
+// Package bodydiff compares a desired ARM body with the one Azure holds, the
+// way ARM means them: the changes a PUT makes, with ARM's equivalences
+// (diffrules.go), what ARM does not return, and what Azure holds beyond the
+// body. It knows nothing of plans; the planner decides with what it finds.
+package bodydiff
 
 import (
 	"fmt"
@@ -14,12 +18,12 @@ import (
 	"github.com/azkcli/azk/internal/registry"
 )
 
-// differ compares a desired ARM body with the current one the way ARM means
+// Rules compares a desired ARM body with the current one the way ARM means
 // them: what the desired body sets, with ARM's equivalences (diffrules.go),
 // what the PUT removes inside it, what ARM does not return and what Azure
 // holds beyond the body. Rules are looked up by schema path: the
 // ARM body path with list items as "[]" and map values as "{}".
-type differ struct {
+type Rules struct {
 	// enums are the paths of enum-valued fields (REST specification or
 	// CRD), which ARM matches in any case.
 	enums map[string]bool
@@ -47,14 +51,14 @@ type differ struct {
 	provider extensions.StoredValues
 }
 
-var differCache sync.Map // *registry.Kind -> *differ
+var differCache sync.Map // *registry.Kind -> *Rules
 
-// newDiffer builds the comparison rules of a kind once; differs are read-only.
-func newDiffer(k *registry.Kind) *differ {
+// For builds the comparison rules of a kind once; Rules are read-only.
+func For(k *registry.Kind) *Rules {
 	if v, ok := differCache.Load(k); ok {
-		return v.(*differ)
+		return v.(*Rules)
 	}
-	d := &differ{enums: map[string]bool{}, ordinals: map[string][]string{}, writeOnly: map[string]bool{}, secrets: map[string]bool{}, maps: map[string]bool{}, settable: map[string]bool{}}
+	d := &Rules{enums: map[string]bool{}, ordinals: map[string][]string{}, writeOnly: map[string]bool{}, secrets: map[string]bool{}, maps: map[string]bool{}, settable: map[string]bool{}}
 	if b := k.Body; b != nil {
 		for _, p := range b.WriteOnly {
 			d.writeOnly[p] = true
@@ -79,13 +83,13 @@ func newDiffer(k *registry.Kind) *differ {
 	}
 	d.provider = extensions.StoredValuesFor(k.ARMType)
 	v, _ := differCache.LoadOrStore(k, d)
-	return v.(*differ)
+	return v.(*Rules)
 }
 
 // collectSpec walks a spec schema to the ARM paths its fields land at, as
 // convert does, and records the paths a PUT can set, secrets, maps and the
 // CRD's enums.
-func (d *differ) collectSpec(f *registry.Field, path string) {
+func (d *Rules) collectSpec(f *registry.Field, path string) {
 	if f == nil {
 		return
 	}
@@ -121,33 +125,33 @@ func (d *differ) collectSpec(f *registry.Field, path string) {
 	}
 }
 
-// comparison is what comparing a desired body with Azure's finds.
-type comparison struct {
-	// changes are what the PUT changes.
-	changes []Change
-	// notReturned are properties the body sets that ARM does not return (the
+// Comparison is what comparing a desired body with Azure's finds.
+type Comparison struct {
+	// Changes are what the PUT changes.
+	Changes []Change
+	// NotReturned are properties the body sets that ARM does not return (the
 	// REST specification says so, or Azure masks them), so they are not compared.
-	notReturned []PathValue
-	// lacking are properties the body sets that Azure's object lacks and
+	NotReturned []PathValue
+	// Lacking are properties the body sets that Azure's object lacks and
 	// that the REST specification does not call write-only: either ARM does
 	// not return them or Azure does not have them yet. Only a prior (the
 	// body that was sent before: the base of a three-way plan) tells which.
-	lacking []PathValue
-	// azureOnly are values Azure holds that the body omits at paths a PUT
+	Lacking []PathValue
+	// AzureOnly are values Azure holds that the body omits at paths a PUT
 	// can set: whether a PUT keeps or resets them is the provider's choice.
-	azureOnly []PathValue
+	AzureOnly []PathValue
 }
 
-// diff lists the changes that writing desired over current makes. With a nil
+// Diff lists the changes that writing desired over current makes. With a nil
 // current (a create) every desired value is an addition.
-func (d *differ) diff(desired, current map[string]any) []Change {
-	return d.compare(desired, current).changes
+func (d *Rules) Diff(desired, current map[string]any) []Change {
+	return d.Compare(desired, current).Changes
 }
 
-// compare compares desired with current (nil for a create): the changes a
+// Compare compares desired with current (nil for a create): the changes a
 // PUT makes, what Azure does not return, and what Azure holds beyond the body.
-func (d *differ) compare(desired, current map[string]any) comparison {
-	var c comparison
+func (d *Rules) Compare(desired, current map[string]any) Comparison {
+	var c Comparison
 	creating := current == nil
 	d.fields(&c, "", "", desired, current, !creating, creating, "name") // the Azure name is part of the ARM ID
 	if !creating && d.tags && isNil(desired["tags"]) {
@@ -165,7 +169,7 @@ func (d *differ) compare(desired, current map[string]any) comparison {
 // replaces; what Azure holds beyond the body is azureOnly, except tags,
 // which a PUT replaces whole: those are removals. The key skip (the name of
 // a named item) is not compared.
-func (d *differ) fields(c *comparison, path, schema string, want, have map[string]any, ok, creating bool, skip string) {
+func (d *Rules) fields(c *Comparison, path, schema string, want, have map[string]any, ok, creating bool, skip string) {
 	keyed := d.maps[schema] || schema == "tags"
 	for _, k := range sortedKeys(want) {
 		if k == skip {
@@ -209,7 +213,7 @@ func (d *differ) fields(c *comparison, path, schema string, want, have map[strin
 // knows of what was sent before. A value the body leaves empty or false is
 // one a provider leaves out of what it returns; a value known only after
 // apply is a change, unless the REST specification says ARM never returns it.
-func (d *differ) absent(c *comparison, path, schema string, want any) {
+func (d *Rules) absent(c *Comparison, path, schema string, want any) {
 	switch w := want.(type) {
 	case convert.Sensitive, SensitiveDigest:
 		return // a secret: listed under the resource's secrets
@@ -218,7 +222,7 @@ func (d *differ) absent(c *comparison, path, schema string, want any) {
 		case w.Sensitive:
 			return
 		case !d.writeOnly[schema]:
-			c.changes = append(c.changes, Change{Path: path, Unknown: true})
+			c.Changes = append(c.Changes, Change{Path: path, Unknown: true})
 			return
 		}
 	case map[string]any:
@@ -235,10 +239,10 @@ func (d *differ) absent(c *comparison, path, schema string, want any) {
 	}
 	v := PathValue{Path: path, Value: d.display(schema, want)}
 	if d.writeOnly[schema] {
-		c.notReturned = append(c.notReturned, v)
+		c.NotReturned = append(c.NotReturned, v)
 		return
 	}
-	c.lacking = append(c.lacking, v)
+	c.Lacking = append(c.Lacking, v)
 }
 
 // held records a value Azure holds at path that the body omits, when a PUT
@@ -246,20 +250,20 @@ func (d *differ) absent(c *comparison, path, schema string, want any) {
 // flag it read-only, it is no secret): its value as a PUT could carry it.
 // An entry of a map is listed even when its value is empty: the key is
 // what Azure holds.
-func (d *differ) held(c *comparison, path, schema string, have any, entry bool) {
+func (d *Rules) held(c *Comparison, path, schema string, have any, entry bool) {
 	if !d.canSet(schema) {
 		return
 	}
-	v := d.settablePart(schema, have)
+	v := d.SettablePart(schema, have)
 	if isEmpty(v) && !entry {
 		return
 	}
-	c.azureOnly = append(c.azureOnly, PathValue{Path: path, Value: v})
+	c.AzureOnly = append(c.AzureOnly, PathValue{Path: path, Value: v})
 }
 
 // canSet reports a path a PUT can set: one the spec carries, not read-only
 // in the REST specification, not a secret.
-func (d *differ) canSet(schema string) bool {
+func (d *Rules) canSet(schema string) bool {
 	lower := strings.ToLower(schema)
 	if !d.settable[lower] || d.secrets[schema] {
 		return false
@@ -272,9 +276,9 @@ func (d *differ) canSet(schema string) bool {
 	return true
 }
 
-// settablePart is the part of a value Azure holds at schema that a PUT can
+// SettablePart is the part of a value Azure holds at schema that a PUT can
 // set: read-only and secret properties left out.
-func (d *differ) settablePart(schema string, v any) any {
+func (d *Rules) SettablePart(schema string, v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		out := map[string]any{}
@@ -286,7 +290,7 @@ func (d *differ) settablePart(schema string, v any) any {
 			if e == nil || !d.canSet(child) {
 				continue
 			}
-			if part := d.settablePart(child, e); !isEmpty(part) || d.maps[schema] {
+			if part := d.SettablePart(child, e); !isEmpty(part) || d.maps[schema] {
 				out[k] = part
 			}
 		}
@@ -294,7 +298,7 @@ func (d *differ) settablePart(schema string, v any) any {
 	case []any:
 		out := make([]any, 0, len(t))
 		for _, e := range t {
-			if part := d.settablePart(schema+"[]", e); !isEmpty(part) {
+			if part := d.SettablePart(schema+"[]", e); !isEmpty(part) {
 				out = append(out, part)
 			}
 		}
@@ -305,7 +309,7 @@ func (d *differ) settablePart(schema string, v any) any {
 
 // display is a desired value at schema as it may be shown: secrets, also
 // those the body holds as plain strings at a secret path, as SensitiveText.
-func (d *differ) display(schema string, v any) any {
+func (d *Rules) display(schema string, v any) any {
 	if d.secrets[schema] {
 		return convert.SensitiveText
 	}
@@ -327,12 +331,12 @@ func (d *differ) display(schema string, v any) any {
 		}
 		return out
 	}
-	return shown(v)
+	return Shown(v)
 }
 
 // value compares one desired value at path with the current one (present
 // when ok). schema is the path's schema path, for rule lookups.
-func (d *differ) value(c *comparison, path, schema string, want, have any, ok, creating bool) {
+func (d *Rules) value(c *Comparison, path, schema string, want, have any, ok, creating bool) {
 	if ok && have == nil {
 		ok = false // JSON null is absent
 	}
@@ -353,7 +357,7 @@ func (d *differ) value(c *comparison, path, schema string, want, have any, ok, c
 			// A secret another resource exports: like any secret, shown
 			// when created and never compared after.
 			if creating {
-				c.changes = append(c.changes, Change{Path: path, Sensitive: true, Unknown: true})
+				c.Changes = append(c.Changes, Change{Path: path, Sensitive: true, Unknown: true})
 			}
 			return
 		}
@@ -361,7 +365,7 @@ func (d *differ) value(c *comparison, path, schema string, want, have any, ok, c
 		if ok {
 			ch.Before = have
 		}
-		c.changes = append(c.changes, ch)
+		c.Changes = append(c.Changes, ch)
 		return
 	}
 	if d.secrets[schema] {
@@ -372,11 +376,11 @@ func (d *differ) value(c *comparison, path, schema string, want, have any, ok, c
 	case map[string]any:
 		h, isMap := have.(map[string]any)
 		if ok && !isMap {
-			c.changes = append(c.changes, Change{Path: path, Before: have, After: shown(want)})
+			c.Changes = append(c.Changes, Change{Path: path, Before: have, After: Shown(want)})
 			return
 		}
 		if len(w) == 0 && creating {
-			c.changes = append(c.changes, Change{Path: path, After: map[string]any{}})
+			c.Changes = append(c.Changes, Change{Path: path, After: map[string]any{}})
 			return
 		}
 		d.fields(c, path, schema, w, h, ok, creating, "")
@@ -389,24 +393,24 @@ func (d *differ) value(c *comparison, path, schema string, want, have any, ok, c
 		if isZero(want) && !creating {
 			return // providers leave empty strings and false out of what they return
 		}
-		c.changes = append(c.changes, Change{Path: path, After: want})
+		c.Changes = append(c.Changes, Change{Path: path, After: want})
 		return
 	}
 	if masked(have) {
 		// A provider that returns a secret as a mask does not return it.
-		c.notReturned = append(c.notReturned, PathValue{Path: path, Sensitive: true})
+		c.NotReturned = append(c.NotReturned, PathValue{Path: path, Sensitive: true})
 		return
 	}
 	if !d.equal(schema, want, have) && !(d.provider != nil && d.provider.Equivalent(schema, want, have)) {
-		c.changes = append(c.changes, Change{Path: path, Before: have, After: want})
+		c.Changes = append(c.Changes, Change{Path: path, Before: have, After: want})
 	}
 }
 
 // secret is a secret value: shown (as sensitive) when created, never
 // compared after, as ARM never returns it.
-func (d *differ) secret(c *comparison, path string, creating bool) {
+func (d *Rules) secret(c *Comparison, path string, creating bool) {
 	if creating {
-		c.changes = append(c.changes, Change{Path: path, Sensitive: true})
+		c.Changes = append(c.Changes, Change{Path: path, Sensitive: true})
 	}
 }
 
@@ -414,14 +418,14 @@ func (d *differ) secret(c *comparison, path string, creating bool) {
 // replaces tags whole, so they are removed. Tags Azure services keep for
 // themselves (hidden-title, hidden-link:…, hidden from the portal) are not
 // the user's: services set them again.
-func (d *differ) removedTags(c *comparison, want map[string]any, have any) {
+func (d *Rules) removedTags(c *Comparison, want map[string]any, have any) {
 	h, _ := have.(map[string]any)
 	for _, k := range sortedKeys(h) {
 		if h[k] == nil || strings.HasPrefix(strings.ToLower(k), "hidden-") {
 			continue
 		}
 		if _, kept := armjson.LookupFold(want, k); !kept {
-			c.changes = append(c.changes, Change{Path: armjson.JoinKey("tags", k), Before: h[k]})
+			c.Changes = append(c.Changes, Change{Path: armjson.JoinKey("tags", k), Before: h[k]})
 		}
 	}
 }
@@ -431,15 +435,15 @@ func (d *differ) removedTags(c *comparison, want map[string]any, have any) {
 // by position. Named items Azure has beyond the desired ones are azureOnly,
 // as the keys of a map are; other items beyond the desired ones are removed
 // by a PUT. Items Azure drops (see droppedItems) are not returned.
-func (d *differ) list(c *comparison, path, schema string, want []any, have any, ok, creating bool) {
+func (d *Rules) list(c *Comparison, path, schema string, want []any, have any, ok, creating bool) {
 	h, isList := have.([]any)
 	if ok && !isList {
-		c.changes = append(c.changes, Change{Path: path, Before: have, After: shown(want)})
+		c.Changes = append(c.Changes, Change{Path: path, Before: have, After: Shown(want)})
 		return
 	}
 	if len(want) == 0 {
 		if !creating && len(h) > 0 {
-			c.changes = append(c.changes, Change{Path: path, Before: h, After: []any{}})
+			c.Changes = append(c.Changes, Change{Path: path, Before: h, After: []any{}})
 		}
 		return
 	}
@@ -454,7 +458,7 @@ func (d *differ) list(c *comparison, path, schema string, want []any, have any, 
 				if creating {
 					d.value(c, p, schema+"[]", m, nil, false, true)
 				} else {
-					c.changes = append(c.changes, Change{Path: p, After: shown(m)})
+					c.Changes = append(c.Changes, Change{Path: p, After: Shown(m)})
 				}
 				continue
 			}
@@ -477,15 +481,15 @@ func (d *differ) list(c *comparison, path, schema string, want []any, have any, 
 }
 
 // items compares an unnamed list: scalars as a whole, objects by position.
-func (d *differ) items(c *comparison, path, schema string, want, h []any, ok, creating bool) {
+func (d *Rules) items(c *Comparison, path, schema string, want, h []any, ok, creating bool) {
 	if allScalars(want) {
 		if !ok || len(h) != len(want) {
-			c.changes = append(c.changes, Change{Path: path, Before: nilIfAbsent(h, ok), After: shown(want)})
+			c.Changes = append(c.Changes, Change{Path: path, Before: nilIfAbsent(h, ok), After: Shown(want)})
 			return
 		}
 		for i := range want {
 			if !d.equal(schema+"[]", want[i], h[i]) {
-				c.changes = append(c.changes, Change{Path: path, Before: h, After: shown(want)})
+				c.Changes = append(c.Changes, Change{Path: path, Before: h, After: Shown(want)})
 				return
 			}
 		}
@@ -500,7 +504,7 @@ func (d *differ) items(c *comparison, path, schema string, want, h []any, ok, cr
 		d.value(c, fmt.Sprintf("%s[%d]", path, i), schema+"[]", item, hv, hok, creating)
 	}
 	for i := len(want); i < len(h); i++ {
-		c.changes = append(c.changes, Change{Path: fmt.Sprintf("%s[%d]", path, i), Before: h[i]})
+		c.Changes = append(c.Changes, Change{Path: fmt.Sprintf("%s[%d]", path, i), Before: h[i]})
 	}
 }
 
@@ -511,7 +515,7 @@ func (d *differ) items(c *comparison, path, schema string, want, h []any, ok, cr
 // them. They are listed as not returned, and the rest is compared. It
 // reports false, leaving the list to be compared whole, when the items that
 // carry something differ from Azure's.
-func (d *differ) droppedItems(c *comparison, path, schema string, want, have []any) bool {
+func (d *Rules) droppedItems(c *Comparison, path, schema string, want, have []any) bool {
 	var kept []any
 	var dropped []int
 	for i, item := range want {
@@ -525,23 +529,23 @@ func (d *differ) droppedItems(c *comparison, path, schema string, want, have []a
 	if len(dropped) == 0 || len(kept) != len(have) {
 		return false
 	}
-	var rest comparison
+	var rest Comparison
 	d.items(&rest, path, schema, kept, have, true, false)
-	if len(rest.changes) > 0 {
+	if len(rest.Changes) > 0 {
 		return false
 	}
-	c.notReturned = append(c.notReturned, rest.notReturned...)
-	c.lacking = append(c.lacking, rest.lacking...)
-	c.azureOnly = append(c.azureOnly, rest.azureOnly...)
+	c.NotReturned = append(c.NotReturned, rest.NotReturned...)
+	c.Lacking = append(c.Lacking, rest.Lacking...)
+	c.AzureOnly = append(c.AzureOnly, rest.AzureOnly...)
 	for _, i := range dropped {
-		c.notReturned = append(c.notReturned, PathValue{Path: fmt.Sprintf("%s[%d]", path, i), Value: d.display(schema+"[]", want[i])})
+		c.NotReturned = append(c.NotReturned, PathValue{Path: fmt.Sprintf("%s[%d]", path, i), Value: d.display(schema+"[]", want[i])})
 	}
 	return true
 }
 
 // sameItem reports two items of a desired list that are the same under the
-// comparison rules.
-func (d *differ) sameItem(schema string, a, b any) bool {
+// Comparison rules.
+func (d *Rules) sameItem(schema string, a, b any) bool {
 	if allScalars([]any{a, b}) {
 		return d.equal(schema, a, b)
 	}
@@ -619,26 +623,19 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// shown is a desired value as it may be printed or saved: secrets as
-// SensitiveText, never their values.
-func shown(v any) any {
-	switch t := v.(type) {
-	case convert.Sensitive, SensitiveDigest:
-		return convert.SensitiveText
-	case convert.Unknown:
-		return t.Text()
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = shown(e)
+// SchemaOf is the schema path (list items as "[]", map values as "{}") of
+// a body path, for the rules.
+func (d *Rules) SchemaOf(p armjson.Path) string {
+	schema := ""
+	for _, st := range p {
+		switch {
+		case st.Item:
+			schema += "[]"
+		case d.maps[schema] || schema == "tags":
+			schema += "{}"
+		default:
+			schema = armjson.Join(schema, st.Key)
 		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = shown(e)
-		}
-		return out
 	}
-	return v
+	return schema
 }

@@ -1,4 +1,4 @@
-package planner
+package bodydiff
 
 import (
 	"bytes"
@@ -41,7 +41,7 @@ import (
 //
 // The values of maps (tags, settings) are the user's data, stored as sent:
 // they are compared as numbers, booleans and IDs, never normalised as text.
-func (d *differ) equal(schema string, want, have any) bool {
+func (d *Rules) equal(schema string, want, have any) bool {
 	if wn, hn, ok := numbers(want, have); ok {
 		return wn == hn || math.Abs(wn-hn) <= 1e-9*math.Max(math.Abs(wn), math.Abs(hn))
 	}
@@ -61,7 +61,7 @@ func (d *differ) equal(schema string, want, have any) bool {
 	switch {
 	case ws == hs:
 		return true
-	case isLocationField(schema) && normalLocation(ws) == normalLocation(hs):
+	case isLocationField(schema) && NormalLocation(ws) == NormalLocation(hs):
 		return true
 	case (d.enums[schema] || isUUID(ws) && isUUID(hs) || text && isWord(ws)) && strings.EqualFold(ws, hs):
 		return true
@@ -387,5 +387,5 @@ func number(v any) (float64, bool) {
 
 func lastSegment(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }
 
-// normalLocation is a location's canonical name: "West US 2" is "westus2".
-func normalLocation(s string) string { return strings.ToLower(strings.ReplaceAll(s, " ", "")) }
+// NormalLocation is a location's canonical name: "West US 2" is "westus2".
+func NormalLocation(s string) string { return strings.ToLower(strings.ReplaceAll(s, " ", "")) }

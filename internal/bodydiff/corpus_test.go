@@ -1,4 +1,4 @@
-package planner
+package bodydiff
 
 import (
 	"encoding/json"
