@@ -42,7 +42,7 @@ func ResolveDriftPolicy(g *graph.Graph, n *graph.Node, flag string) Policy {
 	if flag != "" {
 		return Policy{Value: flag, Source: DriftSourceFlag}
 	}
-	return Policy{Value: graph.DriftEnforce, Source: policySourceDefault}
+	return Policy{Value: graph.DriftEnforce, Source: PolicySourceDefault}
 }
 
 // carried is a value the plan put into a resource's body from Azure (or

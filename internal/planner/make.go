@@ -16,13 +16,13 @@ import (
 
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/armid"
+	"github.com/azkcli/azk/internal/bodydiff"
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/registry"
 	"github.com/azkcli/azk/internal/yamlnode"
 
-	"github.com/azkcli/azk/internal/bodydiff"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -1012,7 +1012,7 @@ func (m *maker) listUnmanaged() func() []string {
 	}
 	for _, st := range m.ordered {
 		inInput[strings.ToLower(st.node.ID)] = true
-		if rg := resourceGroupOf(st.node.ID); rg != "" && !groups[strings.ToLower(rg)] {
+		if rg := armid.ResourceGroupOf(st.node.ID); rg != "" && !groups[strings.ToLower(rg)] {
 			groups[strings.ToLower(rg)] = true
 			groupIDs = append(groupIDs, rg)
 		}
@@ -1072,13 +1072,13 @@ func noteSameTypeUnmanaged(p *Plan) {
 	type unmanaged struct{ armType, group, name string }
 	others := make([]unmanaged, len(p.Unmanaged))
 	for i, id := range p.Unmanaged {
-		others[i] = unmanaged{armTypeOf(id), resourceGroupOf(id), id[strings.LastIndexByte(id, '/')+1:]}
+		others[i] = unmanaged{armTypeOf(id), armid.ResourceGroupOf(id), id[strings.LastIndexByte(id, '/')+1:]}
 	}
 	for _, r := range p.Resources {
 		if r.Action != ActionCreate {
 			continue
 		}
-		rg := resourceGroupOf(r.ARMID)
+		rg := armid.ResourceGroupOf(r.ARMID)
 		var names []string
 		for _, o := range others {
 			if strings.EqualFold(o.armType, r.ARMType) && strings.EqualFold(o.group, rg) {
@@ -1091,18 +1091,6 @@ func noteSameTypeUnmanaged(p *Plan) {
 				r.ARMType, strings.Join(names, ", ")))
 		}
 	}
-}
-
-// resourceGroupOf is the resource group ID containing id, or "".
-func resourceGroupOf(id string) string {
-	parsed, err := armid.Parse(id)
-	if err != nil {
-		return ""
-	}
-	if rg, ok := parsed.ResourceGroupID(); ok {
-		return rg.String()
-	}
-	return ""
 }
 
 // inputsDigest identifies the resolved inputs: every object as parsed (and

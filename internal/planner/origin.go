@@ -213,9 +213,9 @@ func (m *maker) markOrigins(r *Resource, d baseDiff) {
 	}
 }
 
-// origins reports whether r belongs, in a three-way plan, with what this
+// Origins reports whether r belongs, in a three-way plan, with what this
 // change does, with the drift Azure already has, or with both.
-func (r *Resource) origins() (change, drift bool) {
+func (r *Resource) Origins() (change, drift bool) {
 	if r.Removed() || r.Action == ActionRecreate {
 		return true, false
 	}

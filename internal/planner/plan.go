@@ -1,14 +1,15 @@
 // Package planner decides, per resource, what applying the manifests would do
 // to Azure, and the plan it makes is the contract apply keeps: a PUT for each
 // create and update (each with its reason code), nothing for the rest. A Plan
-// is data; rendering it is separate.
+// is data; comparing bodies (bodydiff), showing a plan (views) and keeping it
+// in a file (planfile) are separate.
 //
 // The plan needs no state of its own. An existing resource that matches the
 // manifests is no change and one that differs is an update, whether azk
 // created it or found it, as the operator's default reconcile-policy-if-exists
 // (manage) makes them behave the same. A changed PUT body is shown with
 // everything it changes, removals of what Azure holds beyond the body
-// included (see diff.go for the comparison rules).
+// included (see package bodydiff for the comparison rules).
 //
 // A stateless plan cannot see a change of Azure name or owner: either is
 // another ARM ID, so the old resource is not read and the new one plans as a
@@ -334,7 +335,7 @@ type Plan struct {
 	// PLANFILE (see MakeDestroy).
 	Destroy bool `json:"destroy,omitempty"`
 	// SecretSalt salts the digests that stand for secrets in a saved plan, so
-	// that a digest cannot be looked up in a table of common passwords. Set by Save.
+	// that a digest cannot be looked up in a table of common passwords. Set by planfile.Save.
 	SecretSalt string `json:"secretSalt,omitempty"`
 	// Endpoint is where the plan was made (Azure's cloud, or an emulator),
 	// so that a saved plan is applied there; nil in plans saved before it
@@ -407,7 +408,7 @@ func (p *Plan) Summary() Summary {
 			s.Drifted++
 		}
 		if p.Inputs.Base != "" && !p.Drift {
-			change, drift := r.origins()
+			change, drift := r.Origins()
 			if change {
 				s.Changed++
 			}

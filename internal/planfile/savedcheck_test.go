@@ -1,10 +1,12 @@
-package planner
+package planfile
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/azkcli/azk/internal/planner"
 )
 
 // savedByHand saves a plan of a resource group and a network in it, with
@@ -13,12 +15,12 @@ func savedByHand(t testing.TB) string {
 	t.Helper()
 	const sub = "00000000-0000-0000-0000-000000000000"
 	rg := "/subscriptions/" + sub + "/resourceGroups/rg"
-	p := &Plan{FormatVersion: FormatVersion, Subscription: sub, InputsDigest: "sha256:x", Resources: []*Resource{
+	p := &planner.Plan{FormatVersion: planner.FormatVersion, Subscription: sub, InputsDigest: "sha256:x", Resources: []*planner.Resource{
 		{Address: "resources.azure.com/ResourceGroup/default/rg", Kind: "ResourceGroup", Namespace: "default", Name: "rg",
-			ARMID: rg, ARMType: "Microsoft.Resources/resourceGroups", APIVersion: "2020-06-01", Action: ActionNoChange, Reason: ReasonMatches},
+			ARMID: rg, ARMType: "Microsoft.Resources/resourceGroups", APIVersion: "2020-06-01", Action: planner.ActionNoChange, Reason: planner.ReasonMatches},
 		{Address: "network.azure.com/VirtualNetwork/default/vnet", Kind: "VirtualNetwork", Namespace: "default", Name: "vnet",
 			ARMID: rg + "/providers/Microsoft.Network/virtualNetworks/vnet", ARMType: "Microsoft.Network/virtualNetworks", APIVersion: "2020-11-01",
-			Action: ActionCreate, Reason: ReasonMissing, Desired: map[string]any{"location": "westus2"}},
+			Action: planner.ActionCreate, Reason: planner.ReasonMissing, Desired: map[string]any{"location": "westus2"}},
 	}, Unmanaged: []string{rg + "/providers/Microsoft.Network/virtualNetworks/other"}}
 	file := filepath.Join(t.TempDir(), "plan.azk")
 	if err := Save(file, p); err != nil {

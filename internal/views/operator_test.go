@@ -1,4 +1,4 @@
-package planner
+package views
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/planner"
 )
 
 const operatorInput = `apiVersion: v1
@@ -97,9 +98,9 @@ spec:
 func TestOperatorDiffers(t *testing.T) {
 	az := startAzure(t, emulator.Faults{})
 	rg := "/subscriptions/" + testSub + "/resourceGroups/rg-op"
-	az.put(t, rg, "2021-04-01", map[string]any{"location": "westus2", "tags": map[string]any{"owner": "team-b", "cost": "1"}})
+	az.Put(t, rg, "2021-04-01", map[string]any{"location": "westus2", "tags": map[string]any{"owner": "team-b", "cost": "1"}})
 	for _, name := range []string{"id-skip", "id-manage", "id-frozen", "id-plain"} {
-		az.put(t, rg+"/providers/Microsoft.ManagedIdentity/userAssignedIdentities/"+name, "2023-01-31", map[string]any{"location": "westus2"})
+		az.Put(t, rg+"/providers/Microsoft.ManagedIdentity/userAssignedIdentities/"+name, "2023-01-31", map[string]any{"location": "westus2"})
 	}
 	file := filepath.Join(t.TempDir(), "operator.yaml")
 	if err := os.WriteFile(file, []byte(operatorInput), 0o644); err != nil {
@@ -123,7 +124,7 @@ func TestOperatorDiffers(t *testing.T) {
 			"id-frozen": "operator_ignores_if_exists skip (annotation serviceoperator.azure.com/reconcile-policy on Namespace frozen)",
 		}},
 	} {
-		p, diags := Make(context.Background(), g, Options{Reader: az.client, ReconcilePolicyIfExists: tc.ifExistsFlag})
+		p, diags := planner.Make(context.Background(), g, planner.Options{Reader: az.Client, ReconcilePolicyIfExists: tc.ifExistsFlag})
 		if diags.HasErrors() {
 			t.Fatal(diags.Err())
 		}
@@ -159,24 +160,24 @@ func TestOperatorDiffers(t *testing.T) {
 		}
 
 		var text, js bytes.Buffer
-		if err := WriteText(&text, p, RenderOptions{}); err != nil {
+		if err := Text(&text, p, Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(text.String(), "operator differs: the operator does not implement serviceoperator.azure.com/reconcile-policy-if-exists") ||
 			!strings.Contains(text.String(), "operator differs: the operator does not honour azk.azkcli.io/ignore-changes: its PUT carries the manifests' values at tags.owner") {
 			t.Errorf("flag %q: the text plan does not say where the operator differs:\n%s", tc.ifExistsFlag, text.String())
 		}
-		if err := WriteJSON(&js, p); err != nil {
+		if err := JSON(&js, p); err != nil {
 			t.Fatal(err)
 		}
 		var doc struct {
 			Resources []struct {
 				Name            string `json:"name"`
 				OperatorDiffers []struct {
-					Code    string   `json:"code"`
-					Message string   `json:"message"`
-					Paths   []string `json:"paths"`
-					Policy  *Policy  `json:"policy"`
+					Code    string          `json:"code"`
+					Message string          `json:"message"`
+					Paths   []string        `json:"paths"`
+					Policy  *planner.Policy `json:"policy"`
 				} `json:"operatorDiffers"`
 			} `json:"resources"`
 		}

@@ -1,4 +1,4 @@
-package planner
+package views
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/planner"
 	"github.com/azkcli/azk/internal/testkit"
 )
 
@@ -85,7 +86,7 @@ func (r *trimmingReader) List(ctx context.Context, path, apiVersion string) ([]j
 // seedPlanned creates every resource of g in Azure as planned, parents first.
 func seedPlanned(t *testing.T, az *testAzure, g *graph.Graph) {
 	t.Helper()
-	p, diags := Make(context.Background(), g, Options{Reader: az.client, ReadEach: true})
+	p, diags := planner.Make(context.Background(), g, planner.Options{Reader: az.Client, ReadEach: true})
 	if diags.HasErrors() {
 		t.Fatal(diags.Err())
 	}
@@ -108,7 +109,7 @@ func seedPlanned(t *testing.T, az *testAzure, g *graph.Graph) {
 				continue
 			}
 			id, apiVersion, _ := strings.Cut(r.Request.URL, "?api-version=")
-			az.put(t, id, apiVersion, r.Request.Body)
+			az.Put(t, id, apiVersion, r.Request.Body)
 		}
 	}
 }
@@ -117,17 +118,17 @@ func seedPlanned(t *testing.T, az *testAzure, g *graph.Graph) {
 func planJSON(t *testing.T, az *testAzure, g *graph.Graph, readEach bool) (string, *countingReader) {
 	t.Helper()
 	counter := &countingReader{next: http.DefaultTransport}
-	client, err := arm.New(arm.Options{Credential: arm.EmulatorCredential, Subscription: testSub, Endpoint: az.run.URL, AllowHTTP: true,
+	client, err := arm.New(arm.Options{Credential: arm.EmulatorCredential, Subscription: testSub, Endpoint: az.Run.URL, AllowHTTP: true,
 		Transport: &http.Client{Transport: counter}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, diags := Make(context.Background(), g, Options{Reader: client, ReadEach: readEach})
+	p, diags := planner.Make(context.Background(), g, planner.Options{Reader: client, ReadEach: readEach})
 	if diags.HasErrors() {
 		t.Fatal(diags.Err())
 	}
 	var b bytes.Buffer
-	if err := WriteJSON(&b, p); err != nil {
+	if err := JSON(&b, p); err != nil {
 		t.Fatal(err)
 	}
 	return b.String(), counter
@@ -157,9 +158,9 @@ func TestListReadsDecideAsGETsDo(t *testing.T) {
 		last = byList
 		return lists, each
 	}
-	count := func(reason Reason) int { return strings.Count(last, `"reason": "`+string(reason)+`"`) }
+	count := func(reason planner.Reason) int { return strings.Count(last, `"reason": "`+string(reason)+`"`) }
 	same("nothing exists", g)
-	if count(ReasonMissing)+count(ReasonOwnerCreated) != len(g.Nodes) {
+	if count(planner.ReasonMissing)+count(planner.ReasonOwnerCreated) != len(g.Nodes) {
 		t.Errorf("nothing exists: not every resource is a create:\n%s", last)
 	}
 
@@ -169,7 +170,7 @@ func TestListReadsDecideAsGETsDo(t *testing.T) {
 	if lists.gets+lists.lists >= each.gets || lists.lists == 0 {
 		t.Errorf("as the manifests: %d GETs and %d lists, against %d GETs one by one", lists.gets, lists.lists, each.gets)
 	}
-	if count(ReasonMatches) != len(g.Nodes) {
+	if count(planner.ReasonMatches) != len(g.Nodes) {
 		t.Errorf("as the manifests: not every resource matches:\n%s", last)
 	}
 	asManifests := last
@@ -177,12 +178,12 @@ func TestListReadsDecideAsGETsDo(t *testing.T) {
 
 	// A provider whose list items carry less than its GETs: decided by GET.
 	var trimmed bytes.Buffer
-	reader := &trimmingReader{Client: az.client}
-	p, diags := Make(context.Background(), g, Options{Reader: reader})
+	reader := &trimmingReader{Client: az.Client}
+	p, diags := planner.Make(context.Background(), g, planner.Options{Reader: reader})
 	if diags.HasErrors() {
 		t.Fatal(diags.Err())
 	}
-	if err := WriteJSON(&trimmed, p); err != nil {
+	if err := JSON(&trimmed, p); err != nil {
 		t.Fatal(err)
 	}
 	if trimmed.String() != asManifests {
@@ -195,7 +196,7 @@ func TestListReadsDecideAsGETsDo(t *testing.T) {
 	rg := "/subscriptions/" + testSub + "/resourceGroups/rg-lists"
 	net := rg + "/providers/Microsoft.Network"
 	drift := func(id, patch string) {
-		if err := az.run.Server.Drift(id, json.RawMessage(patch)); err != nil {
+		if err := az.Run.Server.Drift(id, json.RawMessage(patch)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -203,7 +204,7 @@ func TestListReadsDecideAsGETsDo(t *testing.T) {
 	drift(net+"/networkSecurityGroups/nsg-2/securityRules/rule-1", `{"properties":{"destinationPortRange":"9999"}}`)
 	drift(net+"/virtualNetworks/vnet/subnets/subnet-3", `{"properties":{"addressPrefix":"10.0.33.0/24"}}`)
 	for _, id := range []string{rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-2", net + "/networkSecurityGroups/nsg-0/securityRules/rule-0"} {
-		op, err := az.client.Delete(testkit.Context(t), id, map[bool]string{true: "2023-01-31", false: "2020-11-01"}[strings.Contains(id, "Identity")])
+		op, err := az.Client.Delete(testkit.Context(t), id, map[bool]string{true: "2023-01-31", false: "2020-11-01"}[strings.Contains(id, "Identity")])
 		if err == nil {
 			_, err = op.Wait(testkit.Context(t))
 		}
@@ -212,17 +213,17 @@ func TestListReadsDecideAsGETsDo(t *testing.T) {
 		}
 	}
 	// A write that failed leaves the rule with provisioningState Failed.
-	az.run.Server.SetFaults(emulator.Faults{Failures: []emulator.FailureRule{{Type: "Microsoft.Network/networkSecurityGroups/securityRules"}}})
-	if op, err := az.client.Put(testkit.Context(t), net+"/networkSecurityGroups/nsg-1/securityRules/rule-2", "2020-11-01",
+	az.Run.Server.SetFaults(emulator.Faults{Failures: []emulator.FailureRule{{Type: "Microsoft.Network/networkSecurityGroups/securityRules"}}})
+	if op, err := az.Client.Put(testkit.Context(t), net+"/networkSecurityGroups/nsg-1/securityRules/rule-2", "2020-11-01",
 		map[string]any{"properties": map[string]any{"protocol": "Tcp", "sourcePortRange": "*", "destinationPortRange": "8002",
 			"sourceAddressPrefix": "*", "destinationAddressPrefix": "*", "access": "Allow", "priority": 102, "direction": "Inbound"}}); err == nil {
 		_, _ = op.Wait(testkit.Context(t))
 	}
-	az.run.Server.SetFaults(emulator.Faults{})
+	az.Run.Server.SetFaults(emulator.Faults{})
 	same("drifted, deleted and failed", g)
 	// The two drifted leaves and the failed rule are updates, the removed
 	// tag of nsg-1 too; the deleted identity and rule are creates.
-	if count(ReasonChanged) != 3 || count(ReasonFailed) != 1 || count(ReasonMissing) != 2 {
-		t.Errorf("drifted: %d changed, %d failed, %d missing; want 3, 1, 2:\n%s", count(ReasonChanged), count(ReasonFailed), count(ReasonMissing), last)
+	if count(planner.ReasonChanged) != 3 || count(planner.ReasonFailed) != 1 || count(planner.ReasonMissing) != 2 {
+		t.Errorf("drifted: %d changed, %d failed, %d missing; want 3, 1, 2:\n%s", count(planner.ReasonChanged), count(planner.ReasonFailed), count(planner.ReasonMissing), last)
 	}
 }

@@ -1,6 +1,10 @@
-package planner
+package views
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/azkcli/azk/internal/planner"
+)
 
 // removalsNeedBase is what a plan without a base says under its unmanaged
 // list: a stateless plan cannot tell a resource removed from the manifests
@@ -10,15 +14,15 @@ const removalsNeedBase = "    (a resource removed from the manifests stays in Az
 // listing is the order a plan's resources are listed in, and the title of
 // the section each belongs to.
 type listing struct {
-	resources []*Resource
-	titles    map[*Resource]string
+	resources []*planner.Resource
+	titles    map[*planner.Resource]string
 	// current is the title last listed, see next.
 	current string
 }
 
 // next is the title to list before r: its section's, when r is the first
 // listed of it; "" otherwise.
-func (l *listing) next(r *Resource) string {
+func (l *listing) next(r *planner.Resource) string {
 	t := l.titles[r]
 	if t == l.current {
 		return ""
@@ -27,32 +31,32 @@ func (l *listing) next(r *Resource) string {
 	return t
 }
 
-// listing orders the plan's resources for listing. Without a base they are
+// listingOf orders the plan's resources for listing. Without a base they are
 // listed in plan order, untitled. A three-way plan lists what this change
 // does first, then the drift Azure already has, then the rest; a resource
 // with differences of both origins is listed in both, each time with the
 // differences of that origin.
-func (p *Plan) listing() *listing {
+func listingOf(p *planner.Plan) *listing {
 	if p.Inputs.Base == "" || p.Drift {
 		return &listing{resources: p.Resources}
 	}
-	var change, drift, rest []*Resource
+	var change, drift, rest []*planner.Resource
 	for _, r := range p.Resources {
-		c, d := r.origins()
+		c, d := r.Origins()
 		if c {
-			change = append(change, withOrigin(r, OriginChange, d))
+			change = append(change, withOrigin(r, planner.OriginChange, d))
 		}
 		if d {
-			drift = append(drift, withOrigin(r, OriginDrift, c))
+			drift = append(drift, withOrigin(r, planner.OriginDrift, c))
 		}
 		if !c && !d {
 			rest = append(rest, r)
 		}
 	}
-	l := &listing{titles: map[*Resource]string{}}
+	l := &listing{titles: map[*planner.Resource]string{}}
 	for _, s := range []struct {
 		title     string
-		resources []*Resource
+		resources []*planner.Resource
 	}{
 		{fmt.Sprintf("This change: %d %s", len(change), plural(len(change), "resource", "resources")), change},
 		{fmt.Sprintf("Drift Azure already has (apply reverts it): %d %s", len(drift), plural(len(drift), "resource", "resources")), drift},
@@ -68,8 +72,8 @@ func (p *Plan) listing() *listing {
 
 // withOrigin is r with only its changes of origin o, when it has changes of
 // both origins; a replacement is shown whole.
-func withOrigin(r *Resource, o Origin, both bool) *Resource {
-	if !both || r.Action == ActionRecreate {
+func withOrigin(r *planner.Resource, o planner.Origin, both bool) *planner.Resource {
+	if !both || r.Action == planner.ActionRecreate {
 		return r
 	}
 	c := *r

@@ -1,8 +1,10 @@
-package planner
+package views
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/azkcli/azk/internal/planner"
 )
 
 // destroyHeading opens the text form of a destroy plan.
@@ -14,11 +16,11 @@ const NoDestroyLine = "No changes. Destroying would delete nothing in Azure."
 // destroySummaryLine is a destroy plan's count, as Terraform's "Plan: 0 to
 // add, 0 to change, 3 to destroy.": "Plan: 5 to delete (2 of them by ARM
 // with their parent), 1 to detach."
-func (p *Plan) destroySummaryLine() string {
+func destroySummaryLine(p *planner.Plan) string {
 	s := p.Summary()
 	cascaded := 0
 	for _, r := range p.Resources {
-		if r.Action == ActionDelete && r.CascadedBy != "" {
+		if r.Action == planner.ActionDelete && r.CascadedBy != "" {
 			cascaded++
 		}
 	}
@@ -35,8 +37,8 @@ func (p *Plan) destroySummaryLine() string {
 
 // cascades are what the plan's deletions would remove beyond what it
 // deletes on its own.
-func cascades(p *Plan) []Cascade {
-	var out []Cascade
+func cascades(p *planner.Plan) []planner.Cascade {
+	var out []planner.Cascade
 	for _, r := range p.Resources {
 		out = append(out, r.Cascades...)
 	}
@@ -45,7 +47,7 @@ func cascades(p *Plan) []Cascade {
 
 // CascadeLine says, at the top of a plan, that the cascade guard will stop
 // apply (and why): "" when it will not.
-func (p *Plan) CascadeLine() string {
+func CascadeLine(p *planner.Plan) string {
 	found := cascades(p)
 	if len(found) == 0 {
 		return ""

@@ -1,4 +1,4 @@
-package planner
+package views
 
 import (
 	"bytes"
@@ -12,13 +12,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/azkcli/azk/internal/planner"
 )
 
 // planBuilder makes a plan resource by resource, for the picture's tests.
-type planBuilder struct{ p Plan }
+type planBuilder struct{ p planner.Plan }
 
-func (b *planBuilder) add(kind, namespace, name string, action Action, deps ...*Resource) *Resource {
-	r := &Resource{Address: "test.azure.com/" + kind + "/" + namespace + "/" + name, Kind: kind, Namespace: namespace, Name: name, Action: action, Exists: action != ActionCreate}
+func (b *planBuilder) add(kind, namespace, name string, action planner.Action, deps ...*planner.Resource) *planner.Resource {
+	r := &planner.Resource{Address: "test.azure.com/" + kind + "/" + namespace + "/" + name, Kind: kind, Namespace: namespace, Name: name, Action: action, Exists: action != planner.ActionCreate}
 	for _, d := range deps {
 		r.DependsOn = append(r.DependsOn, d.Address)
 	}
@@ -30,21 +32,21 @@ func (b *planBuilder) add(kind, namespace, name string, action Action, deps ...*
 // package does not know yet (as one added later would be), unchanged
 // resources near the changes and far from them, and more near one change
 // than the picture shows.
-func changesPlan() *Plan {
+func changesPlan() *planner.Plan {
 	var b planBuilder
-	rg := b.add("ResourceGroup", "default", "rg", ActionNoChange)
-	vnet := b.add("VirtualNetwork", "default", "vnet", ActionUpdate, rg)
-	nsg := b.add("NetworkSecurityGroup", "default", "nsg", ActionNoChange, rg)
-	subnet := b.add("VirtualNetworksSubnet", "default", "web", ActionCreate, vnet, nsg)
-	b.add("RoleAssignment", "default", "ra", ActionBlocked, subnet)
-	b.add(`Evil"Kind]`, `ns[1]`, `a"b<script>alert(1)</script>#quot;end`, ActionReplace, rg)
-	b.add("StorageAccount", "default", "gone", Action("delete"), rg)
-	b.add("StorageAccount", "default", "far", ActionNoChange, rg) // next to no change: not shown
-	b.add("UserAssignedIdentity", "other", "skipped", ActionSkip)
+	rg := b.add("ResourceGroup", "default", "rg", planner.ActionNoChange)
+	vnet := b.add("VirtualNetwork", "default", "vnet", planner.ActionUpdate, rg)
+	nsg := b.add("NetworkSecurityGroup", "default", "nsg", planner.ActionNoChange, rg)
+	subnet := b.add("VirtualNetworksSubnet", "default", "web", planner.ActionCreate, vnet, nsg)
+	b.add("RoleAssignment", "default", "ra", planner.ActionBlocked, subnet)
+	b.add(`Evil"Kind]`, `ns[1]`, `a"b<script>alert(1)</script>#quot;end`, planner.ActionReplace, rg)
+	b.add("StorageAccount", "default", "gone", planner.Action("delete"), rg)
+	b.add("StorageAccount", "default", "far", planner.ActionNoChange, rg) // next to no change: not shown
+	b.add("UserAssignedIdentity", "other", "skipped", planner.ActionSkip)
 	// A changed group with more unchanged resources in it than the picture shows.
-	big := b.add("ResourceGroup", "default", "big", ActionUpdate)
+	big := b.add("ResourceGroup", "default", "big", planner.ActionUpdate)
 	for i := range mermaidContext + 2 {
-		b.add("UserAssignedIdentity", "default", fmt.Sprintf("id-%d", i), ActionNoChange, big)
+		b.add("UserAssignedIdentity", "default", fmt.Sprintf("id-%d", i), planner.ActionNoChange, big)
 	}
 	return &b.p
 }
@@ -54,14 +56,14 @@ func changesPlan() *Plan {
 func TestChangeGraphGolden(t *testing.T) {
 	p := changesPlan()
 	var mermaid bytes.Buffer
-	if err := WriteMermaid(&mermaid, p); err != nil {
+	if err := Mermaid(&mermaid, p); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "changes.mermaid.golden", mermaid.Bytes())
 	graph := markdownGraph(p)
 	golden(t, "changes-graph.md.golden", []byte(graph))
 	var md bytes.Buffer
-	if err := WriteMarkdown(&md, p, RenderOptions{}); err != nil {
+	if err := Markdown(&md, p, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "\n"+graph) {
@@ -74,17 +76,17 @@ func TestChangeGraphGolden(t *testing.T) {
 // carry no graph in markdown; graph --changes says there is nothing.
 func TestNoChangeNoGraph(t *testing.T) {
 	var b planBuilder
-	rg := b.add("ResourceGroup", "default", "rg", ActionNoChange)
-	b.add("VirtualNetwork", "default", "vnet", ActionSkip, rg)
+	rg := b.add("ResourceGroup", "default", "rg", planner.ActionNoChange)
+	b.add("VirtualNetwork", "default", "vnet", planner.ActionSkip, rg)
 	if g := markdownGraph(&b.p); g != "" {
 		t.Errorf("no change, yet a graph:\n%s", g)
 	}
 	var out bytes.Buffer
-	if err := WriteMermaid(&out, &b.p); err != nil {
+	if err := Mermaid(&out, &b.p); err != nil {
 		t.Fatal(err)
 	}
 	if want := "graph LR\n  nothing[\"No changes. Azure matches the manifests.\"]\n"; out.String() != want {
-		t.Errorf("WriteMermaid without changes: %q", out.String())
+		t.Errorf("Mermaid without changes: %q", out.String())
 	}
 	drift := changesPlan()
 	drift.Drift = true
@@ -97,14 +99,14 @@ func TestNoChangeNoGraph(t *testing.T) {
 // collapsed; past mermaidMaxBytes the unchanged context goes, then the
 // graph, with a note; the text keeps every change's header throughout.
 func TestChangeGraphFitsAComment(t *testing.T) {
-	chain := func(n int, withContext bool) *Plan {
+	chain := func(n int, withContext bool) *planner.Plan {
 		var b planBuilder
 		for i := range n {
-			var deps []*Resource
+			var deps []*planner.Resource
 			if withContext {
-				deps = append(deps, b.add("ResourceGroup", "default", fmt.Sprintf("rg-%03d", i), ActionNoChange))
+				deps = append(deps, b.add("ResourceGroup", "default", fmt.Sprintf("rg-%03d", i), planner.ActionNoChange))
 			}
-			b.add("UserAssignedIdentity", "default", fmt.Sprintf("identity-%03d", i), ActionCreate, deps...)
+			b.add("UserAssignedIdentity", "default", fmt.Sprintf("identity-%03d", i), planner.ActionCreate, deps...)
 		}
 		return &b.p
 	}
@@ -132,7 +134,7 @@ func TestChangeGraphFitsAComment(t *testing.T) {
 		t.Errorf("400 changes: %.300s", g)
 	}
 	var md bytes.Buffer
-	if err := WriteMarkdown(&md, p, RenderOptions{}); err != nil {
+	if err := Markdown(&md, p, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if md.Len() > MarkdownLimit {
@@ -240,7 +242,7 @@ func parseChangeGraph(t *testing.T, text string) parsedGraph {
 // change (what it depends on, what depends on it) its unchanged neighbours
 // with an edge, at least mermaidContext of them (or all) shown, and the
 // others counted in one node of that side; nothing else.
-func checkChangeGraph(t *testing.T, text string, p *Plan, context bool) {
+func checkChangeGraph(t *testing.T, text string, p *planner.Plan, context bool) {
 	t.Helper()
 	g := parseChangeGraph(t, text)
 	byLabel := map[string]string{}
@@ -365,7 +367,7 @@ func parseWithMermaid(t *testing.T, texts []string) []mermaidParse {
 		t.Skip("node is not installed: Mermaid's parser cannot run (the structural check in Go still does)")
 	}
 	if _, err := os.Stat(filepath.Join(mermaidParser, "node_modules", "mermaid")); err != nil {
-		t.Skip("Mermaid's parser is not installed: npm ci --prefix internal/planner/testdata/mermaid (as .ci/run does) installs it")
+		t.Skip("Mermaid's parser is not installed: npm ci --prefix internal/views/testdata/mermaid (as .ci/run does) installs it")
 	}
 	in, _ := json.Marshal(texts)
 	cmd := exec.Command(node, "parse.mjs")
@@ -389,9 +391,9 @@ func parseWithMermaid(t *testing.T, texts []string) []mermaidParse {
 // that this check can fail.
 func TestChangeGraphParsesWithMermaid(t *testing.T) {
 	var texts []string
-	for _, p := range []*Plan{changesPlan(), {}} {
+	for _, p := range []*planner.Plan{changesPlan(), {}} {
 		var b bytes.Buffer
-		if err := WriteMermaid(&b, p); err != nil {
+		if err := Mermaid(&b, p); err != nil {
 			t.Fatal(err)
 		}
 		texts = append(texts, b.String())

@@ -1,4 +1,4 @@
-package planner
+package planfile
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/planner"
 	"github.com/azkcli/azk/internal/redact"
 )
 
@@ -32,7 +33,7 @@ func describeRead(path string, err error) error {
 // saving (a secret's value inside a name: the plan no longer says what it
 // acts on), an unmanaged entry that is no ARM ID within the plan's
 // resource groups (show would print whatever the file says).
-func checkSavedContent(p *Plan) error {
+func checkSavedContent(p *planner.Plan) error {
 	groups := map[string]bool{}
 	for _, r := range p.Resources {
 		for field, v := range map[string]string{"address": r.Address, "armId": r.ARMID, "armType": r.ARMType, "apiVersion": r.APIVersion} {
@@ -41,7 +42,7 @@ func checkSavedContent(p *Plan) error {
 			}
 		}
 		if r.ARMID == "" {
-			if r.Writes() && r.Reason != ReasonNameAfterApply {
+			if r.Writes() && r.Reason != planner.ReasonNameAfterApply {
 				return fmt.Errorf("%s: a write without an ARM ID, yet its name is not one known only after apply", r.Address)
 			}
 			continue
@@ -49,7 +50,7 @@ func checkSavedContent(p *Plan) error {
 		if _, err := armid.Parse(r.ARMID); err != nil {
 			return fmt.Errorf("%s: %w", r.Address, err)
 		}
-		if rg := resourceGroupOf(r.ARMID); rg != "" {
+		if rg := armid.ResourceGroupOf(r.ARMID); rg != "" {
 			groups[strings.ToLower(rg)] = true
 		}
 	}
@@ -57,7 +58,7 @@ func checkSavedContent(p *Plan) error {
 		if _, err := armid.Parse(id); err != nil {
 			return fmt.Errorf("unmanaged: %w", err)
 		}
-		if rg := resourceGroupOf(id); !groups[strings.ToLower(rg)] || strings.EqualFold(rg, id) {
+		if rg := armid.ResourceGroupOf(id); !groups[strings.ToLower(rg)] || strings.EqualFold(rg, id) {
 			return fmt.Errorf("unmanaged: %s is not in a resource group of the plan's resources", id)
 		}
 	}

@@ -1,4 +1,4 @@
-package planner
+package views
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/planfile"
+	"github.com/azkcli/azk/internal/planner"
 )
 
 // TestExportedSecretsAreNeverSaved: a plan holds a secret another resource
@@ -20,7 +22,7 @@ func TestExportedSecretsAreNeverSaved(t *testing.T) {
 	az := startAzure(t, emulator.Faults{})
 	g := loadScenario(t, "testdata/exports.yaml")
 	p := makePlan(t, az, g, false)
-	var app *Resource
+	var app *planner.Resource
 	for _, r := range p.Resources {
 		if r.Name == "keys-app" {
 			app = r
@@ -31,7 +33,7 @@ func TestExportedSecretsAreNeverSaved(t *testing.T) {
 		t.Errorf("secrets %v", app.Secrets)
 	}
 	var text bytes.Buffer
-	if err := WriteText(&text, p, RenderOptions{}); err != nil {
+	if err := Text(&text, p, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"+ " + path + " = (sensitive, known after apply)", "exports: secret keysacct-keys.key1 from POST listKeys"} {
@@ -41,14 +43,14 @@ func TestExportedSecretsAreNeverSaved(t *testing.T) {
 	}
 
 	file := filepath.Join(t.TempDir(), "plan.azk")
-	if err := Save(file, p); err != nil {
+	if err := planfile.Save(file, p); err != nil {
 		t.Fatal(err)
 	}
-	saved, err := Load(file)
+	saved, err := planfile.Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if moved := Stale(context.Background(), saved, makePlan(t, az, g, false)); len(moved) > 0 {
+	if moved := planfile.Stale(context.Background(), saved, makePlan(t, az, g, false)); len(moved) > 0 {
 		t.Errorf("a fresh plan differs from the saved one: %v", moved)
 	}
 
@@ -70,7 +72,7 @@ func TestExportedSecretsAreNeverSaved(t *testing.T) {
 		t.Fatalf("the request does not carry the fetched key: %s %v", body, err)
 	}
 	app.Desired = req.Body
-	if err := Save(file, p); err != nil {
+	if err := planfile.Save(file, p); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(file)

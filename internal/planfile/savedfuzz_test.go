@@ -1,4 +1,4 @@
-package planner
+package planfile
 
 import (
 	"encoding/json"
@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/azkcli/azk/internal/armid"
+	"github.com/azkcli/azk/internal/planner"
 	"github.com/azkcli/azk/internal/redact"
+	"github.com/azkcli/azk/internal/views"
 )
 
 // FuzzSavedPlan: whatever a plan file holds, reading it neither panics nor
@@ -54,7 +56,7 @@ func FuzzSavedPlan(f *testing.F) {
 }
 
 // mustBeWritable checks what a loaded plan promises, and renders it.
-func mustBeWritable(t *testing.T, p *Plan) {
+func mustBeWritable(t *testing.T, p *planner.Plan) {
 	t.Helper()
 	groups := map[string]bool{}
 	for _, r := range p.Resources {
@@ -82,10 +84,10 @@ func mustBeWritable(t *testing.T, p *Plan) {
 			t.Fatalf("an unmanaged entry outside the plan's resource groups was loaded: %q", u)
 		}
 	}
-	for _, write := range []func(io.Writer, *Plan) error{
-		func(w io.Writer, p *Plan) error { return WriteText(w, p, RenderOptions{ShowUnchanged: true}) },
-		WriteJSON,
-		func(w io.Writer, p *Plan) error { return WriteMarkdown(w, p, RenderOptions{}) },
+	for _, write := range []func(io.Writer, *planner.Plan) error{
+		func(w io.Writer, p *planner.Plan) error { return views.Text(w, p, views.Options{ShowUnchanged: true}) },
+		views.JSON,
+		func(w io.Writer, p *planner.Plan) error { return views.Markdown(w, p, views.Options{}) },
 	} {
 		_ = write(io.Discard, p)
 	}

@@ -1,14 +1,16 @@
-package planner
+package views
 
 import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/azkcli/azk/internal/planner"
 )
 
 // The change as a picture: a Mermaid graph of the resources a plan changes,
 // the dependencies between them and one hop of unchanged context, coloured
-// by action. GitHub renders it in a pull-request comment (WriteMarkdown
+// by action. GitHub renders it in a pull-request comment (Markdown
 // includes it) and azk graph --changes -o mermaid prints it.
 
 // mermaidClass is how the picture draws an action: a Mermaid class and its style.
@@ -18,18 +20,18 @@ type mermaidClass struct{ name, style string }
 // this table does not name, and notChanges does not either (one added since),
 // is drawn as otherChange, so that no change is left out of the picture;
 // giving it its colour is one row here.
-var changeClasses = map[Action]mermaidClass{
-	ActionCreate:   {"create", "fill:#dafbe1,stroke:#1a7f37,color:#0f5323"},
-	ActionUpdate:   {"update", "fill:#fff8c5,stroke:#9a6700,color:#633c01"},
-	ActionReplace:  {"replacerequired", "fill:#ffebe9,stroke:#cf222e,color:#82071e,stroke-dasharray:6 3"},
-	ActionRecreate: {"replace", "fill:#fbefff,stroke:#8250df,color:#512a97"},
-	ActionDelete:   {"delete", "fill:#ffebe9,stroke:#cf222e,color:#82071e"},
-	ActionDetach:   {"detach", "fill:#fff1e5,stroke:#bc4c00,color:#762c00,stroke-dasharray:3 3"},
+var changeClasses = map[planner.Action]mermaidClass{
+	planner.ActionCreate:   {"create", "fill:#dafbe1,stroke:#1a7f37,color:#0f5323"},
+	planner.ActionUpdate:   {"update", "fill:#fff8c5,stroke:#9a6700,color:#633c01"},
+	planner.ActionReplace:  {"replacerequired", "fill:#ffebe9,stroke:#cf222e,color:#82071e,stroke-dasharray:6 3"},
+	planner.ActionRecreate: {"replace", "fill:#fbefff,stroke:#8250df,color:#512a97"},
+	planner.ActionDelete:   {"delete", "fill:#ffebe9,stroke:#cf222e,color:#82071e"},
+	planner.ActionDetach:   {"detach", "fill:#fff1e5,stroke:#bc4c00,color:#762c00,stroke-dasharray:3 3"},
 }
 
 // notChanges are the actions that leave Azure as it is: the picture shows
 // such resources only as context, next to a change.
-var notChanges = map[Action]bool{ActionNoChange: true, ActionSkip: true, ActionBlocked: true}
+var notChanges = map[planner.Action]bool{planner.ActionNoChange: true, planner.ActionSkip: true, planner.ActionBlocked: true}
 
 var (
 	otherChange    = mermaidClass{"change", "fill:#ddf4ff,stroke:#0969da,color:#0a3069"}
@@ -37,7 +39,7 @@ var (
 )
 
 // changeClass is r's class, and whether r is a change.
-func changeClass(r *Resource) (mermaidClass, bool) {
+func changeClass(r *planner.Resource) (mermaidClass, bool) {
 	if c, ok := changeClasses[r.Action]; ok {
 		return c, true
 	}
@@ -75,18 +77,18 @@ type changeGraph struct {
 // them, and with context the unchanged resources they depend on or that
 // depend on them, mermaidContext a side for each change, the others counted.
 // A drift report proposes no change: its graph is empty.
-func changeGraphOf(p *Plan, context bool) *changeGraph {
+func changeGraphOf(p *planner.Plan, context bool) *changeGraph {
 	g := &changeGraph{}
 	if p.Drift {
 		return g
 	}
-	byAddress := make(map[string]*Resource, len(p.Resources))
+	byAddress := make(map[string]*planner.Resource, len(p.Resources))
 	for _, r := range p.Resources {
 		byAddress[r.Address] = r
 	}
-	changed := map[*Resource]bool{}
+	changed := map[*planner.Resource]bool{}
 	// dependencies and dependents of each resource, in the plan's order
-	dependencies, dependents := map[*Resource][]*Resource{}, map[*Resource][]*Resource{}
+	dependencies, dependents := map[*planner.Resource][]*planner.Resource{}, map[*planner.Resource][]*planner.Resource{}
 	for _, r := range p.Resources {
 		if _, ok := changeClass(r); ok {
 			changed[r] = true
@@ -99,12 +101,12 @@ func changeGraphOf(p *Plan, context bool) *changeGraph {
 			}
 		}
 	}
-	shown := map[*Resource]bool{}
+	shown := map[*planner.Resource]bool{}
 	for _, r := range p.Resources {
 		if !changed[r] || !context {
 			continue
 		}
-		for _, side := range [][]*Resource{dependencies[r], dependents[r]} {
+		for _, side := range [][]*planner.Resource{dependencies[r], dependents[r]} {
 			n := 0
 			for _, o := range side {
 				if !changed[o] && n < mermaidContext {
@@ -114,7 +116,7 @@ func changeGraphOf(p *Plan, context bool) *changeGraph {
 			}
 		}
 	}
-	nodes := map[*Resource]*pictureNode{}
+	nodes := map[*planner.Resource]*pictureNode{}
 	for _, r := range p.Resources {
 		if changed[r] || shown[r] {
 			class, _ := changeClass(r)
@@ -134,7 +136,7 @@ func changeGraphOf(p *Plan, context bool) *changeGraph {
 		if !changed[r] || !context {
 			continue
 		}
-		for i, side := range [][]*Resource{dependencies[r], dependents[r]} {
+		for i, side := range [][]*planner.Resource{dependencies[r], dependents[r]} {
 			hidden := 0
 			for _, o := range side {
 				if nodes[o] == nil {
@@ -200,13 +202,13 @@ func mermaidText(s string) string {
 	return b.String()
 }
 
-// WriteMermaid writes the changes of p as a Mermaid graph (azk graph
+// Mermaid writes the changes of p as a Mermaid graph (azk graph
 // --changes -o mermaid): the resources it creates, updates or must replace,
 // the dependencies between them, and the unchanged resources one
 // dependency away (mermaidContext a side of each change, the others
 // counted), coloured by action. With nothing to change it writes a graph
 // that says so.
-func WriteMermaid(w io.Writer, p *Plan) error {
+func Mermaid(w io.Writer, p *planner.Plan) error {
 	g := changeGraphOf(p, true)
 	if g.changes == 0 {
 		_, err := fmt.Fprintf(w, "graph LR\n  nothing[\"%s\"]\n", mermaidText(NoChangesLine))
@@ -227,9 +229,9 @@ const (
 const mermaidLegend = "_Arrows run from a resource to those that depend on it; dashed boxes are unchanged, shown for context._\n\n"
 
 // markdownGraph is the picture of p's changes as a fenced mermaid block for
-// WriteMarkdown, collapsed in <details> past mermaidOpenNodes; "" when
+// Markdown, collapsed in <details> past mermaidOpenNodes; "" when
 // nothing changes.
-func markdownGraph(p *Plan) string {
+func markdownGraph(p *planner.Plan) string {
 	var text strings.Builder
 	var g *changeGraph
 	for _, context := range []bool{true, false} {

@@ -1,4 +1,4 @@
-package planner
+package views
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/planner"
 )
 
 // TestAzureNameFromStatusIsParsed: an Azure name read from another resource's
@@ -19,11 +20,11 @@ func TestAzureNameFromStatusIsParsed(t *testing.T) {
 	patch, _ := json.Marshal(map[string]any{"properties": map[string]any{"principalId": injected}})
 	az := startAzure(t, emulator.Faults{Drifts: []emulator.DriftRule{{Type: "Microsoft.ManagedIdentity/userAssignedIdentities", Patch: patch}}})
 	rgID := "/subscriptions/" + testSub + "/resourceGroups/pg-rg"
-	az.put(t, rgID, "2020-06-01", map[string]any{"location": "westus2"})
+	az.Put(t, rgID, "2020-06-01", map[string]any{"location": "westus2"})
 	identityID := rgID + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/admin-identity"
-	az.put(t, identityID, "2023-01-31", map[string]any{"location": "westus2"})
+	az.Put(t, identityID, "2023-01-31", map[string]any{"location": "westus2"})
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		resp, err := az.client.Get(context.Background(), identityID, "2023-01-31")
+		resp, err := az.Client.Get(context.Background(), identityID, "2023-01-31")
 		if err == nil && strings.Contains(string(resp.Body), `"principalId":"x?api-version`) {
 			break
 		}
@@ -36,7 +37,7 @@ func TestAzureNameFromStatusIsParsed(t *testing.T) {
 		if r.Kind != "FlexibleServersAdministrator" {
 			continue
 		}
-		if r.Action != ActionBlocked || r.ARMID != "" || !strings.Contains(strings.Join(r.Reasons, ";"), `"x?api-version=2020-06-01&y=" contains '?'`) {
+		if r.Action != planner.ActionBlocked || r.ARMID != "" || !strings.Contains(strings.Join(r.Reasons, ";"), `"x?api-version=2020-06-01&y=" contains '?'`) {
 			t.Errorf("an administrator named %q: %s %q %v", injected, r.Action, r.ARMID, r.Reasons)
 		}
 		return

@@ -1,4 +1,4 @@
-package planner
+package planfile
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/planner"
 )
 
 // TestMakeDestroy: a destroy plan holds what destroying the scenario does
@@ -17,10 +18,10 @@ import (
 // resource it did not list exists, it is; flags that plan changes are refused.
 func TestMakeDestroy(t *testing.T) {
 	az := startAzure(t, emulator.Faults{})
-	az.seed(t)
+	az.Seed(t)
 	g := loadScenario(t, "testdata/scenario.yaml")
-	opts := Options{Reader: az.client, Inputs: Inputs{Paths: []string{"testdata/scenario.yaml"}, Namespace: "default"}}
-	p, diags := MakeDestroy(context.Background(), g, opts)
+	opts := planner.Options{Reader: az.Client, Inputs: planner.Inputs{Paths: []string{"testdata/scenario.yaml"}, Namespace: "default"}}
+	p, diags := planner.MakeDestroy(context.Background(), g, opts)
 	if diags.HasErrors() {
 		t.Fatal(diags.Err())
 	}
@@ -30,7 +31,7 @@ func TestMakeDestroy(t *testing.T) {
 	}
 	for _, r := range p.Resources {
 		by, ok := want[r.Name]
-		if !ok || r.Action != ActionDelete || r.Reason != ReasonDestroy || r.CascadedBy != by || !r.Exists {
+		if !ok || r.Action != planner.ActionDelete || r.Reason != planner.ReasonDestroy || r.CascadedBy != by || !r.Exists {
 			t.Errorf("%s: %s %s cascaded by %q, want delete cascaded by %q", r.Address, r.Action, r.Reason, r.CascadedBy, by)
 		}
 		delete(want, r.Name)
@@ -56,25 +57,25 @@ func TestMakeDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, _ := MakeDestroy(context.Background(), g, opts)
+	fresh, _ := planner.MakeDestroy(context.Background(), g, opts)
 	if moved := Stale(context.Background(), saved, fresh); len(moved) != 0 || !saved.Destroy {
 		t.Errorf("a saved destroy plan is stale at once: %v (destroy %v)", moved, saved.Destroy)
 	}
-	az.put(t, rgAdopt+"/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-new", "2023-01-31", map[string]any{"location": "westus2"})
-	fresh, _ = MakeDestroy(context.Background(), g, opts)
+	az.Put(t, rgAdopt+"/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-new", "2023-01-31", map[string]any{"location": "westus2"})
+	fresh, _ = planner.MakeDestroy(context.Background(), g, opts)
 	moved := strings.Join(Stale(context.Background(), saved, fresh), "\n")
 	if !strings.Contains(moved, "managedidentity.azure.com/UserAssignedIdentity/default/id-new: to delete now, which the plan does not list") {
 		t.Errorf("a resource created since the destroy plan is not reported:\n%s", moved)
 	}
 
-	for name, o := range map[string]Options{
-		"drift":   {Reader: az.client, Drift: true},
-		"replace": {Reader: az.client, Replace: []string{"VirtualNetwork/vnet-update"}},
-		"base":    {Reader: az.client, Base: g},
-		"policy":  {Reader: az.client, ReconcilePolicyIfExists: "keep"},
+	for name, o := range map[string]planner.Options{
+		"drift":   {Reader: az.Client, Drift: true},
+		"replace": {Reader: az.Client, Replace: []string{"VirtualNetwork/vnet-update"}},
+		"base":    {Reader: az.Client, Base: g},
+		"policy":  {Reader: az.Client, ReconcilePolicyIfExists: "keep"},
 		"reader":  {},
 	} {
-		if p, diags := MakeDestroy(context.Background(), g, o); p != nil || !diags.HasErrors() {
+		if p, diags := planner.MakeDestroy(context.Background(), g, o); p != nil || !diags.HasErrors() {
 			t.Errorf("%s: a destroy plan was made", name)
 		}
 	}

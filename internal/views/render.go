@@ -1,4 +1,7 @@
-package planner
+// Package views shows a plan: as text for people (with or without colour),
+// as JSON for tools, as Markdown for a pull-request comment, and as a Mermaid
+// graph of its changes. It reads a planner.Plan and decides nothing.
+package views
 
 import (
 	"bufio"
@@ -12,6 +15,7 @@ import (
 	"github.com/azkcli/azk/internal/bodydiff"
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/planner"
 )
 
 // ANSI colours of the text form.
@@ -25,8 +29,8 @@ const (
 	ansiCyan   = "\x1b[36m"
 )
 
-// RenderOptions say how much of a plan text and markdown show.
-type RenderOptions struct {
+// Options say how much of a plan text and markdown show.
+type Options struct {
 	// Color paints the text form with ANSI colours.
 	Color bool
 	// ShowUnchanged lists the resources that stay as they are, which are
@@ -39,7 +43,7 @@ type look struct {
 	symbol, color, phrase string
 }
 
-func lookOf(r *Resource, drift bool) look {
+func lookOf(r *planner.Resource, drift bool) look {
 	switch {
 	case drift && !r.Exists:
 		return look{"?", ansiDim, "does not exist in Azure"}
@@ -53,46 +57,46 @@ func lookOf(r *Resource, drift bool) look {
 		adopt = ", adopting what Azure has"
 	}
 	switch r.Action {
-	case ActionCreate:
-		if r.Reason == ReasonNameAfterApply {
+	case planner.ActionCreate:
+		if r.Reason == planner.ReasonNameAfterApply {
 			return look{"+", ansiGreen, "will be created (its name is known after apply)"}
 		}
 		return look{"+", ansiGreen, "will be created"}
-	case ActionUpdate:
+	case planner.ActionUpdate:
 		switch r.Reason {
-		case ReasonFailed:
+		case planner.ReasonFailed:
 			return look{"~", ansiYellow, "will be sent again (its last provisioning failed)" + adopt}
-		case ReasonSecretsRequested:
+		case planner.ReasonSecretsRequested:
 			return look{"~", ansiYellow, "will be updated to send its secrets again" + adopt}
-		case ReasonSecretChanged:
+		case planner.ReasonSecretChanged:
 			return look{"~", ansiYellow, "will be updated to send a changed Secret" + adopt}
 		}
 		return look{"~", ansiYellow, "will be updated in place" + adopt}
-	case ActionNoChange:
+	case planner.ActionNoChange:
 		if r.Adopt != nil {
 			return look{">", ansiCyan, "will be adopted, unchanged"}
 		}
 		return look{"=", ansiDim, "is up to date"}
-	case ActionSkip:
+	case planner.ActionSkip:
 		if !r.Exists {
 			return look{"#", ansiDim, "skip (missing): not created"}
 		}
 		return look{"#", ansiDim, "is skipped: read only" + adopt}
-	case ActionBlocked:
+	case planner.ActionBlocked:
 		return look{"x", ansiRed, "is blocked"}
-	case ActionReplace:
+	case planner.ActionReplace:
 		return look{"!", ansiRed, "needs replacing: azk applies it only with -replace"}
-	case ActionRecreate:
+	case planner.ActionRecreate:
 		if r.CascadedBy != "" {
 			return look{"-/+", ansiRed, "will be replaced: ARM deletes it with " + r.CascadedBy + ", then it is created"}
 		}
 		return look{"-/+", ansiRed, "will be replaced: deleted, then created"}
-	case ActionDelete:
+	case planner.ActionDelete:
 		if r.CascadedBy != "" {
 			return look{"-", ansiRed, "will be deleted by ARM with " + r.CascadedBy}
 		}
 		return look{"-", ansiRed, "will be deleted"}
-	case ActionDetach:
+	case planner.ActionDetach:
 		return look{".", ansiDim, "will be left in Azure, no longer managed"}
 	}
 	return look{"?", "", string(r.Action)}
@@ -100,13 +104,13 @@ func lookOf(r *Resource, drift bool) look {
 
 // SummaryLine is the plan's one-line count, e.g. "Plan: 3 to create, 1 to
 // update, 4 unchanged, 1 skipped, 0 blocked."
-func (p *Plan) SummaryLine() string {
+func SummaryLine(p *planner.Plan) string {
 	s := p.Summary()
 	if p.Destroy {
-		return p.destroySummaryLine()
+		return destroySummaryLine(p)
 	}
 	if p.Drift {
-		return fmt.Sprintf("Drift: %d of %d existing resources changed in Azure.", s.Drifted, s.Update+s.NoChange+s.Skip+s.ReplaceRequired-p.skipMissing())
+		return fmt.Sprintf("Drift: %d of %d existing resources changed in Azure.", s.Drifted, s.Update+s.NoChange+s.Skip+s.ReplaceRequired-skipMissing(p))
 	}
 	line := fmt.Sprintf("Plan: %d to create, %d to update, ", s.Create, s.Update)
 	for _, c := range []struct {
@@ -136,7 +140,7 @@ func (p *Plan) SummaryLine() string {
 // NoChangesLine is what a plan with nothing to do says.
 const NoChangesLine = "No changes. Azure matches the manifests."
 
-func (p *Plan) skipMissing() int {
+func skipMissing(p *planner.Plan) int {
 	n := 0
 	for _, r := range p.Resources {
 		if r.SkipMissing() {
@@ -148,7 +152,7 @@ func (p *Plan) skipMissing() int {
 
 // quiet reports whether r is left out of a plan's listing unless
 // ShowUnchanged: it is not written, not blocked, and says nothing new.
-func quiet(r *Resource, drift bool) bool {
+func quiet(r *planner.Resource, drift bool) bool {
 	if drift {
 		return r.Exists && len(r.Changes) == 0 && len(r.AzureOnly) == 0
 	}
@@ -156,18 +160,18 @@ func quiet(r *Resource, drift bool) bool {
 		return false
 	}
 	switch r.Action {
-	case ActionNoChange:
+	case planner.ActionNoChange:
 		return r.Adopt == nil && r.RecordPolicy == nil && len(r.Ignored) == 0 && len(r.Reflected) == 0
-	case ActionSkip:
+	case planner.ActionSkip:
 		return r.Exists && r.Adopt == nil && r.RecordPolicy == nil && len(r.Reflected) == 0
 	}
 	return false
 }
 
-// WriteText writes the plan for people, in dependency order: every resource
+// Text writes the plan for people, in dependency order: every resource
 // apply acts on or that needs attention, then the count of those that stay
 // as they are (listed too with ShowUnchanged), then the summary.
-func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
+func Text(w io.Writer, p *planner.Plan, opts Options) error {
 	bw := bufio.NewWriter(w)
 	paint := func(c, s string) string {
 		if !opts.Color || c == "" {
@@ -181,11 +185,11 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 	if p.Destroy && len(p.Resources) > 0 {
 		fmt.Fprintln(bw, destroyHeading)
 	}
-	if line := p.CascadeLine(); line != "" {
+	if line := CascadeLine(p); line != "" {
 		fmt.Fprintln(bw, paint(ansiRed, line))
 	}
 	unchanged := 0
-	list := p.listing()
+	list := listingOf(p)
 	for _, r := range list.resources {
 		if quiet(r, p.Drift) {
 			unchanged++
@@ -214,10 +218,10 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 		}
 		fmt.Fprintf(bw, "\n%d %s %s (--show-unchanged lists them).\n", unchanged, plural(unchanged, "resource", "resources"), what)
 	}
-	if line := p.secretsLine(); line != "" && !p.Drift {
+	if line := secretsLine(p); line != "" && !p.Drift {
 		fmt.Fprintf(bw, "\n%s\n", line)
 	}
-	if line := p.notReturnedLine(); line != "" {
+	if line := notReturnedLine(p); line != "" {
 		fmt.Fprintf(bw, "\n%s\n", line)
 	}
 	if len(p.Unmanaged) > 0 {
@@ -231,19 +235,19 @@ func WriteText(w io.Writer, p *Plan, opts RenderOptions) error {
 	}
 	writePreflightText(bw, p, paint)
 	if !p.Drift && !p.HasChanges() && !p.HasErrors() {
-		fmt.Fprintf(bw, "\n%s\n", paint(ansiBold, p.noChangesLine()))
+		fmt.Fprintf(bw, "\n%s\n", paint(ansiBold, noChangesLine(p)))
 	}
-	fmt.Fprintf(bw, "\n%s\n", paint(ansiBold, p.SummaryLine()))
+	fmt.Fprintf(bw, "\n%s\n", paint(ansiBold, SummaryLine(p)))
 	return bw.Flush()
 }
 
 // secretsLine tells which resources the plan shows as unchanged although
 // they send secrets it cannot compare (resources that are written say so
 // themselves): up to five by address, more as a count.
-func (p *Plan) secretsLine() string {
+func secretsLine(p *planner.Plan) string {
 	var addresses []string
 	for _, r := range p.Resources {
-		if len(r.Secrets) > 0 && !r.Writes() && r.Action != ActionBlocked {
+		if len(r.Secrets) > 0 && !r.Writes() && r.Action != planner.ActionBlocked {
 			addresses = append(addresses, r.Address)
 		}
 	}
@@ -265,10 +269,10 @@ func plural(n int, one, many string) string {
 
 // notReturnedLine counts what the manifests set that Azure does not return
 // on the resources the plan does not list with their details: not compared.
-func (p *Plan) notReturnedLine() string {
+func notReturnedLine(p *planner.Plan) string {
 	paths, resources := 0, 0
 	for _, r := range p.Resources {
-		unchanged := r.Action == ActionNoChange || r.Action == ActionSkip
+		unchanged := r.Action == planner.ActionNoChange || r.Action == planner.ActionSkip
 		if p.Drift {
 			unchanged = quiet(r, true) // the others list theirs
 		}
@@ -298,7 +302,7 @@ type detailLine struct {
 // detailLines are what the plan says about r under its header: ID, policy
 // when not the default, reasons, notes, policy records, adoption, changes
 // and ignored differences.
-func detailLines(r *Resource, drift bool) []detailLine {
+func detailLines(r *planner.Resource, drift bool) []detailLine {
 	var out []detailLine
 	add := func(text string) { out = append(out, detailLine{indent: "    ", text: text}) }
 	id := r.ARMID
@@ -306,7 +310,7 @@ func detailLines(r *Resource, drift bool) []detailLine {
 		id = convert.UnknownText
 	}
 	add("id:     " + id)
-	if r.Policy.Source != policySourceDefault {
+	if r.Policy.Source != planner.PolicySourceDefault {
 		add(fmt.Sprintf("policy: %s (%s)", r.Policy.Value, r.Policy.Source))
 	}
 	if line := driftLine(r); line != "" && !drift {
@@ -375,7 +379,7 @@ func detailLines(r *Resource, drift bool) []detailLine {
 }
 
 // pathValueText is "path = value", a secret as SensitiveText.
-func pathValueText(v PathValue) string {
+func pathValueText(v planner.PathValue) string {
 	if v.Sensitive {
 		return v.Path + " = " + convert.SensitiveText
 	}
@@ -389,7 +393,7 @@ type changeLine struct {
 // changeLines renders property changes: "+ path = after" for additions,
 // "- path = before" for removals, "~ path = before -> after" for changes. In
 // a drift report, before is Azure's value and after the manifests'.
-func changeLines(changes []Change, drift bool) []changeLine {
+func changeLines(changes []planner.Change, drift bool) []changeLine {
 	out := make([]changeLine, 0, len(changes))
 	for _, c := range changes {
 		after := bodydiff.Format(c.After)
@@ -452,32 +456,32 @@ func lineDiff(before, after string) string {
 
 // jsonPlan is the -o json form: the plan with its summary.
 type jsonPlan struct {
-	*Plan
-	Summary Summary `json:"summary"`
+	*planner.Plan
+	Summary planner.Summary `json:"summary"`
 	// SecretSalt is never shown: it belongs to saved plans only.
 	SecretSalt string `json:"secretSalt,omitempty"`
 }
 
-// WriteJSON writes the plan in its documented JSON form (docs/plan-json.md):
+// JSON writes the plan in its documented JSON form (docs/plan-json.md):
 // secrets as "(sensitive)", late values as "(known after apply)".
-func WriteJSON(w io.Writer, p *Plan) error {
+func JSON(w io.Writer, p *planner.Plan) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(jsonPlan{Plan: p, Summary: p.Summary()})
 }
 
-// MarkdownLimit is the most bytes WriteMarkdown writes: GitHub refuses
+// MarkdownLimit is the most bytes Markdown writes: GitHub refuses
 // comments over 65,536 characters, and the rest of a comment needs room.
 const MarkdownLimit = 60000
 
-// WriteMarkdown writes the plan as a pull-request comment: the summary, a
+// Markdown writes the plan as a pull-request comment: the summary, a
 // table of decisions, then one collapsible block per resource: changes
 // first, then blocked, then replace-required, then the rest that needs
 // attention (and the unchanged ones with ShowUnchanged). Past MarkdownLimit
 // the unchanged list goes first, then the details of blocks from the last
 // one up; a header line of a change is never dropped.
-func WriteMarkdown(w io.Writer, p *Plan, opts RenderOptions) error {
+func Markdown(w io.Writer, p *planner.Plan, opts Options) error {
 	var head strings.Builder
 	title := "azk plan"
 	if p.Drift {
@@ -486,12 +490,12 @@ func WriteMarkdown(w io.Writer, p *Plan, opts RenderOptions) error {
 	if p.Destroy {
 		title = "azk destroy plan"
 	}
-	fmt.Fprintf(&head, "### %s\n\n**%s**\n\n", title, p.SummaryLine())
-	if line := p.CascadeLine(); line != "" {
+	fmt.Fprintf(&head, "### %s\n\n**%s**\n\n", title, SummaryLine(p))
+	if line := CascadeLine(p); line != "" {
 		fmt.Fprintf(&head, "> [!CAUTION]\n> %s\n\n", line)
 	}
 	if !p.Drift && !p.HasChanges() && !p.HasErrors() {
-		fmt.Fprintf(&head, "%s\n\n", p.noChangesLine())
+		fmt.Fprintf(&head, "%s\n\n", noChangesLine(p))
 	}
 	s := p.Summary()
 	head.WriteString("| decision | resources |\n|---|---:|\n")
@@ -508,20 +512,20 @@ func WriteMarkdown(w io.Writer, p *Plan, opts RenderOptions) error {
 		}
 	}
 	head.WriteString("\n")
-	if line := p.secretsLine(); line != "" && !p.Drift {
+	if line := secretsLine(p); line != "" && !p.Drift {
 		fmt.Fprintf(&head, "%s\n\n", line)
 	}
 	head.WriteString(preflightMarkdown(p))
 	head.WriteString(markdownGraph(p))
 
-	var shown, unchanged []*Resource
-	list := p.listing()
-	placed := make(map[*Resource]bool, len(list.resources))
-	for _, rank := range []func(*Resource) bool{
-		func(r *Resource) bool { return r.Writes() || r.Removed() || p.Drift && len(r.Changes) > 0 },
-		func(r *Resource) bool { return r.Action == ActionBlocked },
-		func(r *Resource) bool { return r.Action == ActionReplace },
-		func(r *Resource) bool { return true },
+	var shown, unchanged []*planner.Resource
+	list := listingOf(p)
+	placed := make(map[*planner.Resource]bool, len(list.resources))
+	for _, rank := range []func(*planner.Resource) bool{
+		func(r *planner.Resource) bool { return r.Writes() || r.Removed() || p.Drift && len(r.Changes) > 0 },
+		func(r *planner.Resource) bool { return r.Action == planner.ActionBlocked },
+		func(r *planner.Resource) bool { return r.Action == planner.ActionReplace },
+		func(r *planner.Resource) bool { return true },
 	} {
 		for _, r := range list.resources {
 			if !placed[r] && rank(r) {
@@ -599,7 +603,7 @@ func WriteMarkdown(w io.Writer, p *Plan, opts RenderOptions) error {
 
 // markdownResource is one resource's block: its header line, and with
 // detail its ID, reasons, notes and changes in a collapsible section.
-func markdownResource(r *Resource, drift, detail bool) string {
+func markdownResource(r *planner.Resource, drift, detail bool) string {
 	l := lookOf(r, drift)
 	header := fmt.Sprintf("<code>%s</code> %s <code>%s</code> %s", l.symbol, r.Kind, escapeHTML(r.Namespace+"/"+r.Name), l.phrase)
 	if !detail {

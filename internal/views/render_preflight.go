@@ -1,16 +1,18 @@
-package planner
+package views
 
 import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/azkcli/azk/internal/planner"
 )
 
 // preflightHeading heads the pre-flight section of text and markdown.
 const preflightHeading = "Pre-flight"
 
 // preflightSummary is the section's closing count.
-func (p *Preflight) summary() string {
+func preflightSummary(p *planner.Preflight) string {
 	errs, warns := p.Errors(), p.Warnings()
 	if errs+warns == 0 {
 		return fmt.Sprintf("Pre-flight: no findings (%s).", strings.Join(p.Checks, ", "))
@@ -23,7 +25,7 @@ func (p *Preflight) summary() string {
 }
 
 // findingSubject names what a finding is about.
-func (f Finding) subject() string {
+func findingSubject(f planner.Finding) string {
 	switch {
 	case f.Address != "" && f.Source != "":
 		return f.Address + " (" + f.Source + ")"
@@ -36,7 +38,7 @@ func (f Finding) subject() string {
 }
 
 // writePreflightText writes the pre-flight section of the text form.
-func writePreflightText(w io.Writer, p *Plan, paint func(color, s string) string) {
+func writePreflightText(w io.Writer, p *planner.Plan, paint func(color, s string) string) {
 	pf := p.Preflight
 	if pf == nil {
 		return
@@ -49,18 +51,18 @@ func writePreflightText(w io.Writer, p *Plan, paint func(color, s string) string
 	for _, f := range pf.Findings {
 		color := ansiYellow
 		switch f.Severity {
-		case SeverityError:
+		case planner.SeverityError:
 			color = ansiRed
-		case SeverityInfo:
+		case planner.SeverityInfo:
 			color = ansiDim
 		}
-		fmt.Fprintf(w, "  %s %s [%s %s]\n      %s\n", paint(color, string(f.Severity)+":"), f.subject(), f.Check, f.Code, f.Message)
+		fmt.Fprintf(w, "  %s %s [%s %s]\n      %s\n", paint(color, string(f.Severity)+":"), findingSubject(f), f.Check, f.Code, f.Message)
 	}
-	fmt.Fprintf(w, "%s\n", pf.summary())
+	fmt.Fprintf(w, "%s\n", preflightSummary(pf))
 }
 
 // preflightMarkdown is the pre-flight section of the markdown form.
-func preflightMarkdown(p *Plan) string {
+func preflightMarkdown(p *planner.Plan) string {
 	pf := p.Preflight
 	if pf == nil {
 		return ""
@@ -75,14 +77,14 @@ func preflightMarkdown(p *Plan) string {
 		b.WriteString("| | resource | check | code | finding |\n|---|---|---|---|---|\n")
 		for _, f := range pf.Findings {
 			mark := string(f.Severity)
-			if f.Severity == SeverityError {
+			if f.Severity == planner.SeverityError {
 				mark = "**error**"
 			}
-			fmt.Fprintf(&b, "| %s | <code>%s</code> | %s | <code>%s</code> | %s |\n", mark, escapeHTML(f.subject()), f.Check, escapeHTML(f.Code),
+			fmt.Fprintf(&b, "| %s | <code>%s</code> | %s | <code>%s</code> | %s |\n", mark, escapeHTML(findingSubject(f)), f.Check, escapeHTML(f.Code),
 				strings.ReplaceAll(escapeHTML(f.Message), "|", "\\|"))
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "_%s_\n\n", escapeHTML(pf.summary()))
+	fmt.Fprintf(&b, "_%s_\n\n", escapeHTML(preflightSummary(pf)))
 	return b.String()
 }

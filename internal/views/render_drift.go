@@ -1,4 +1,4 @@
-package planner
+package views
 
 import (
 	"fmt"
@@ -6,12 +6,13 @@ import (
 
 	"github.com/azkcli/azk/internal/bodydiff"
 	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/planner"
 )
 
 // driftLine says which drift policy decided, where it is not the default.
-func driftLine(r *Resource) string {
+func driftLine(r *planner.Resource) string {
 	p := r.DriftPolicy
-	if p == nil || p.Source == policySourceDefault {
+	if p == nil || p.Source == planner.PolicySourceDefault {
 		return ""
 	}
 	line := fmt.Sprintf("drift:  %s (%s)", p.Value, p.Source)
@@ -23,7 +24,7 @@ func driftLine(r *Resource) string {
 
 // azureOnlyHeading says what the PUT of r does with the values Azure holds
 // that its body omits (Resource.AzureOnly), by r's drift policy.
-func azureOnlyHeading(r *Resource) string {
+func azureOnlyHeading(r *planner.Resource) string {
 	switch {
 	case r.DriftPolicy == nil:
 		return "the PUT may reset these (Azure holds them, the manifests do not set them; a PUT replaces the resource):"
@@ -35,7 +36,7 @@ func azureOnlyHeading(r *Resource) string {
 
 // driftDetailLines are what r's drift policy did: under merge, the values
 // the PUT keeps; under reflect, where the manifests are to follow Azure.
-func driftDetailLines(r *Resource, drift bool) []detailLine {
+func driftDetailLines(r *planner.Resource, drift bool) []detailLine {
 	if drift {
 		return nil
 	}
@@ -56,7 +57,7 @@ func driftDetailLines(r *Resource, drift bool) []detailLine {
 }
 
 // reflectedText is one reflected difference: the manifests' value and Azure's.
-func reflectedText(c Change) string {
+func reflectedText(c planner.Change) string {
 	switch {
 	case c.After == nil:
 		return c.Path + " = " + bodydiff.Format(c.Before) + " (Azure's; the manifests do not set it)"
@@ -97,7 +98,7 @@ func (bs *markdownBlocks) add(line detailLine) {
 }
 
 // reflectedPaths counts the differences the manifests are to follow.
-func (p *Plan) reflectedPaths() int {
+func reflectedPaths(p *planner.Plan) int {
 	n := 0
 	for _, r := range p.Resources {
 		n += len(r.Reflected)
@@ -108,37 +109,12 @@ func (p *Plan) reflectedPaths() int {
 // noChangesLine is what a plan that writes nothing says: NoChangesLine,
 // NoDestroyLine for a destroy plan, and where the manifests are to follow
 // Azure (drift policy reflect) how many paths.
-func (p *Plan) noChangesLine() string {
+func noChangesLine(p *planner.Plan) string {
 	if p.Destroy {
 		return NoDestroyLine
 	}
-	if n := p.reflectedPaths(); n > 0 {
+	if n := reflectedPaths(p); n > 0 {
 		return fmt.Sprintf("No changes to Azure. The manifests are to follow Azure at %d %s (drift policy reflect): azk refresh --write writes Azure's values into them.", n, plural(n, "path", "paths"))
 	}
 	return NoChangesLine
-}
-
-// operatorEnforces is how the operator differs where r's drift policy keeps
-// Azure's values: it always enforces. Listed where the PUT keeps any.
-func operatorEnforces(r *Resource, operator Policy) (OperatorDifference, bool) {
-	if r.DriftPolicy == nil || operator.Value == graph.PolicySkip || len(r.Kept)+len(r.Reflected) == 0 {
-		return OperatorDifference{}, false
-	}
-	var paths []string
-	for _, v := range r.Kept {
-		paths = append(paths, v.Path)
-	}
-	for _, c := range r.Reflected {
-		paths = append(paths, c.Path)
-	}
-	what := "resetting what Azure holds beyond the manifests"
-	if r.DriftPolicy.Value == graph.DriftReflect {
-		what = "writing the manifests' values over Azure's"
-	}
-	return OperatorDifference{
-		Code: OperatorEnforces,
-		Message: fmt.Sprintf("the operator does not read %s: it always enforces, its PUT carrying the manifests' body alone, %s at %s; drift policy %s is azk's",
-			graph.AnnotationDrift, what, strings.Join(paths, ", "), r.DriftPolicy.Value),
-		Paths: paths,
-	}, true
 }

@@ -1,4 +1,8 @@
-package planner
+// Package planfile keeps a plan: the file azk plan -out writes and azk apply
+// PLANFILE reads, each secret sealed as a salted digest, the whole file
+// sealed by a digest of its own, and the check that the plan still
+// stands (Stale) before it is applied.
+package planfile
 
 import (
 	"bytes"
@@ -20,6 +24,7 @@ import (
 	"github.com/azkcli/azk/internal/bodydiff"
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/planner"
 )
 
 // In a saved plan's desired bodies, secrets and unknown values are objects
@@ -45,7 +50,7 @@ const planDigestKey = "planDigest"
 // and IDs are saved as they are, and ARM's messages were scrubbed of secrets
 // as the client read them (arm.Options.Redact). The file is written whole or
 // not at all, readable by its owner only.
-func Save(path string, p *Plan) error {
+func Save(path string, p *planner.Plan) error {
 	if p.Drift {
 		return fmt.Errorf("a drift report cannot be saved as a plan: run azk plan without --drift")
 	}
@@ -82,10 +87,10 @@ func Save(path string, p *Plan) error {
 }
 
 // sealedPlan is p as saved: secrets as digests under salt, unknowns as markers.
-func sealedPlan(p *Plan, salt string) *Plan {
+func sealedPlan(p *planner.Plan, salt string) *planner.Plan {
 	out := *p
 	out.SecretSalt = salt
-	out.Resources = make([]*Resource, len(p.Resources))
+	out.Resources = make([]*planner.Resource, len(p.Resources))
 	for i, r := range p.Resources {
 		c := *r
 		c.Desired, _ = sealed(r.Desired, salt).(map[string]any)
@@ -135,7 +140,7 @@ func digestOf(tree map[string]any) string {
 // match (edited after azk wrote it) and one that lists a resource or an ARM
 // ID twice. Resources have no Node or Request: a saved plan is applied by
 // resolving its inputs again and checking Stale.
-func Load(path string) (*Plan, error) {
+func Load(path string) (*planner.Plan, error) {
 	data, err := loader.ReadFile(path, maxPlanBytes)
 	if err != nil {
 		return nil, describeRead(path, err)
@@ -146,7 +151,7 @@ func Load(path string) (*Plan, error) {
 // LoadIfSaved is Load for a file that may hold manifests instead: nil, and
 // no error, when it is not a plan Save wrote (or cannot be read). A file
 // that starts as a plan but does not decode (cut short) is an error.
-func LoadIfSaved(path string) (*Plan, error) {
+func LoadIfSaved(path string) (*planner.Plan, error) {
 	data, err := loader.ReadFile(path, maxPlanBytes)
 	if err != nil {
 		return nil, nil
@@ -162,7 +167,7 @@ func LoadIfSaved(path string) (*Plan, error) {
 }
 
 // decodeSaved is Load of data read from path.
-func decodeSaved(path string, data []byte) (*Plan, error) {
+func decodeSaved(path string, data []byte) (*planner.Plan, error) {
 	tree, err := decodeTree(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a saved plan: %w", path, err)
@@ -173,13 +178,13 @@ func decodeSaved(path string, data []byte) (*Plan, error) {
 	if err := json.Unmarshal(data, &version); err != nil {
 		return nil, fmt.Errorf("%s: not a saved plan: %w", path, err)
 	}
-	if version.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("%s: plan format version %d, this azk reads version %d: make the plan again", path, version.FormatVersion, FormatVersion)
+	if version.FormatVersion != planner.FormatVersion {
+		return nil, fmt.Errorf("%s: plan format version %d, this azk reads version %d: make the plan again", path, version.FormatVersion, planner.FormatVersion)
 	}
 	if got, ok := tree[planDigestKey].(string); !ok || got != digestOf(tree) {
 		return nil, fmt.Errorf("%s: the file was changed after azk wrote it (its digest does not match): nothing in it can be trusted; make the plan again", path)
 	}
-	var p Plan
+	var p planner.Plan
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -294,7 +299,7 @@ func secretDigest(s convert.Sensitive, salt string) bodydiff.SensitiveDigest {
 // desired body (secrets compared by their salted digests). Empty means the
 // saved plan still describes what applying would do. The context is accepted
 // for callers that make the fresh plan under one; Stale itself does not read Azure.
-func Stale(_ context.Context, saved, fresh *Plan) []string {
+func Stale(_ context.Context, saved, fresh *planner.Plan) []string {
 	var moved []string
 	if saved.Subscription != fresh.Subscription {
 		moved = append(moved, fmt.Sprintf("subscription: the plan is for %s, now %s", saved.Subscription, fresh.Subscription))
@@ -302,7 +307,7 @@ func Stale(_ context.Context, saved, fresh *Plan) []string {
 	if saved.InputsDigest != fresh.InputsDigest {
 		moved = append(moved, "the manifests changed since the plan was made")
 	}
-	byAddress := map[string]*Resource{}
+	byAddress := map[string]*planner.Resource{}
 	for _, r := range fresh.Resources {
 		byAddress[r.Address] = r
 	}
@@ -355,7 +360,7 @@ var (
 // differences compares every other field of the saved and the fresh plan in
 // their saved form, generically, so that whatever apply acts on (ARM ID,
 // api-version, policy, changes, fields added later) is what the file says.
-func differences(saved, fresh *Plan) []string {
+func differences(saved, fresh *planner.Plan) []string {
 	s, err1 := jsonTree(sealedPlan(saved, saved.SecretSalt))
 	f, err2 := jsonTree(sealedPlan(fresh, saved.SecretSalt))
 	if err1 != nil || err2 != nil {

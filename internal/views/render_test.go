@@ -1,26 +1,28 @@
-package planner
+package views
 
 import (
 	"bytes"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/azkcli/azk/internal/planner"
 )
 
 // TestMultiLineChangesShowAsLineDiffs: a script or serialized document that
 // changes in one line shows that line, not two long JSON strings.
 func TestMultiLineChangesShowAsLineDiffs(t *testing.T) {
-	p := &Plan{Resources: []*Resource{{
-		Kind: "VirtualMachineScaleSet", Namespace: "default", Name: "vmss", Action: ActionUpdate,
-		Policy: Policy{Value: "manage", Source: "default"},
-		Changes: []Change{{
+	p := &planner.Plan{Resources: []*planner.Resource{{
+		Kind: "VirtualMachineScaleSet", Namespace: "default", Name: "vmss", Action: planner.ActionUpdate,
+		Policy: planner.Policy{Value: "manage", Source: "default"},
+		Changes: []planner.Change{{
 			Path:   "properties.settings.script",
 			Before: "#!/bin/sh\necho one\necho two\necho three\n",
 			After:  "#!/bin/sh\necho one\necho 2\necho three\n",
 		}},
 	}}}
 	var out bytes.Buffer
-	if err := WriteText(&out, p, RenderOptions{}); err != nil {
+	if err := Text(&out, p, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"~ properties.settings.script:\n", "--- Azure", "+++ manifests", "-echo two", "+echo 2", " echo one"} {
@@ -39,20 +41,20 @@ func TestMultiLineChangesShowAsLineDiffs(t *testing.T) {
 // before blocked and replace-required resources.
 func TestMarkdownPutsChangesFirstAndTrimsDetailNotHeaders(t *testing.T) {
 	long := strings.Repeat("x", 400)
-	p := &Plan{}
-	p.Resources = append(p.Resources, &Resource{Kind: "ResourceGroup", Namespace: "default", Name: "blocked", Action: ActionBlocked, Reasons: []string{"a secret is missing"}})
+	p := &planner.Plan{}
+	p.Resources = append(p.Resources, &planner.Resource{Kind: "ResourceGroup", Namespace: "default", Name: "blocked", Action: planner.ActionBlocked, Reasons: []string{"a secret is missing"}})
 	for i := range 1000 {
-		r := &Resource{Kind: "UserAssignedIdentity", Namespace: "default", Name: fmt.Sprintf("same%d", i), Action: ActionNoChange, Exists: true}
+		r := &planner.Resource{Kind: "UserAssignedIdentity", Namespace: "default", Name: fmt.Sprintf("same%d", i), Action: planner.ActionNoChange, Exists: true}
 		p.Resources = append(p.Resources, r)
 	}
 	for i := range 300 {
-		p.Resources = append(p.Resources, &Resource{
-			Kind: "UserAssignedIdentity", Namespace: "default", Name: fmt.Sprintf("changed%d", i), Action: ActionUpdate, Exists: true,
-			Changes: []Change{{Path: "tags.note", Before: "a", After: long}},
+		p.Resources = append(p.Resources, &planner.Resource{
+			Kind: "UserAssignedIdentity", Namespace: "default", Name: fmt.Sprintf("changed%d", i), Action: planner.ActionUpdate, Exists: true,
+			Changes: []planner.Change{{Path: "tags.note", Before: "a", After: long}},
 		})
 	}
 	var out bytes.Buffer
-	if err := WriteMarkdown(&out, p, RenderOptions{ShowUnchanged: true}); err != nil {
+	if err := Markdown(&out, p, Options{ShowUnchanged: true}); err != nil {
 		t.Fatal(err)
 	}
 	md := out.String()
@@ -83,24 +85,24 @@ func TestMarkdownPutsChangesFirstAndTrimsDetailNotHeaders(t *testing.T) {
 // unchanged resource's not-returned properties are counted, not listed; a
 // drift report lists Azure-only values of unchanged resources too.
 func TestRenderAzureOnlyAndNotReturned(t *testing.T) {
-	update := &Resource{
-		Kind: "VirtualNetwork", Namespace: "default", Name: "vnet", Action: ActionUpdate, Exists: true,
-		Policy:      Policy{Value: "manage", Source: "default"},
-		Changes:     []Change{{Path: "properties.addressSpace.addressPrefixes", Before: []any{"10.0.0.0/16"}, After: []any{"10.1.0.0/16"}}},
-		AzureOnly:   []PathValue{{Path: "properties.dhcpOptions", Value: map[string]any{"dnsServers": []any{"10.0.0.4"}}}},
-		NotReturned: []PathValue{{Path: "properties.flowTimeoutInMinutes", Value: 10.0}, {Path: "properties.secretish", Sensitive: true}},
+	update := &planner.Resource{
+		Kind: "VirtualNetwork", Namespace: "default", Name: "vnet", Action: planner.ActionUpdate, Exists: true,
+		Policy:      planner.Policy{Value: "manage", Source: "default"},
+		Changes:     []planner.Change{{Path: "properties.addressSpace.addressPrefixes", Before: []any{"10.0.0.0/16"}, After: []any{"10.1.0.0/16"}}},
+		AzureOnly:   []planner.PathValue{{Path: "properties.dhcpOptions", Value: map[string]any{"dnsServers": []any{"10.0.0.4"}}}},
+		NotReturned: []planner.PathValue{{Path: "properties.flowTimeoutInMinutes", Value: 10.0}, {Path: "properties.secretish", Sensitive: true}},
 	}
-	same := &Resource{
-		Kind: "Vault", Namespace: "default", Name: "kv", Action: ActionNoChange, Exists: true,
-		Policy:      Policy{Value: "manage", Source: "default"},
-		NotReturned: []PathValue{{Path: "properties.createMode", Value: "default"}},
+	same := &planner.Resource{
+		Kind: "Vault", Namespace: "default", Name: "kv", Action: planner.ActionNoChange, Exists: true,
+		Policy:      planner.Policy{Value: "manage", Source: "default"},
+		NotReturned: []planner.PathValue{{Path: "properties.createMode", Value: "default"}},
 	}
-	p := &Plan{Resources: []*Resource{update, same}}
+	p := &planner.Plan{Resources: []*planner.Resource{update, same}}
 	var text, md bytes.Buffer
-	if err := WriteText(&text, p, RenderOptions{}); err != nil {
+	if err := Text(&text, p, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteMarkdown(&md, p, RenderOptions{}); err != nil {
+	if err := Markdown(&md, p, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -123,10 +125,10 @@ func TestRenderAzureOnlyAndNotReturned(t *testing.T) {
 		}
 	}
 
-	same.AzureOnly = []PathValue{{Path: "properties.enableSoftDelete", Value: true}}
-	drift := &Plan{Drift: true, Resources: []*Resource{same}}
+	same.AzureOnly = []planner.PathValue{{Path: "properties.enableSoftDelete", Value: true}}
+	drift := &planner.Plan{Drift: true, Resources: []*planner.Resource{same}}
 	text.Reset()
-	if err := WriteText(&text, drift, RenderOptions{}); err != nil {
+	if err := Text(&text, drift, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"= Vault default/kv matches the manifests", "Azure also holds these", "! properties.enableSoftDelete = true", "# properties.createMode"} {

@@ -1,4 +1,4 @@
-package planner
+package views
 
 import (
 	"bytes"
@@ -10,109 +10,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/emulator"
-	"github.com/azkcli/azk/internal/graph"
-	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/planfile"
+	"github.com/azkcli/azk/internal/planner"
 	"github.com/azkcli/azk/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-const testSub = "00000000-0000-0000-0000-000000000000"
-
-const rgAdopt = "/subscriptions/" + testSub + "/resourceGroups/rg-adopt"
-
-// testAzure is an emulator over real HTTP and a client of it.
-type testAzure struct {
-	run    *emulator.Running
-	client *arm.Client
-}
-
-func startAzure(t testing.TB, faults emulator.Faults) *testAzure {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	run, err := emulator.Start(ctx, emulator.Options{Faults: faults}, "127.0.0.1:0", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = run.Close() })
-	client, err := arm.New(arm.Options{
-		Credential: arm.EmulatorCredential, Subscription: testSub, Endpoint: run.URL, AllowHTTP: true,
-		Retry: arm.RetryOptions{MaxAttempts: 1}, PollFrequency: time.Millisecond,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &testAzure{run: run, client: client}
-}
-
-func (a *testAzure) put(t testing.TB, id, apiVersion string, body map[string]any) {
-	t.Helper()
-	ctx := testkit.Context(t)
-	op, err := a.client.Put(ctx, id, apiVersion, body)
-	if err == nil {
-		_, err = op.Wait(ctx)
-	}
-	if err != nil {
-		t.Fatalf("seeding %s: %v", id, err)
-	}
-}
-
-// seed creates the Azure state the scenario plans against.
-func (a *testAzure) seed(t *testing.T) {
-	a.put(t, rgAdopt, "2020-06-01", map[string]any{"location": "westus2", "tags": map[string]any{"env": "old"}})
-	net := rgAdopt + "/providers/Microsoft.Network"
-	// Written the way ARM answers: display-name location, upper-case resource group in IDs.
-	a.put(t, net+"/virtualNetworks/vnet-detach", "2020-11-01", map[string]any{"location": "West US 2",
-		"properties": map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}}}})
-	a.put(t, net+"/networkSecurityGroups/nsg-readonly", "2020-11-01", map[string]any{"location": "eastus"})
-	a.put(t, rgAdopt+"/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-nochange", "2023-01-31",
-		map[string]any{"location": "WestUS2", "tags": map[string]any{"team": "platform"}})
-	a.put(t, net+"/virtualNetworks/vnet-update", "2020-11-01", map[string]any{"location": "westus2",
-		"properties": map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{"10.1.0.0/16"}}}})
-	a.put(t, rgAdopt+"/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-moved", "2023-01-31", map[string]any{"location": "eastus"})
-	a.put(t, rgAdopt+"/providers/Microsoft.Storage/storageAccounts/strayaccount", "2023-01-01", map[string]any{"location": "westus2", "kind": "StorageV2"})
-}
-
-func loadScenario(t testing.TB, file string) *graph.Graph {
-	t.Helper()
-	res, diags := loader.Load(loader.Options{Paths: []string{file}})
-	if diags.HasErrors() {
-		t.Fatal(diags.Err())
-	}
-	g, diags := graph.Build(res, graph.Options{Subscription: testSub})
-	if diags.HasErrors() {
-		t.Fatal(diags.Err())
-	}
-	return g
-}
-
-func envWith(vars map[string]string) func(string) (string, bool) {
-	return func(k string) (string, bool) {
-		v, ok := vars[k]
-		return v, ok
-	}
-}
-
-const mysqlPassword = "hunter2-never-printed"
-
-func makePlan(t *testing.T, az *testAzure, g *graph.Graph, drift bool) *Plan {
-	t.Helper()
-	p, diags := Make(context.Background(), g, Options{
-		Reader:    az.client,
-		Inputs:    Inputs{Paths: []string{"testdata/scenario.yaml"}, Namespace: "default"},
-		LookupEnv: envWith(map[string]string{"AZK_SECRET_MYSQL_PW_PASSWORD": mysqlPassword}),
-		Drift:     drift,
-	})
-	if diags.HasErrors() {
-		t.Fatalf("Make: %v", diags.Err())
-	}
-	return p
-}
 
 // fingerprints and salts differ from run to run; the golden files show where they are.
 var volatile = regexp.MustCompile(`"(fingerprint|inputsDigest)": "(?:[^"\\]|\\.)*"`)
@@ -139,19 +44,19 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-func renderAll(t *testing.T, prefix string, p *Plan) {
+func renderAll(t *testing.T, prefix string, p *planner.Plan) {
 	t.Helper()
 	var text, color, js, md bytes.Buffer
-	if err := WriteText(&text, p, RenderOptions{}); err != nil {
+	if err := Text(&text, p, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteText(&color, p, RenderOptions{Color: true}); err != nil {
+	if err := Text(&color, p, Options{Color: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteJSON(&js, p); err != nil {
+	if err := JSON(&js, p); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteMarkdown(&md, p, RenderOptions{}); err != nil {
+	if err := Markdown(&md, p, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, prefix+".txt.golden", text.Bytes())
@@ -162,24 +67,24 @@ func renderAll(t *testing.T, prefix string, p *Plan) {
 
 func TestPlanEveryDecision(t *testing.T) {
 	az := startAzure(t, emulator.Faults{})
-	az.seed(t)
+	az.Seed(t)
 	g := loadScenario(t, "testdata/scenario.yaml")
 	p := makePlan(t, az, g, false)
 	renderAll(t, "plan", p)
 
-	want := map[string]Action{
-		"rg-adopt": ActionUpdate, "vnet-detach": ActionNoChange, "nsg-readonly": ActionSkip, "id-nochange": ActionNoChange,
-		"vnet-update": ActionUpdate, "id-moved": ActionReplace, "id-new": ActionCreate, "ra-new": ActionCreate,
-		"ra-badrole": ActionBlocked, "rg-skipped": ActionSkip, "id-under-skipped": ActionBlocked,
-		"id-armid-owner": ActionBlocked, "rg-new": ActionCreate, "vnet-new": ActionCreate,
-		"mysql-env-secret": ActionCreate, "mysql-no-secret": ActionBlocked,
+	want := map[string]planner.Action{
+		"rg-adopt": planner.ActionUpdate, "vnet-detach": planner.ActionNoChange, "nsg-readonly": planner.ActionSkip, "id-nochange": planner.ActionNoChange,
+		"vnet-update": planner.ActionUpdate, "id-moved": planner.ActionReplace, "id-new": planner.ActionCreate, "ra-new": planner.ActionCreate,
+		"ra-badrole": planner.ActionBlocked, "rg-skipped": planner.ActionSkip, "id-under-skipped": planner.ActionBlocked,
+		"id-armid-owner": planner.ActionBlocked, "rg-new": planner.ActionCreate, "vnet-new": planner.ActionCreate,
+		"mysql-env-secret": planner.ActionCreate, "mysql-no-secret": planner.ActionBlocked,
 	}
 	for _, r := range p.Resources {
 		if r.Action != want[r.Name] {
 			t.Errorf("%s: %s, want %s (reasons %v)", r.Name, r.Action, want[r.Name], r.Reasons)
 		}
 	}
-	if got := p.SummaryLine(); got != "Plan: 5 to create, 2 to update, 2 unchanged, 2 skipped, 4 blocked, 1 need replacing (error)." {
+	if got := SummaryLine(p); got != "Plan: 5 to create, 2 to update, 2 unchanged, 2 skipped, 4 blocked, 1 need replacing (error)." {
 		t.Errorf("summary: %s", got)
 	}
 	if len(p.Unmanaged) != 1 || !strings.HasSuffix(p.Unmanaged[0], "/strayaccount") {
@@ -192,11 +97,11 @@ func TestPlanEveryDecision(t *testing.T) {
 
 func TestSavedPlanShowsTheSameAndDetectsStaleness(t *testing.T) {
 	az := startAzure(t, emulator.Faults{})
-	az.seed(t)
+	az.Seed(t)
 	g := loadScenario(t, "testdata/scenario.yaml")
 	p := makePlan(t, az, g, false)
 	file := filepath.Join(t.TempDir(), "plan.azk")
-	if err := Save(file, p); err != nil {
+	if err := planfile.Save(file, p); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(file)
@@ -209,31 +114,31 @@ func TestSavedPlanShowsTheSameAndDetectsStaleness(t *testing.T) {
 	if !bytes.Contains(raw, []byte(`"$sensitive": "argon2id:`)) {
 		t.Error("the saved plan holds no digest for the secret")
 	}
-	loaded, err := Load(file)
+	loaded, err := planfile.Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var direct, shown bytes.Buffer
-	_ = WriteText(&direct, p, RenderOptions{})
-	_ = WriteText(&shown, loaded, RenderOptions{})
+	_ = Text(&direct, p, Options{})
+	_ = Text(&shown, loaded, Options{})
 	if direct.String() != shown.String() {
 		t.Errorf("show of the saved plan differs from the plan:\n%s", shown.String())
 	}
 
 	fresh := makePlan(t, az, g, false)
-	if moved := Stale(context.Background(), loaded, fresh); len(moved) != 0 {
+	if moved := planfile.Stale(context.Background(), loaded, fresh); len(moved) != 0 {
 		t.Errorf("nothing changed, yet stale: %v", moved)
 	}
-	admin := az.run.AdminClient()
+	admin := az.Run.AdminClient()
 	if err := admin.Drift(context.Background(), rgAdopt+"/providers/Microsoft.Network/virtualNetworks/vnet-update", map[string]any{"tags": map[string]any{"owner": "portal"}}); err != nil {
 		t.Fatal(err)
 	}
 	changedSecret := p
-	changedSecret, diags := Make(context.Background(), g, Options{Reader: az.client, LookupEnv: envWith(map[string]string{"AZK_SECRET_MYSQL_PW_PASSWORD": "another"})})
+	changedSecret, diags := planner.Make(context.Background(), g, planner.Options{Reader: az.Client, LookupEnv: envWith(map[string]string{"AZK_SECRET_MYSQL_PW_PASSWORD": "another"})})
 	if diags.HasErrors() {
 		t.Fatal(diags.Err())
 	}
-	moved := strings.Join(Stale(context.Background(), loaded, changedSecret), "\n")
+	moved := strings.Join(planfile.Stale(context.Background(), loaded, changedSecret), "\n")
 	for _, want := range []string{
 		"network.azure.com/VirtualNetwork/default/vnet-update: changed in Azure since the plan was made",
 		"dbformysql.azure.com/FlexibleServer/default/mysql-env-secret: the body to send changed",
@@ -246,15 +151,15 @@ func TestSavedPlanShowsTheSameAndDetectsStaleness(t *testing.T) {
 
 func TestDriftReport(t *testing.T) {
 	az := startAzure(t, emulator.Faults{})
-	az.seed(t)
-	admin := az.run.AdminClient()
+	az.Seed(t)
+	admin := az.Run.AdminClient()
 	if err := admin.Drift(context.Background(), rgAdopt+"/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-nochange",
 		map[string]any{"tags": map[string]any{"team": "someone-else"}}); err != nil {
 		t.Fatal(err)
 	}
 	p := makePlan(t, az, loadScenario(t, "testdata/scenario.yaml"), true)
 	renderAll(t, "drift", p)
-	if err := Save(filepath.Join(t.TempDir(), "x"), p); err == nil {
+	if err := planfile.Save(filepath.Join(t.TempDir(), "x"), p); err == nil {
 		t.Error("a drift report was saved as a plan")
 	}
 }
@@ -266,13 +171,13 @@ const rgKV = "/subscriptions/" + testSub + "/resourceGroups/rg-kv"
 // managed as their own resources); the plan reads it and says what follows.
 func TestPlanReadsWhatTheOperatorReads(t *testing.T) {
 	az := startAzure(t, emulator.Faults{})
-	az.put(t, rgKV, "2020-06-01", map[string]any{"location": "westus2"})
+	az.Put(t, rgKV, "2020-06-01", map[string]any{"location": "westus2"})
 	vault := map[string]any{"location": "westus2", "properties": map[string]any{
 		"tenantId": testSub, "sku": map[string]any{"family": "A", "name": "standard"}}}
 	for _, name := range []string{"kv-recover", "kv-purge"} {
 		id := rgKV + "/providers/Microsoft.KeyVault/vaults/" + name
-		az.put(t, id, "2023-07-01", vault)
-		op, err := az.client.Delete(testkit.Context(t), id, "2023-07-01")
+		az.Put(t, id, "2023-07-01", vault)
+		op, err := az.Client.Delete(testkit.Context(t), id, "2023-07-01")
 		if err == nil {
 			_, err = op.Wait(testkit.Context(t))
 		}
@@ -283,15 +188,15 @@ func TestPlanReadsWhatTheOperatorReads(t *testing.T) {
 	vnet := rgKV + "/providers/Microsoft.Network/virtualNetworks/vnet-kept"
 	// The subnet exists as its own resource; ARM (and the emulator) list it in
 	// the network's GET, and the network's PUT must carry it to keep it.
-	az.put(t, vnet, "2020-11-01", map[string]any{"location": "westus2", "properties": map[string]any{
+	az.Put(t, vnet, "2020-11-01", map[string]any{"location": "westus2", "properties": map[string]any{
 		"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}}}})
-	az.put(t, vnet+"/subnets/web", "2020-11-01", map[string]any{"properties": map[string]any{"addressPrefix": "10.0.1.0/24"}})
-	az.put(t, rgKV+"/providers/Microsoft.Storage/storageAccounts/oldaccount", "2023-01-01", map[string]any{"location": "westus2", "kind": "StorageV2"})
+	az.Put(t, vnet+"/subnets/web", "2020-11-01", map[string]any{"properties": map[string]any{"addressPrefix": "10.0.1.0/24"}})
+	az.Put(t, rgKV+"/providers/Microsoft.Storage/storageAccounts/oldaccount", "2023-01-01", map[string]any{"location": "westus2", "kind": "StorageV2"})
 
 	p := makePlan(t, az, loadScenario(t, "testdata/children.yaml"), false)
 	renderAll(t, "children", p)
 
-	byName := map[string]*Resource{}
+	byName := map[string]*planner.Resource{}
 	for _, r := range p.Resources {
 		byName[r.Name] = r
 	}
@@ -307,7 +212,7 @@ func TestPlanReadsWhatTheOperatorReads(t *testing.T) {
 		t.Errorf("kv-fresh has no soft-deleted vault, yet: %v", notes)
 	}
 	kept := byName["vnet-kept"]
-	if kept.Action != ActionUpdate {
+	if kept.Action != planner.ActionUpdate {
 		t.Fatalf("vnet-kept: %s %v", kept.Action, kept.Changes)
 	}
 	for _, c := range kept.Changes {
@@ -375,7 +280,7 @@ spec:
 	if err := os.WriteFile(file, []byte(manifests), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	admin := func(p *Plan) *Resource {
+	admin := func(p *planner.Plan) *planner.Resource {
 		for _, r := range p.Resources {
 			if r.Kind == "FlexibleServersAdministrator" {
 				return r
@@ -385,14 +290,14 @@ spec:
 		return nil
 	}
 	before := admin(makePlan(t, az, loadScenario(t, file), false))
-	if before.Action != ActionCreate || before.Reason != ReasonNameAfterApply || before.ARMID != "" || !strings.Contains(strings.Join(before.Notes, ";"), "known once") {
+	if before.Action != planner.ActionCreate || before.Reason != planner.ReasonNameAfterApply || before.ARMID != "" || !strings.Contains(strings.Join(before.Notes, ";"), "known once") {
 		t.Fatalf("before the identity exists: %s %s %q %v", before.Action, before.Reason, before.ARMID, before.Notes)
 	}
 	rgID := "/subscriptions/" + testSub + "/resourceGroups/pg-rg"
-	az.put(t, rgID, "2020-06-01", map[string]any{"location": "westus2"})
+	az.Put(t, rgID, "2020-06-01", map[string]any{"location": "westus2"})
 	identityID := rgID + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/admin-identity"
-	az.put(t, identityID, "2023-01-31", map[string]any{"location": "westus2"})
-	resp, err := az.client.Get(context.Background(), identityID, "2023-01-31")
+	az.Put(t, identityID, "2023-01-31", map[string]any{"location": "westus2"})
+	resp, err := az.Client.Get(context.Background(), identityID, "2023-01-31")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +309,7 @@ spec:
 	}
 	principal := identity.Properties.PrincipalID
 	after := admin(makePlan(t, az, loadScenario(t, file), false))
-	if after.Action != ActionCreate || !strings.HasSuffix(after.ARMID, "/flexibleServers/pg1/administrators/"+principal) {
+	if after.Action != planner.ActionCreate || !strings.HasSuffix(after.ARMID, "/flexibleServers/pg1/administrators/"+principal) {
 		t.Errorf("after the identity exists: %s %s, want a create named %s", after.Action, after.ARMID, principal)
 	}
 }

@@ -1,24 +1,26 @@
-package planner
+package planfile
 
 import (
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/azkcli/azk/internal/planner"
 )
 
 func TestEndpointMismatch(t *testing.T) {
-	azure := Endpoint{Type: EndpointAzure, Cloud: "AzurePublic", Subscription: "AAAA", Tenant: "tttt"}
+	azure := planner.Endpoint{Type: planner.EndpointAzure, Cloud: "AzurePublic", Subscription: "AAAA", Tenant: "tttt"}
 	for _, c := range []struct {
-		asked Endpoint
+		asked planner.Endpoint
 		want  []string
 	}{
-		{Endpoint{}, nil},
-		{Endpoint{Subscription: "aaaa", Tenant: "TTTT"}, nil},
-		{Endpoint{Type: EndpointAzure, Cloud: "azurepublic"}, nil},
-		{Endpoint{Subscription: "bbbb"}, []string{"subscription bbbb, not AAAA"}},
-		{Endpoint{Type: EndpointAzure, Cloud: "AzureChinaCloud", Tenant: "uuuu"}, []string{"cloud AzureChinaCloud, not AzurePublic", "tenant uuuu, not tttt"}},
-		{Endpoint{Type: EndpointURL, URL: "https://127.0.0.1:8443", Subscription: "AAAA"},
+		{planner.Endpoint{}, nil},
+		{planner.Endpoint{Subscription: "aaaa", Tenant: "TTTT"}, nil},
+		{planner.Endpoint{Type: planner.EndpointAzure, Cloud: "azurepublic"}, nil},
+		{planner.Endpoint{Subscription: "bbbb"}, []string{"subscription bbbb, not AAAA"}},
+		{planner.Endpoint{Type: planner.EndpointAzure, Cloud: "AzureChinaCloud", Tenant: "uuuu"}, []string{"cloud AzureChinaCloud, not AzurePublic", "tenant uuuu, not tttt"}},
+		{planner.Endpoint{Type: planner.EndpointURL, URL: "https://127.0.0.1:8443", Subscription: "AAAA"},
 			[]string{"the emulator at https://127.0.0.1:8443, subscription AAAA, not Azure (AzurePublic), subscription AAAA, tenant tttt"}},
 	} {
 		if got := azure.Mismatch(c.asked); !reflect.DeepEqual(got, c.want) {
@@ -26,11 +28,11 @@ func TestEndpointMismatch(t *testing.T) {
 		}
 	}
 	// A plan made with no tenant took the sign-in's: naming one is no difference.
-	if got := (Endpoint{Type: EndpointAzure, Cloud: "AzurePublic", Subscription: "s"}).Mismatch(Endpoint{Tenant: "t"}); got != nil {
+	if got := (planner.Endpoint{Type: planner.EndpointAzure, Cloud: "AzurePublic", Subscription: "s"}).Mismatch(planner.Endpoint{Tenant: "t"}); got != nil {
 		t.Errorf("no recorded tenant: %q", got)
 	}
-	emu := Endpoint{Type: EndpointEmulator, State: "/work/.azk/emulator", Subscription: "s"}
-	if got := emu.Mismatch(Endpoint{Type: EndpointEmulator, State: "/elsewhere/.azk/emulator"}); len(got) != 1 || !strings.Contains(got[0], "emulator state in /elsewhere/.azk/emulator, not /work/.azk/emulator") {
+	emu := planner.Endpoint{Type: planner.EndpointEmulator, State: "/work/.azk/emulator", Subscription: "s"}
+	if got := emu.Mismatch(planner.Endpoint{Type: planner.EndpointEmulator, State: "/elsewhere/.azk/emulator"}); len(got) != 1 || !strings.Contains(got[0], "emulator state in /elsewhere/.azk/emulator, not /work/.azk/emulator") {
 		t.Errorf("another state folder: %q", got)
 	}
 }
@@ -38,9 +40,9 @@ func TestEndpointMismatch(t *testing.T) {
 // TestSavedPlanKeepsItsEndpoint: the endpoint survives Save and Load, is
 // covered by the file's digest, and holds only its description.
 func TestSavedPlanKeepsItsEndpoint(t *testing.T) {
-	e := &Endpoint{Type: EndpointURL, URL: "https://127.0.0.1:8443", CertSHA256: "ab12", Subscription: "s"}
+	e := &planner.Endpoint{Type: planner.EndpointURL, URL: "https://127.0.0.1:8443", CertSHA256: "ab12", Subscription: "s"}
 	file := filepath.Join(t.TempDir(), "plan.azk")
-	if err := Save(file, &Plan{FormatVersion: FormatVersion, Subscription: "s", Endpoint: e}); err != nil {
+	if err := Save(file, &planner.Plan{FormatVersion: planner.FormatVersion, Subscription: "s", Endpoint: e}); err != nil {
 		t.Fatal(err)
 	}
 	p, err := Load(file)
@@ -56,7 +58,7 @@ func TestSavedPlanKeepsItsEndpoint(t *testing.T) {
 	if _, err := Load(edited); err == nil || !strings.Contains(err.Error(), "changed after azk wrote it") {
 		t.Errorf("an edited endpoint was loaded: %v", err)
 	}
-	keys := reflect.TypeOf(Endpoint{})
+	keys := reflect.TypeOf(planner.Endpoint{})
 	for i := range keys.NumField() {
 		if name := strings.ToLower(keys.Field(i).Name); strings.Contains(name, "token") || strings.Contains(name, "secret") || strings.Contains(name, "key") {
 			t.Errorf("Endpoint.%s: an endpoint is described, never credentialed", keys.Field(i).Name)

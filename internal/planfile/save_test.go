@@ -1,4 +1,4 @@
-package planner
+package planfile
 
 import (
 	"bytes"
@@ -53,7 +53,7 @@ func resourceNamed(tree map[string]any, name string) map[string]any {
 // resource or ARM ID listed twice is refused on load.
 func TestSavedPlanEditsAreRefused(t *testing.T) {
 	az := startAzure(t, emulator.Faults{})
-	az.seed(t)
+	az.Seed(t)
 	g := loadScenario(t, "testdata/scenario.yaml")
 	file := filepath.Join(t.TempDir(), "plan.azk")
 	if err := Save(file, makePlan(t, az, g, false)); err != nil {
@@ -109,7 +109,7 @@ func TestSavedPlanEditsAreRefused(t *testing.T) {
 // the plan's random salt, never as a fast hash anyone can try passwords against.
 func TestSavedSecretsAreSlowToGuess(t *testing.T) {
 	az := startAzure(t, emulator.Faults{})
-	az.seed(t)
+	az.Seed(t)
 	p := makePlan(t, az, loadScenario(t, "testdata/scenario.yaml"), false)
 	file := filepath.Join(t.TempDir(), "plan.azk")
 	if err := Save(file, p); err != nil {
@@ -127,7 +127,7 @@ func TestSavedSecretsAreSlowToGuess(t *testing.T) {
 // plan of the same inputs; the secret itself is a digest.
 func TestSavedPlanIsNotRewritten(t *testing.T) {
 	az := startAzure(t, emulator.Faults{})
-	az.seed(t)
+	az.Seed(t)
 	g := loadScenario(t, "testdata/scenario.yaml")
 	p := makePlan(t, az, g, false)
 	note := "ARM said: " + p.Resources[0].ARMID + " is fine"
