@@ -13,6 +13,7 @@ import (
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/emulator/armpath"
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/views"
 )
 
 // estateShape is the estate of BenchmarkEstate: 20 subscriptions of 20
@@ -227,7 +228,7 @@ func benchEstatePlan(b *testing.B, in *Input) {
 			failed += resources - p.Summary().NoChange
 		}
 		if failed > 0 {
-			b.Logf("%d errors or changes: %v; %s", failed, diags.Err(), p.SummaryLine())
+			b.Logf("%d errors or changes: %v; %s", failed, diags.Err(), views.SummaryLine(p))
 		}
 		runtime.KeepAlive(p)
 	}

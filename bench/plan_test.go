@@ -10,6 +10,7 @@ import (
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/views"
 )
 
 // latency is how long ARM takes to answer a read, in Azure time.
@@ -132,7 +133,7 @@ func BenchmarkPlanExisting(b *testing.B) {
 					failed += resources - p.Summary().NoChange
 				}
 				if failed > 0 {
-					b.Logf("%s: %d errors or changes: %v; %s", mode.name, failed, diags.Err(), p.SummaryLine())
+					b.Logf("%s: %d errors or changes: %v; %s", mode.name, failed, diags.Err(), views.SummaryLine(p))
 				}
 			}
 			// An owner's read before its children's, one level at a time;

@@ -21,7 +21,9 @@ import (
 	"github.com/azkcli/azk/internal/applier"
 	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/planfile"
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/views"
 )
 
 func init() { subcommands = append(subcommands, newApplyCommand) }
@@ -180,7 +182,7 @@ Exit status: 0 success, 1 error or any resource failed.`,
 				return err
 			}
 			if saved != nil {
-				if moved := planner.Stale(ctx, saved, p); len(moved) > 0 {
+				if moved := planfile.Stale(ctx, saved, p); len(moved) > 0 {
 					return fmt.Errorf("the saved plan is stale; nothing was applied. What moved:\n  %s\nMake a new plan with azk plan --out", strings.Join(moved, "\n  "))
 				}
 			} else {
@@ -254,7 +256,7 @@ func savedPlan(args, kustomize []string) (*planner.Plan, error) {
 	if err != nil || info.IsDir() {
 		return nil, nil
 	}
-	return planner.LoadIfSaved(args[0])
+	return planfile.LoadIfSaved(args[0])
 }
 
 // restoreSavedFlags sets the inputs and the plan-shaping flags a saved plan
@@ -396,12 +398,12 @@ func nothingToApply(g *globalOptions, saved bool) error {
 		return (&applier.Report{Operation: applier.OperationApply}).WriteJSONSummary(events)
 	}
 	if saved {
-		fmt.Fprintln(g.stdout, planner.NoChangesLine)
+		fmt.Fprintln(g.stdout, views.NoChangesLine)
 	}
 	return nil
 }
 
-func showPlan(g *globalOptions, p *planner.Plan, opts planner.RenderOptions) error {
+func showPlan(g *globalOptions, p *planner.Plan, opts views.Options) error {
 	if events, closeEvents := eventsWriter(g); events != nil {
 		defer closeEvents()
 		return json.NewEncoder(events).Encode(struct {
@@ -412,7 +414,7 @@ func showPlan(g *globalOptions, p *planner.Plan, opts planner.RenderOptions) err
 	if g.output == "name" {
 		return nil // only what was written is named, as it is
 	}
-	return planner.WriteText(g.stdout, p, opts)
+	return views.Text(g.stdout, p, opts)
 }
 
 // eventsWriter is where -o json and -o yaml write their JSON events (YAML

@@ -11,7 +11,9 @@ import (
 	"github.com/azkcli/azk/internal/applier"
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/planfile"
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/views"
 )
 
 // destroyPlanConflicts refuses what azk plan --destroy cannot combine with:
@@ -77,7 +79,7 @@ func applySavedDestroy(cmd *cobra.Command, g *globalOptions, saved *planner.Plan
 	if fresh == nil || diags.HasErrors() {
 		return failed()
 	}
-	if moved := planner.Stale(ctx, saved, fresh); len(moved) > 0 {
+	if moved := planfile.Stale(ctx, saved, fresh); len(moved) > 0 {
 		return fmt.Errorf("the saved plan is stale; nothing was deleted. What moved:\n  %s\nMake a new plan with azk plan --destroy --out", strings.Join(moved, "\n  "))
 	}
 	if err := cascadeRefusal(fresh, allowCascade); err != nil {
@@ -91,7 +93,7 @@ func applySavedDestroy(cmd *cobra.Command, g *globalOptions, saved *planner.Plan
 		for _, gone := range goneSince(saved, fresh) {
 			fmt.Fprintf(g.stdout, "%s: already gone (the plan deletes it; it left Azure since)\n", gone)
 		}
-		fmt.Fprintln(g.stdout, planner.NoDestroyLine)
+		fmt.Fprintln(g.stdout, views.NoDestroyLine)
 		return nil
 	}
 	dp, err := applier.DestroyPlanOf(session.graph, fresh)

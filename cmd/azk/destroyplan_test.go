@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/views"
 )
 
 // annotate adds a reconcile-policy annotation to the object named name in file.
@@ -193,7 +194,7 @@ func TestPlanDestroy(t *testing.T) {
 	if code != 0 {
 		t.Errorf("plan --destroy after destroy: exit %d, want 0 (only the detached group is left)\n%s", code, out)
 	}
-	mustContain(t, "plan --destroy after destroy", out, planner.NoDestroyLine, "Plan: 0 to delete, 1 to detach.")
+	mustContain(t, "plan --destroy after destroy", out, views.NoDestroyLine, "Plan: 0 to delete, 1 to detach.")
 }
 
 // TestApplyOfADestroyPlanDestroys: azk apply PLANFILE of a destroy plan
@@ -237,7 +238,7 @@ func TestApplyOfADestroyPlanDestroys(t *testing.T) {
 		t.Error("the resource group is still there")
 	}
 	out, _, code = azk(t, "", with("plan", "--destroy", "--detailed-exitcode", dir)...)
-	if code != 0 || !strings.Contains(out, planner.NoDestroyLine) {
+	if code != 0 || !strings.Contains(out, views.NoDestroyLine) {
 		t.Errorf("plan --destroy of what is gone: exit %d\n%s", code, out)
 	}
 

@@ -15,6 +15,7 @@ import (
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/planner"
 	"github.com/azkcli/azk/internal/testkit"
+	"github.com/azkcli/azk/internal/views"
 )
 
 // putLog records the body of each PUT that reaches an emulator, by path.
@@ -249,7 +250,7 @@ func TestDriftPolicyMergeKeepsWhatTheManifestsDoNotSet(t *testing.T) {
 	if got := prefixes(t, run); !reflect.DeepEqual(got, []any{"10.1.0.0/16"}) {
 		t.Errorf("prefixes after apply %v", got)
 	}
-	if out, errOut, code := azk(t, "", with("plan", "--detailed-exitcode", "--drift-policy", "merge", dir)...); code != 0 || !strings.Contains(out, planner.NoChangesLine) {
+	if out, errOut, code := azk(t, "", with("plan", "--detailed-exitcode", "--drift-policy", "merge", dir)...); code != 0 || !strings.Contains(out, views.NoChangesLine) {
 		t.Errorf("re-plan: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
@@ -279,7 +280,7 @@ func TestDriftPolicyEnforceResetsWhatTheManifestsDoNotSet(t *testing.T) {
 	if got := getBody(t, run, driftVNet, "2020-11-01")["properties"].(map[string]any)["dhcpOptions"]; got != nil && len(got.(map[string]any)["dnsServers"].([]any)) > 0 {
 		t.Errorf("DNS servers after apply %v, want them reset", got)
 	}
-	if out, errOut, code := azk(t, "", with("plan", "--detailed-exitcode", dir)...); code != 0 || !strings.Contains(out, planner.NoChangesLine) {
+	if out, errOut, code := azk(t, "", with("plan", "--detailed-exitcode", dir)...); code != 0 || !strings.Contains(out, views.NoChangesLine) {
 		t.Errorf("re-plan: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
@@ -357,7 +358,7 @@ func TestDriftPolicyReflectBringsAzuresValuesIntoTheManifests(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "refresh-reflect.yaml", string(refreshed))
-	if out, errOut, code := azk(t, "", with("plan", "--detailed-exitcode", manifests)...); code != 0 || !strings.Contains(out, planner.NoChangesLine) {
+	if out, errOut, code := azk(t, "", with("plan", "--detailed-exitcode", manifests)...); code != 0 || !strings.Contains(out, views.NoChangesLine) {
 		t.Errorf("plan after refresh: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if out, _, _ := azk(t, "", with("refresh", manifests)...); !strings.Contains(out, "Nothing to refresh") {

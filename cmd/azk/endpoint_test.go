@@ -13,6 +13,7 @@ import (
 
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/views"
 )
 
 // savedHint is the command plan -out printed to apply the plan, as words.
@@ -83,7 +84,7 @@ func TestSavedPlanAppliesWhereItWasMade(t *testing.T) {
 	}
 	mustContain(t, "apply", errOut, "Warning: AZURE_SUBSCRIPTION_ID is set but not used: the saved plan was made against the in-process emulator")
 	os.Unsetenv(envSubscription)
-	if out, errOut, code := azk(t, "", "plan", "--emulator", dir); code != 0 || !strings.Contains(out, planner.NoChangesLine) {
+	if out, errOut, code := azk(t, "", "plan", "--emulator", dir); code != 0 || !strings.Contains(out, views.NoChangesLine) {
 		t.Errorf("re-plan after applying the saved plan: exit %d\n%s\n%s", code, out, errOut)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/azkcli/azk/internal/graph"
-	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/views"
 )
 
 func init() { subcommands = append(subcommands, newGraphCommand) }
@@ -94,5 +94,5 @@ func graphChanges(cmd *cobra.Command, g *globalOptions, in *inputFlags, az *azur
 	if p == nil {
 		return failed()
 	}
-	return planner.WriteMermaid(g.stdout, p)
+	return views.Mermaid(g.stdout, p)
 }

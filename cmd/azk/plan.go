@@ -8,7 +8,9 @@ import (
 
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/planfile"
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/views"
 )
 
 func init() { subcommands = append(subcommands, newPlanCommand) }
@@ -198,7 +200,7 @@ resources of the same type in its resource group).`,
 				// (blocked), which a saved plan keeps as a plan on screen does.
 				fmt.Fprintf(g.stderr, "The plan was not saved to %s: it has the errors above\n", out)
 			} else if out != "" {
-				if err := planner.Save(out, p); err != nil {
+				if err := planfile.Save(out, p); err != nil {
 					return fmt.Errorf("saving the plan: %w", err)
 				}
 				fmt.Fprintf(g.stderr, "Saved the plan to %s (made against %s): %s with %s\n", out, p.Endpoint, what, applyHint(verb, out))
@@ -209,7 +211,7 @@ resources of the same type in its resource group).`,
 			if n := p.Preflight.Errors(); n > 0 {
 				fmt.Fprintf(g.stderr, "Error: the pre-flight found %s (see above): azk apply --preflight refuses to start\n", plural(n, "error"))
 			}
-			if line := p.CascadeLine(); line != "" {
+			if line := views.CascadeLine(p); line != "" {
 				fmt.Fprintf(g.stderr, "Warning: %s azk %s refuses unless --allow-cascade\n", line, verb)
 			}
 			switch {
@@ -237,18 +239,18 @@ resources of the same type in its resource group).`,
 }
 
 // planWriter picks the renderer for -o.
-func planWriter(g *globalOptions, opts planner.RenderOptions) (func(*planner.Plan) error, error) {
+func planWriter(g *globalOptions, opts views.Options) (func(*planner.Plan) error, error) {
 	switch g.output {
 	case "text":
-		return func(p *planner.Plan) error { return planner.WriteText(g.stdout, p, opts) }, nil
+		return func(p *planner.Plan) error { return views.Text(g.stdout, p, opts) }, nil
 	case "json":
-		return func(p *planner.Plan) error { return planner.WriteJSON(g.stdout, p) }, nil
+		return func(p *planner.Plan) error { return views.JSON(g.stdout, p) }, nil
 	case "yaml":
 		return func(p *planner.Plan) error {
-			return asYAML(g.stdout, func(w io.Writer) error { return planner.WriteJSON(w, p) })
+			return asYAML(g.stdout, func(w io.Writer) error { return views.JSON(w, p) })
 		}, nil
 	case "markdown":
-		return func(p *planner.Plan) error { return planner.WriteMarkdown(g.stdout, p, opts) }, nil
+		return func(p *planner.Plan) error { return views.Markdown(g.stdout, p, opts) }, nil
 	case "name":
 		// The resources the plan writes or deletes, as kubectl -o name lists what it acts on.
 		return func(p *planner.Plan) error {

@@ -10,6 +10,7 @@ import (
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/views"
 )
 
 // planFlags are the flags that shape a plan, shared by plan and apply.
@@ -39,8 +40,8 @@ func (f *planFlags) register(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("send-secrets", completeAddresses)
 }
 
-func (f *planFlags) render(g *globalOptions) planner.RenderOptions {
-	return planner.RenderOptions{Color: g.color(), ShowUnchanged: f.showUnchanged}
+func (f *planFlags) render(g *globalOptions) views.Options {
+	return views.Options{Color: g.color(), ShowUnchanged: f.showUnchanged}
 }
 
 // plan reads every resource from Azure and decides what applying would do;

@@ -14,6 +14,7 @@ import (
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/emulator/providers"
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/views"
 )
 
 const (
@@ -302,7 +303,7 @@ func TestPreflightFindsWhatApplyWouldMeet(t *testing.T) {
 		t.Errorf("apply sent %d writes, want the 7 creates", n)
 	}
 	out, _, code = azk(t, "", append([]string{"plan", dir}, flags...)...)
-	if code != 0 || !strings.Contains(out, planner.NoChangesLine) {
+	if code != 0 || !strings.Contains(out, views.NoChangesLine) {
 		t.Fatalf("the re-plan is not quiet (exit %d):\n%s", code, out)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/planner"
 	"github.com/azkcli/azk/internal/testkit"
+	"github.com/azkcli/azk/internal/views"
 )
 
 // pdIdentity is an identity whose Azure name is azureName.
@@ -607,7 +608,7 @@ func TestPromiseMaskedValueIsNoChange(t *testing.T) {
 	}
 	masking := endpointFlags(addingToServerReads(t, run.URL, map[string]any{"properties": map[string]any{"administratorLogin": "********", "administratorLoginPassword": "********"}}))
 	out, errOut, code := azk(t, "", append([]string{"plan", "--detailed-exitcode", dir}, masking...)...)
-	if code != 0 || !strings.Contains(out, planner.NoChangesLine) {
+	if code != 0 || !strings.Contains(out, views.NoChangesLine) {
 		t.Errorf("plan with the login and password masked: exit %d, want 0 and no changes\n%s\n%s", code, out, errOut)
 	}
 }

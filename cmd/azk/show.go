@@ -7,7 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/azkcli/azk/internal/planfile"
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/views"
 )
 
 func init() { subcommands = append(subcommands, newShowCommand) }
@@ -23,7 +25,7 @@ Secrets print as (sensitive): the file holds only salted digests of them.`,
   azk show plan.azk -o markdown > comment.md`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			write, err := planWriter(g, planner.RenderOptions{Color: g.color(), ShowUnchanged: showUnchanged})
+			write, err := planWriter(g, views.Options{Color: g.color(), ShowUnchanged: showUnchanged})
 			if err != nil {
 				return err
 			}
@@ -49,7 +51,7 @@ func loadPlanFile(path string) (*planner.Plan, error) {
 		}
 		return nil, err
 	}
-	p, err := planner.LoadIfSaved(path)
+	p, err := planfile.LoadIfSaved(path)
 	if err != nil || p != nil {
 		return p, err
 	}

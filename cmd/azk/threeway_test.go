@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/views"
 )
 
 // gitRepo makes a git repository holding manifests/stack.yaml and returns
@@ -200,10 +201,10 @@ func TestPullRequestPlanIsThreeWay(t *testing.T) {
 	if props, _ := network["properties"].(map[string]any); props["dhcpOptions"] != nil {
 		t.Errorf("network dhcpOptions %v, want them reset by the PUT, as the plan said", props["dhcpOptions"])
 	}
-	if out, errOut, code := azk(t, "", with("plan", "--detailed-exitcode", "manifests")...); code != 0 || !strings.Contains(out, planner.NoChangesLine) {
+	if out, errOut, code := azk(t, "", with("plan", "--detailed-exitcode", "manifests")...); code != 0 || !strings.Contains(out, views.NoChangesLine) {
 		t.Errorf("re-plan: exit %d\n%s\n%s", code, out, errOut)
 	}
-	if out, errOut, code := azk(t, "", with("plan", "--detailed-exitcode", "--base", "HEAD", "manifests")...); code != 0 || !strings.Contains(out, planner.NoChangesLine) {
+	if out, errOut, code := azk(t, "", with("plan", "--detailed-exitcode", "--base", "HEAD", "manifests")...); code != 0 || !strings.Contains(out, views.NoChangesLine) {
 		t.Errorf("re-plan against the new base: exit %d\n%s\n%s", code, out, errOut)
 	}
 }

@@ -200,6 +200,19 @@ func SubscriptionOf(id string) string {
 	return sub
 }
 
+// ResourceGroupOf is the ID of the resource group that holds id, or "" when
+// id is not one or is not in a resource group.
+func ResourceGroupOf(id string) string {
+	parsed, err := Parse(id)
+	if err != nil {
+		return ""
+	}
+	if rg, ok := parsed.ResourceGroupID(); ok {
+		return rg.String()
+	}
+	return ""
+}
+
 // ResourceGroup is the ID of a resource group.
 func ResourceGroup(subscription, name string) (ID, error) {
 	id := ID{Subscription: subscription, ResourceGroup: name}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/azkcli/azk/internal/armjson"
+	"github.com/azkcli/azk/internal/bodydiff"
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
@@ -55,7 +56,7 @@ func secretChanges(body map[string]any) []Change {
 	var walk func(path string, v any)
 	walk = func(path string, v any) {
 		switch t := v.(type) {
-		case convert.Sensitive, SensitiveDigest:
+		case convert.Sensitive, bodydiff.SensitiveDigest:
 			out = append(out, Change{Path: path, Sensitive: true})
 		case convert.Unknown:
 			if t.Sensitive {
@@ -84,9 +85,9 @@ func secretChanges(body map[string]any) []Change {
 // keepIgnored makes the desired body carry Azure's current value at each
 // ignored path (or nothing, where Azure has none), so the PUT leaves those
 // values as they are, and returns the differences the paths hide.
-func keepIgnored(d *differ, paths []armjson.Path, desired, current map[string]any) []Change {
+func keepIgnored(d *bodydiff.Rules, paths []armjson.Path, desired, current map[string]any) []Change {
 	var ignored []Change
-	for _, c := range d.diff(desired, current) {
+	for _, c := range d.Diff(desired, current) {
 		for _, p := range paths {
 			if underPath(c.Path, p.String()) {
 				ignored = append(ignored, c)

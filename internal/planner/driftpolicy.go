@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/azkcli/azk/internal/armjson"
+	"github.com/azkcli/azk/internal/bodydiff"
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/graph"
 )
@@ -41,7 +42,7 @@ func ResolveDriftPolicy(g *graph.Graph, n *graph.Node, flag string) Policy {
 	if flag != "" {
 		return Policy{Value: flag, Source: DriftSourceFlag}
 	}
-	return Policy{Value: graph.DriftEnforce, Source: policySourceDefault}
+	return Policy{Value: graph.DriftEnforce, Source: PolicySourceDefault}
 }
 
 // carried is a value the plan put into a resource's body from Azure (or
@@ -73,7 +74,7 @@ func (r *Resource) CarryAzure(body map[string]any) {
 // under merge and reflect the body then carries Azure's values, and the
 // comparison returned is of that body with Azure's. A drift report
 // (Options.Drift) compares the manifests as they are.
-func (m *maker) applyDriftPolicy(r *Resource, st *nodeState, d *differ, compared comparison) comparison {
+func (m *maker) applyDriftPolicy(r *Resource, st *nodeState, d *bodydiff.Rules, compared bodydiff.Comparison) bodydiff.Comparison {
 	p := ResolveDriftPolicy(m.g, st.node, m.opts.DriftPolicy)
 	r.DriftPolicy = &p
 	for _, ip := range st.node.IgnoreChanges {
@@ -100,23 +101,23 @@ func (m *maker) applyDriftPolicy(r *Resource, st *nodeState, d *differ, compared
 	if st.request != nil {
 		st.request.Body = body
 	}
-	return d.compare(body, st.current)
+	return d.Compare(body, st.current)
 }
 
 // merge is r's body laid over what Azure holds (nil when Azure holds
-// nothing more): each value the PUT would reset (comparison.azureOnly) and
+// nothing more): each value the PUT would reset (bodydiff.Comparison.AzureOnly) and
 // each tag it would remove is set to Azure's, and listed in r.Kept. Only
 // paths a PUT can set are taken: those the kind's spec carries to ARM, not
 // read-only in the REST specification, no secrets (see differ.canSet). In a
 // three-way plan, a value this change removed from the manifests is not
 // kept: the PUT resets it, as the change means.
-func (m *maker) merge(r *Resource, st *nodeState, compared comparison) map[string]any {
-	for _, v := range compared.azureOnly {
+func (m *maker) merge(r *Resource, st *nodeState, compared bodydiff.Comparison) map[string]any {
+	for _, v := range compared.AzureOnly {
 		if !m.removedByChange(st, v.Path) {
 			r.Kept = append(r.Kept, v)
 		}
 	}
-	for _, c := range compared.changes {
+	for _, c := range compared.Changes {
 		if underPath(c.Path, "tags") && c.Before != nil && c.After == nil && !c.Sensitive && !c.Unknown && !m.removedByChange(st, c.Path) {
 			r.Kept = append(r.Kept, PathValue{Path: c.Path, Value: c.Before})
 		}
@@ -140,17 +141,17 @@ func (m *maker) merge(r *Resource, st *nodeState, compared comparison) map[strin
 // refresh to write into the manifests. Not reflected: what the manifests
 // send as a secret or as a value known only after apply (never compared
 // with Azure), a property Azure's object lacks (ARM may not return it:
-// comparison.lacking), and in a three-way plan what this change sets
+// bodydiff.Comparison.Lacking), and in a three-way plan what this change sets
 // (origin change), which the PUT sends. A difference inside a list of
 // unnamed items reflects the whole list, as items have no identity of their own.
-func (m *maker) reflect(r *Resource, st *nodeState, d *differ, compared comparison) map[string]any {
+func (m *maker) reflect(r *Resource, st *nodeState, d *bodydiff.Rules, compared bodydiff.Comparison) map[string]any {
 	var paths []string
-	for _, c := range compared.changes {
+	for _, c := range compared.Changes {
 		if !c.Sensitive && !c.Unknown {
 			paths = append(paths, wholeList(c.Path))
 		}
 	}
-	for _, v := range compared.azureOnly {
+	for _, v := range compared.AzureOnly {
 		paths = append(paths, wholeList(v.Path))
 	}
 	body := deepCopy(r.Desired).(map[string]any)
@@ -168,10 +169,10 @@ func (m *maker) reflect(r *Resource, st *nodeState, d *differ, compared comparis
 		}
 		c := Change{Path: s}
 		if set {
-			c.After = shown(want)
+			c.After = bodydiff.Shown(want)
 		}
 		if have, ok := p.Get(st.current); ok && have != nil {
-			c.Before = d.settablePart(d.schemaOf(p), have)
+			c.Before = d.SettablePart(d.SchemaOf(p), have)
 			p.Set(body, deepCopy(c.Before))
 			r.carried = append(r.carried, carried{path: s, value: deepCopy(c.Before)})
 		} else {
@@ -196,7 +197,7 @@ func (m *maker) removedByChange(st *nodeState, path string) bool {
 // known only after apply.
 func holdsLateOrSecret(v any) bool {
 	switch t := v.(type) {
-	case convert.Sensitive, convert.Unknown, SensitiveDigest:
+	case convert.Sensitive, convert.Unknown, bodydiff.SensitiveDigest:
 		return true
 	case map[string]any:
 		for _, e := range t {
@@ -242,23 +243,6 @@ func outermost(paths []string) []string {
 		}
 	}
 	return out
-}
-
-// schemaOf is the schema path (list items as "[]", map values as "{}") of
-// a body path, for the differ's rules.
-func (d *differ) schemaOf(p armjson.Path) string {
-	schema := ""
-	for _, st := range p {
-		switch {
-		case st.Item:
-			schema += "[]"
-		case d.maps[schema] || schema == "tags":
-			schema += "{}"
-		default:
-			schema = armjson.Join(schema, st.Key)
-		}
-	}
-	return schema
 }
 
 // setAt puts v at path (as plans print paths, items chosen by name or by

@@ -1,4 +1,4 @@
-package planner
+package planner_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/planner"
 )
 
 // driftInput: a Namespace whose drift policy is merge with a group in it;
@@ -58,9 +59,9 @@ const rgDrift = "/subscriptions/" + testSub + "/resourceGroups/rg-drift"
 func seedDrift(t *testing.T) *testAzure {
 	t.Helper()
 	az := startAzure(t, emulator.Faults{})
-	az.put(t, "/subscriptions/"+testSub+"/resourceGroups/rg-ns", "2020-06-01", map[string]any{"location": "westus2", "tags": map[string]any{"env": "dev", "owner": "portal"}})
-	az.put(t, rgDrift, "2020-06-01", map[string]any{"location": "westus2", "tags": map[string]any{"env": "dev", "cost": "1", "owner": "portal"}})
-	az.put(t, rgDrift+"/providers/Microsoft.Network/virtualNetworks/vnet-dns", "2020-11-01", map[string]any{"location": "westus2",
+	az.Put(t, "/subscriptions/"+testSub+"/resourceGroups/rg-ns", "2020-06-01", map[string]any{"location": "westus2", "tags": map[string]any{"env": "dev", "owner": "portal"}})
+	az.Put(t, rgDrift, "2020-06-01", map[string]any{"location": "westus2", "tags": map[string]any{"env": "dev", "cost": "1", "owner": "portal"}})
+	az.Put(t, rgDrift+"/providers/Microsoft.Network/virtualNetworks/vnet-dns", "2020-11-01", map[string]any{"location": "westus2",
 		"properties": map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{"10.1.0.0/16"}}}})
 	return az
 }
@@ -74,14 +75,14 @@ func writeInput(t *testing.T, docs string) *graph.Graph {
 	return loadScenario(t, path)
 }
 
-func planWith(t *testing.T, az *testAzure, g *graph.Graph, opts Options) map[string]*Resource {
+func planWith(t *testing.T, az *testAzure, g *graph.Graph, opts planner.Options) map[string]*planner.Resource {
 	t.Helper()
-	opts.Reader = az.client
-	p, diags := Make(context.Background(), g, opts)
+	opts.Reader = az.Client
+	p, diags := planner.Make(context.Background(), g, opts)
 	if diags.HasErrors() {
 		t.Fatalf("Make: %v", diags.Err())
 	}
-	out := map[string]*Resource{}
+	out := map[string]*planner.Resource{}
 	for _, r := range p.Resources {
 		out[r.Name] = r
 	}
@@ -97,28 +98,28 @@ func paths[T any](items []T, path func(T) string) []string {
 	return out
 }
 
-func changePath(c Change) string   { return c.Path }
-func valuePath(v PathValue) string { return v.Path }
+func changePath(c planner.Change) string   { return c.Path }
+func valuePath(v planner.PathValue) string { return v.Path }
 
 // The drift policy comes from the resource's annotation, else its
 // Namespace's, else --drift-policy, else enforce; each says where from.
 func TestDriftPolicyResolution(t *testing.T) {
 	az := seedDrift(t)
 	g := writeInput(t, driftInput("{env: dev, cost: \"1\"}"))
-	byName := planWith(t, az, g, Options{DriftPolicy: "reflect"})
-	for name, want := range map[string]Policy{
+	byName := planWith(t, az, g, planner.Options{DriftPolicy: "reflect"})
+	for name, want := range map[string]planner.Policy{
 		"rg-ns":    {Value: "merge", Source: "annotation azk.azkcli.io/drift on Namespace merged"},
-		"rg-drift": {Value: "reflect", Source: DriftSourceFlag},
+		"rg-drift": {Value: "reflect", Source: planner.DriftSourceFlag},
 	} {
 		if got := byName[name].DriftPolicy; got == nil || *got != want {
 			t.Errorf("%s: driftPolicy %+v, want %+v", name, got, want)
 		}
 	}
-	byName = planWith(t, az, g, Options{})
-	if got := byName["rg-drift"].DriftPolicy; got == nil || *got != (Policy{Value: "enforce", Source: "default"}) {
+	byName = planWith(t, az, g, planner.Options{})
+	if got := byName["rg-drift"].DriftPolicy; got == nil || *got != (planner.Policy{Value: "enforce", Source: "default"}) {
 		t.Errorf("rg-drift: driftPolicy %+v, want enforce by default", got)
 	}
-	if _, diags := Make(context.Background(), g, Options{Reader: az.client, DriftPolicy: "enfroce"}); !diags.HasErrors() ||
+	if _, diags := planner.Make(context.Background(), g, planner.Options{Reader: az.Client, DriftPolicy: "enfroce"}); !diags.HasErrors() ||
 		!strings.Contains(diags.Err().Error(), `--drift-policy: unknown drift policy "enfroce": use merge, enforce or reflect (did you mean "enforce"?)`) {
 		t.Errorf("--drift-policy enfroce: %v", diags.Err())
 	}
@@ -130,11 +131,11 @@ func TestDriftPolicyResolution(t *testing.T) {
 func TestDriftPolicyMergeKeepsAndThreeWayRemoves(t *testing.T) {
 	az := seedDrift(t)
 	head := writeInput(t, driftInput("{env: prod}"))
-	enforce := planWith(t, az, head, Options{})["rg-drift"]
+	enforce := planWith(t, az, head, planner.Options{})["rg-drift"]
 	if got := paths(enforce.Changes, changePath); !reflect.DeepEqual(got, []string{"tags.cost", "tags.env", "tags.owner"}) {
 		t.Errorf("enforce: changes %v, want env changed, cost and owner removed", got)
 	}
-	merge := planWith(t, az, head, Options{DriftPolicy: "merge"})["rg-drift"]
+	merge := planWith(t, az, head, planner.Options{DriftPolicy: "merge"})["rg-drift"]
 	if got := paths(merge.Changes, changePath); !reflect.DeepEqual(got, []string{"tags.env"}) {
 		t.Errorf("merge: changes %v, want only env", got)
 	}
@@ -145,14 +146,14 @@ func TestDriftPolicyMergeKeepsAndThreeWayRemoves(t *testing.T) {
 		t.Errorf("merge: desired tags %v", tags)
 	}
 	// The body built again at apply carries what the plan merged in.
-	rebuilt := deepCopy(enforce.Desired).(map[string]any)
+	rebuilt := planner.DeepCopy(enforce.Desired).(map[string]any)
 	merge.CarryAzure(rebuilt)
 	if !reflect.DeepEqual(rebuilt, merge.Desired) {
 		t.Errorf("CarryAzure: %v, want the plan's body %v", rebuilt, merge.Desired)
 	}
 
 	base := writeInput(t, driftInput("{env: dev, cost: \"1\"}"))
-	threeWay := planWith(t, az, head, Options{DriftPolicy: "merge", Base: base, Inputs: Inputs{Base: "base"}})["rg-drift"]
+	threeWay := planWith(t, az, head, planner.Options{DriftPolicy: "merge", Base: base, Inputs: planner.Inputs{Base: "base"}})["rg-drift"]
 	if got := paths(threeWay.Changes, changePath); !reflect.DeepEqual(got, []string{"tags.cost", "tags.env"}) {
 		t.Errorf("merge --base: changes %v, want env changed and cost removed (this change removed it)", got)
 	}
@@ -167,9 +168,9 @@ func TestDriftPolicyMergeKeepsAndThreeWayRemoves(t *testing.T) {
 func TestDriftPolicyReflect(t *testing.T) {
 	az := seedDrift(t)
 	head := writeInput(t, driftInput("{env: prod}"))
-	byName := planWith(t, az, head, Options{DriftPolicy: "reflect"})
+	byName := planWith(t, az, head, planner.Options{DriftPolicy: "reflect"})
 	rg := byName["rg-drift"]
-	if rg.Action != ActionNoChange || len(rg.Changes) != 0 {
+	if rg.Action != planner.ActionNoChange || len(rg.Changes) != 0 {
 		t.Errorf("rg-drift: %s with %v, want no-change: every difference reflected", rg.Action, rg.Changes)
 	}
 	if got := paths(rg.Reflected, changePath); !reflect.DeepEqual(got, []string{"tags.cost", "tags.env", "tags.owner"}) {
@@ -187,13 +188,13 @@ func TestDriftPolicyReflect(t *testing.T) {
 	if got := paths(vnet.Reflected, changePath); !reflect.DeepEqual(got, []string{"properties.addressSpace.addressPrefixes", "properties.enableDdosProtection"}) {
 		t.Errorf("vnet-dns: reflected %v, want the prefix and Azure's enableDdosProtection", got)
 	}
-	if !hasCode(vnet.OperatorDiffers, OperatorEnforces) {
-		t.Errorf("vnet-dns: operatorDiffers %+v lacks %s", vnet.OperatorDiffers, OperatorEnforces)
+	if !hasCode(vnet.OperatorDiffers, planner.OperatorEnforces) {
+		t.Errorf("vnet-dns: operatorDiffers %+v lacks %s", vnet.OperatorDiffers, planner.OperatorEnforces)
 	}
 
 	base := writeInput(t, driftInput("{env: dev}"))
-	rg = planWith(t, az, head, Options{DriftPolicy: "reflect", Base: base, Inputs: Inputs{Base: "base"}})["rg-drift"]
-	if got := paths(rg.Changes, changePath); !reflect.DeepEqual(got, []string{"tags.env"}) || rg.Changes[0].Origin != OriginChange {
+	rg = planWith(t, az, head, planner.Options{DriftPolicy: "reflect", Base: base, Inputs: planner.Inputs{Base: "base"}})["rg-drift"]
+	if got := paths(rg.Changes, changePath); !reflect.DeepEqual(got, []string{"tags.env"}) || rg.Changes[0].Origin != planner.OriginChange {
 		t.Errorf("reflect --base: changes %+v, want env, this change's", rg.Changes)
 	}
 	if got := paths(rg.Reflected, changePath); !reflect.DeepEqual(got, []string{"tags.cost", "tags.owner"}) {
@@ -201,31 +202,11 @@ func TestDriftPolicyReflect(t *testing.T) {
 	}
 }
 
-func hasCode(ds []OperatorDifference, code OperatorDifferenceCode) bool {
+func hasCode(ds []planner.OperatorDifference, code planner.OperatorDifferenceCode) bool {
 	for _, d := range ds {
 		if d.Code == code {
 			return true
 		}
 	}
 	return false
-}
-
-func TestSetAtFollowsItemsByPosition(t *testing.T) {
-	body := map[string]any{"properties": map[string]any{"rules": []any{map[string]any{"port": 1.0}, map[string]any{"port": 2.0}}}}
-	if !setAt(body, "properties.rules[1].protocol", "Tcp") || setAt(body, "properties.rules[5].protocol", "Tcp") {
-		t.Fatal("setAt")
-	}
-	if got := body["properties"].(map[string]any)["rules"].([]any)[1].(map[string]any)["protocol"]; got != "Tcp" {
-		t.Errorf("protocol %v", got)
-	}
-	removeAt(body, "properties.rules[1].protocol")
-	if _, ok := body["properties"].(map[string]any)["rules"].([]any)[1].(map[string]any)["protocol"]; ok {
-		t.Errorf("removeAt left the value")
-	}
-	if wholeList("properties.rules[2].port") != "properties.rules" || wholeList("properties.subnets[name=a].x") != "properties.subnets[name=a].x" {
-		t.Errorf("wholeList")
-	}
-	if got := outermost([]string{"a.b", "a", "c[name=x].d", "c[name=x]", "a"}); !reflect.DeepEqual(got, []string{"a", "c[name=x]"}) {
-		t.Errorf("outermost %v", got)
-	}
 }

@@ -1,4 +1,4 @@
-package planner
+package planner_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/planner"
 )
 
 // TestAPropertyAzureLacks: a property the manifests set that Azure's GET
@@ -16,18 +17,18 @@ import (
 func TestAPropertyAzureLacks(t *testing.T) {
 	az := startAzure(t, emulator.Faults{})
 	rg := "/subscriptions/" + testSub + "/resourceGroups/lk"
-	az.put(t, rg, "2020-06-01", map[string]any{"location": "westus2"})
-	az.put(t, rg+"/providers/Microsoft.Network/virtualNetworks/lk-net", "2020-11-01", map[string]any{"location": "westus2",
+	az.Put(t, rg, "2020-06-01", map[string]any{"location": "westus2"})
+	az.Put(t, rg+"/providers/Microsoft.Network/virtualNetworks/lk-net", "2020-11-01", map[string]any{"location": "westus2",
 		"properties": map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}}}})
 	before, after := "testdata/lacking/before.yaml", "testdata/lacking/after.yaml"
 	const dns = "properties.dhcpOptions"
-	plan := func(base string) *Resource {
+	plan := func(base string) *planner.Resource {
 		t.Helper()
-		opts := Options{Reader: az.client, Inputs: Inputs{Paths: []string{after}, Namespace: "default"}}
+		opts := planner.Options{Reader: az.Client, Inputs: planner.Inputs{Paths: []string{after}, Namespace: "default"}}
 		if base != "" {
 			opts.Inputs.Base, opts.Base = base, loadScenario(t, base)
 		}
-		p, diags := Make(context.Background(), loadScenario(t, after), opts)
+		p, diags := planner.Make(context.Background(), loadScenario(t, after), opts)
 		if diags.HasErrors() {
 			t.Fatalf("Make: %v", diags.Err())
 		}
@@ -39,7 +40,7 @@ func TestAPropertyAzureLacks(t *testing.T) {
 		t.Fatal("the network is not in the plan")
 		return nil
 	}
-	changed := func(r *Resource) *Change {
+	changed := func(r *planner.Resource) *planner.Change {
 		for i, c := range r.Changes {
 			if strings.HasPrefix(c.Path, dns) {
 				return &r.Changes[i]
@@ -49,7 +50,7 @@ func TestAPropertyAzureLacks(t *testing.T) {
 	}
 
 	noBase := plan("")
-	if noBase.Action != ActionUpdate || changed(noBase) == nil {
+	if noBase.Action != planner.ActionUpdate || changed(noBase) == nil {
 		t.Errorf("without --base: %s %+v, want an update adding %s", noBase.Action, noBase.Changes, dns)
 	}
 	if !strings.Contains(strings.Join(noBase.Notes, "\n"), "--base") {
@@ -57,12 +58,12 @@ func TestAPropertyAzureLacks(t *testing.T) {
 	}
 
 	added := plan(before)
-	if c := changed(added); added.Action != ActionUpdate || c == nil || c.Origin != OriginChange {
+	if c := changed(added); added.Action != planner.ActionUpdate || c == nil || c.Origin != planner.OriginChange {
 		t.Errorf("with a base without DNS servers: %s %+v, want an update whose change has origin change", added.Action, added.Changes)
 	}
 
 	sent := plan(after)
-	if sent.Action != ActionNoChange || changed(sent) != nil {
+	if sent.Action != planner.ActionNoChange || changed(sent) != nil {
 		t.Errorf("with a base that set the same DNS servers: %s %+v, want no change", sent.Action, sent.Changes)
 	}
 	if len(sent.NotReturned) != 1 || !strings.HasPrefix(sent.NotReturned[0].Path, dns) {

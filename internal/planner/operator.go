@@ -100,3 +100,28 @@ func policyEffect(policy string) string {
 	}
 	return "writing the manifests over it and deleting it from Azure with its manifest"
 }
+
+// operatorEnforces is how the operator differs where r's drift policy keeps
+// Azure's values: it always enforces. Listed where the PUT keeps any.
+func operatorEnforces(r *Resource, operator Policy) (OperatorDifference, bool) {
+	if r.DriftPolicy == nil || operator.Value == graph.PolicySkip || len(r.Kept)+len(r.Reflected) == 0 {
+		return OperatorDifference{}, false
+	}
+	var paths []string
+	for _, v := range r.Kept {
+		paths = append(paths, v.Path)
+	}
+	for _, c := range r.Reflected {
+		paths = append(paths, c.Path)
+	}
+	what := "resetting what Azure holds beyond the manifests"
+	if r.DriftPolicy.Value == graph.DriftReflect {
+		what = "writing the manifests' values over Azure's"
+	}
+	return OperatorDifference{
+		Code: OperatorEnforces,
+		Message: fmt.Sprintf("the operator does not read %s: it always enforces, its PUT carrying the manifests' body alone, %s at %s; drift policy %s is azk's",
+			graph.AnnotationDrift, what, strings.Join(paths, ", "), r.DriftPolicy.Value),
+		Paths: paths,
+	}, true
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/azkcli/azk/internal/armjson"
+	"github.com/azkcli/azk/internal/bodydiff"
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/graph"
 )
@@ -212,9 +213,9 @@ func (m *maker) markOrigins(r *Resource, d baseDiff) {
 	}
 }
 
-// origins reports whether r belongs, in a three-way plan, with what this
+// Origins reports whether r belongs, in a three-way plan, with what this
 // change does, with the drift Azure already has, or with both.
-func (r *Resource) origins() (change, drift bool) {
+func (r *Resource) Origins() (change, drift bool) {
 	if r.Removed() || r.Action == ActionRecreate {
 		return true, false
 	}
@@ -239,17 +240,17 @@ func (r *Resource) origins() (change, drift bool) {
 }
 
 // lackingChanges returns compared's changes, with each property Azure lacks
-// (comparison.lacking) decided by what was sent before. Where the base set
+// (bodydiff.Comparison.Lacking) decided by what was sent before. Where the base set
 // the property as the manifests do, it was sent then and Azure does not
 // return it: it is not returned, not a change. Anywhere else (no base, a
 // resource new in this change, a property this change sets) Azure may not
 // have it yet, and only the PUT makes sure it does: it is a change, so that
 // a property added to the manifests is never left unapplied for looking like
 // one ARM withholds.
-func (m *maker) lackingChanges(r *Resource, d baseDiff, compared comparison) []Change {
-	changes := compared.changes
+func (m *maker) lackingChanges(r *Resource, d baseDiff, compared bodydiff.Comparison) []Change {
+	changes := compared.Changes
 	var unsure []string
-	for _, v := range compared.lacking {
+	for _, v := range compared.Lacking {
 		if d.inBase && d.origin(v.Path) == OriginDrift {
 			r.NotReturned = append(r.NotReturned, v)
 			continue

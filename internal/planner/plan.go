@@ -1,14 +1,15 @@
 // Package planner decides, per resource, what applying the manifests would do
 // to Azure, and the plan it makes is the contract apply keeps: a PUT for each
 // create and update (each with its reason code), nothing for the rest. A Plan
-// is data; rendering it is separate.
+// is data; comparing bodies (bodydiff), showing a plan (views) and keeping it
+// in a file (planfile) are separate.
 //
 // The plan needs no state of its own. An existing resource that matches the
 // manifests is no change and one that differs is an update, whether azk
 // created it or found it, as the operator's default reconcile-policy-if-exists
 // (manage) makes them behave the same. A changed PUT body is shown with
 // everything it changes, removals of what Azure holds beyond the body
-// included (see diff.go for the comparison rules).
+// included (see package bodydiff for the comparison rules).
 //
 // A stateless plan cannot see a change of Azure name or owner: either is
 // another ARM ID, so the old resource is not read and the new one plans as a
@@ -21,6 +22,7 @@ package planner
 import (
 	"strings"
 
+	"github.com/azkcli/azk/internal/bodydiff"
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/graph"
 )
@@ -104,17 +106,12 @@ const (
 )
 
 // Origin says, in a three-way plan (azk plan --base), where a difference
-// comes from, as Terraform tells changes to the configuration from changes
-// outside it.
-type Origin string
+// comes from (see bodydiff.Origin).
+type Origin = bodydiff.Origin
 
 const (
-	// OriginChange: the manifests changed there between the base and these
-	// (the change under review), or the resource is new in this change.
-	OriginChange Origin = "change"
-	// OriginDrift: the manifests did not change there; Azure differs from
-	// them, and applying reverts it.
-	OriginDrift Origin = "drift"
+	OriginChange = bodydiff.OriginChange
+	OriginDrift  = bodydiff.OriginDrift
 )
 
 // Policy is the reconcile policy that drove a decision, and where it came from.
@@ -127,31 +124,13 @@ type Policy struct {
 	Source string `json:"source"`
 }
 
-// Change is one property-level difference between Azure and the desired body.
-// Before is absent for an added property, After for a removed one.
-type Change struct {
-	// Path is the property's location in the ARM body, e.g. "properties.addressSpace.addressPrefixes[0]".
-	Path   string `json:"path"`
-	Before any    `json:"before,omitempty"`
-	After  any    `json:"after,omitempty"`
-	// Sensitive values are never compared or shown: Before and After are empty.
-	Sensitive bool `json:"sensitive,omitempty"`
-	// Unknown means After is known only after a dependency is applied.
-	Unknown bool `json:"unknown,omitempty"`
-	// Origin is set in a three-way plan (azk plan --base) only.
-	Origin Origin `json:"origin,omitempty"`
-}
+// Change is one property-level difference between Azure and the desired
+// body (see bodydiff.Change).
+type Change = bodydiff.Change
 
 // PathValue is a value at a body path: Azure's in Resource.AzureOnly, the
-// manifests' in Resource.NotReturned.
-type PathValue struct {
-	// Path is written as Change.Path is.
-	Path string `json:"path"`
-	// Value is absent when Sensitive.
-	Value any `json:"value,omitempty"`
-	// Sensitive marks a secret: never shown.
-	Sensitive bool `json:"sensitive,omitempty"`
-}
+// manifests' in Resource.NotReturned (see bodydiff.PathValue).
+type PathValue = bodydiff.PathValue
 
 // Adoption marks a resource that this change of the manifests adds and that
 // already exists in Azure (azk plan --base): applying takes it over.
@@ -356,7 +335,7 @@ type Plan struct {
 	// PLANFILE (see MakeDestroy).
 	Destroy bool `json:"destroy,omitempty"`
 	// SecretSalt salts the digests that stand for secrets in a saved plan, so
-	// that a digest cannot be looked up in a table of common passwords. Set by Save.
+	// that a digest cannot be looked up in a table of common passwords. Set by planfile.Save.
 	SecretSalt string `json:"secretSalt,omitempty"`
 	// Endpoint is where the plan was made (Azure's cloud, or an emulator),
 	// so that a saved plan is applied there; nil in plans saved before it
@@ -429,7 +408,7 @@ func (p *Plan) Summary() Summary {
 			s.Drifted++
 		}
 		if p.Inputs.Base != "" && !p.Drift {
-			change, drift := r.origins()
+			change, drift := r.Origins()
 			if change {
 				s.Changed++
 			}

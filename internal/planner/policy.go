@@ -10,7 +10,7 @@ const (
 	PolicySourceAnnotationIfExists = "annotation " + graph.AnnotationReconcilePolicyIfExists
 	PolicySourceIfExistsFlag       = "flag --reconcile-policy-if-exists"
 	PolicySourceDefaultFlag        = "flag --default-reconcile-policy"
-	policySourceDefault            = "default"
+	PolicySourceDefault            = "default" // no annotation nor flag set it
 )
 
 // policySourceNamespace is the source of a policy set on the resource's Namespace.
@@ -43,7 +43,7 @@ func ResolvePolicy(g *graph.Graph, n *graph.Node, exists bool, ifExistsFlag stri
 	if g.DefaultPolicy != "" {
 		return Policy{Value: g.DefaultPolicy, Source: PolicySourceDefaultFlag}, true
 	}
-	return Policy{Value: graph.PolicyManage, Source: policySourceDefault}, false
+	return Policy{Value: graph.PolicyManage, Source: PolicySourceDefault}, false
 }
 
 // policy is the reconcile policy that applies to n, and whether a
@@ -56,7 +56,7 @@ func (m *maker) policy(n *graph.Node, exists bool) (Policy, bool) {
 // were it found in Azure, when one would.
 func (m *maker) ifExists(n *graph.Node) (Policy, bool) {
 	p, explicit := ResolvePolicy(m.g, n, true, m.opts.ReconcilePolicyIfExists)
-	return p, !explicit && p.Source != policySourceDefault
+	return p, !explicit && p.Source != PolicySourceDefault
 }
 
 // recordPolicy is what apply writes into n's manifest: the operator applies

@@ -1,4 +1,4 @@
-package planner
+package planner_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/planner"
 )
 
 const policyInput = `apiVersion: v1
@@ -69,26 +70,26 @@ spec:
 func TestPolicySources(t *testing.T) {
 	az := startAzure(t, emulator.Faults{})
 	rg := "/subscriptions/" + testSub + "/resourceGroups/rg-existing"
-	az.put(t, rg, "2021-04-01", map[string]any{"location": "westus2"})
-	az.put(t, rg+"/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-if-exists", "2023-01-31", map[string]any{"location": "westus2"})
+	az.Put(t, rg, "2021-04-01", map[string]any{"location": "westus2"})
+	az.Put(t, rg+"/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-if-exists", "2023-01-31", map[string]any{"location": "westus2"})
 	file := filepath.Join(t.TempDir(), "policy.yaml")
 	if err := os.WriteFile(file, []byte(policyInput), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		defaultPolicy string
-		want          map[string]Policy
-		actions       map[string]Action
+		want          map[string]planner.Policy
+		actions       map[string]planner.Action
 	}{
-		{"", map[string]Policy{
+		{"", map[string]planner.Policy{
 			"id-in-frozen":  {"skip", "annotation serviceoperator.azure.com/reconcile-policy on Namespace frozen"},
-			"id-own-policy": {"manage", PolicySourceAnnotation},
-			"id-if-exists":  {"detach-on-delete", PolicySourceAnnotationIfExists},
+			"id-own-policy": {"manage", planner.PolicySourceAnnotation},
+			"id-if-exists":  {"detach-on-delete", planner.PolicySourceAnnotationIfExists},
 			"rg-policy":     {"manage", "default"},
-		}, map[string]Action{"id-in-frozen": ActionSkip, "id-own-policy": ActionCreate, "rg-policy": ActionCreate}},
-		{"detach-on-delete", map[string]Policy{
+		}, map[string]planner.Action{"id-in-frozen": planner.ActionSkip, "id-own-policy": planner.ActionCreate, "rg-policy": planner.ActionCreate}},
+		{"detach-on-delete", map[string]planner.Policy{
 			"id-in-frozen": {"skip", "annotation serviceoperator.azure.com/reconcile-policy on Namespace frozen"},
-			"rg-policy":    {"detach-on-delete", PolicySourceDefaultFlag},
+			"rg-policy":    {"detach-on-delete", planner.PolicySourceDefaultFlag},
 		}, nil},
 	} {
 		res, diags := loader.Load(loader.Options{Paths: []string{file}})
@@ -99,7 +100,7 @@ func TestPolicySources(t *testing.T) {
 		if diags.HasErrors() {
 			t.Fatal(diags.Err())
 		}
-		p, diags := Make(context.Background(), g, Options{Reader: az.client})
+		p, diags := planner.Make(context.Background(), g, planner.Options{Reader: az.Client})
 		if diags.HasErrors() {
 			t.Fatal(diags.Err())
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/azkcli/azk/internal/bodydiff"
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
@@ -116,7 +117,7 @@ func (m *maker) replace(st *nodeState, r *Resource) bool {
 	r.Action, r.Reason = ActionRecreate, ReasonReplaceRequested
 	r.Request, r.Desired = req, req.Body
 	r.Secrets = secretPaths(r.Desired)
-	r.Changes = newDiffer(n.Kind).diff(r.Desired, nil)
+	r.Changes = bodydiff.For(n.Kind).Diff(r.Desired, nil)
 	r.Notes = append([]string(nil), req.Notes...)
 	if root != nil {
 		r.Reason, r.CascadedBy = ReasonOwnerReplaced, root.Address
