@@ -259,8 +259,9 @@ func TestDeletionPromiseVanishedIsAlreadyGone(t *testing.T) {
 			mustContain(t, "destroy", out, "managedidentity.azure.com/UserAssignedIdentity/default/id1: Already gone", "Destroy complete! Resources: 0 deleted, 0 deleted by cascade, 0 detached, 0 failed.")
 		})
 	}
-	t.Run("saved destroy plan/412", func(t *testing.T) {
-		t.Parallel()
+	// savedDestroyPlan applies stack and saves its destroy plan.
+	savedDestroyPlan := func(t *testing.T, stack string) (*dsEnv, string) {
+		t.Helper()
 		e := newDSEnv(t)
 		dir := writeStack(t, stack)
 		e.mustApply(t, dir)
@@ -268,6 +269,11 @@ func TestDeletionPromiseVanishedIsAlreadyGone(t *testing.T) {
 		if out, errOut, code := e.azk(t, "plan", "--destroy", "--out", planFile, dir); code != 0 {
 			t.Fatalf("plan --destroy --out: exit %d\n%s\n%s", code, out, errOut)
 		}
+		return e, planFile
+	}
+	t.Run("saved destroy plan/412", func(t *testing.T) {
+		t.Parallel()
+		e, planFile := savedDestroyPlan(t, stack)
 		e.vanish(t, rg, "2020-06-01", true)
 		m := e.mark()
 		out, errOut, code := e.azk(t, "destroy", planFile)
@@ -280,13 +286,7 @@ func TestDeletionPromiseVanishedIsAlreadyGone(t *testing.T) {
 	// which is what deleting it was for: reported already gone, not stale.
 	t.Run("saved destroy plan, gone before", func(t *testing.T) {
 		t.Parallel()
-		e := newDSEnv(t)
-		dir := writeStack(t, stack)
-		e.mustApply(t, dir)
-		planFile := filepath.Join(t.TempDir(), "destroy.azk")
-		if out, errOut, code := e.azk(t, "plan", "--destroy", "--out", planFile, dir); code != 0 {
-			t.Fatalf("plan --destroy --out: exit %d\n%s\n%s", code, out, errOut)
-		}
+		e, planFile := savedDestroyPlan(t, stack)
 		ctx := testkit.Context(t)
 		op, err := emulatorClient(t, e.run).Delete(ctx, rg, "2020-06-01")
 		if err == nil {
