@@ -351,26 +351,3 @@ func scrub(r *strings.Replacer, v any) (any, bool) {
 	}
 	return v, false
 }
-
-// JSON returns raw, a JSON document Azure returned, scrubbed as Value
-// scrubs it: raw itself when nothing in it holds a secret (or it is not JSON).
-func (s *Set) JSON(raw json.RawMessage) json.RawMessage {
-	if s == nil || s.String(string(raw)) == string(raw) && !bytes.Contains(raw, []byte(`\u`)) {
-		return raw
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return raw
-	}
-	scrubbed, changed := s.Value(v)
-	if !changed {
-		return raw
-	}
-	out, err := json.Marshal(scrubbed)
-	if err != nil {
-		return raw
-	}
-	return out
-}

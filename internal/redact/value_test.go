@@ -3,7 +3,6 @@ package redact
 import (
 	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -31,18 +30,5 @@ func TestValueReplacesWholeStringsThatHoldASecret(t *testing.T) {
 	}
 	if same, changed := s.Value(map[string]any{"name": "prod-rg"}); changed || same.(map[string]any)["name"] != "prod-rg" {
 		t.Errorf("a body without secrets changed: %v", same)
-	}
-}
-
-func TestJSONScrubsEscapedValuesAndKeepsCleanBodies(t *testing.T) {
-	var s Set
-	s.Add("hunter2-secret")
-	clean := json.RawMessage(`{"a": 1.50, "b":"x"}`)
-	if got := s.JSON(clean); string(got) != string(clean) {
-		t.Errorf("clean body rewritten: %s", got)
-	}
-	got := s.JSON(json.RawMessage(`{"n":1.50,"t":{"k":"\u0068unter2-secret"}}`))
-	if strings.Contains(string(got), "unter2") || !strings.Contains(string(got), Text) || !strings.Contains(string(got), "1.50") {
-		t.Errorf("JSON = %s", got)
 	}
 }
