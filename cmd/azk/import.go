@@ -84,7 +84,7 @@ the rest; --skip-unsupported accepts leaving out those azk refuses.`,
 				return err
 			}
 			defer release()
-			res, err := importer.Import(ctx, args, importer.Options{Reader: client, Recursive: recursive, Policy: policy, Namespace: g.namespace})
+			res, err := importer.Import(ctx, args, importer.Options{Reader: client, Recursive: recursive, Policy: policy, Namespace: g.namespace, Secrets: g.secrets})
 			if err != nil {
 				return err
 			}

@@ -68,6 +68,7 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, in *inputFlag
 		SendSecrets:             pf.sendSecrets,
 		Replace:                 pf.replace,
 		DriftPolicy:             pf.driftPolicy,
+		Secrets:                 g.secrets,
 	})
 	if p != nil {
 		p.Endpoint = &s.endpoint

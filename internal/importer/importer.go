@@ -17,6 +17,7 @@ import (
 	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/redact"
 	"github.com/azkcli/azk/internal/registry"
 )
 
@@ -38,6 +39,10 @@ type Options struct {
 	Policy string
 	// Namespace is written as metadata.namespace unless "" or "default".
 	Namespace string
+	// Secrets are the run's secret values: each string of Azure's bodies
+	// that holds one is written as redact.Text (Azure's values are free
+	// text azk does not mark). nil scrubs nothing.
+	Secrets *redact.Set
 }
 
 // Resource is one imported resource.
@@ -182,6 +187,8 @@ func (im *importer) add(id string, k *registry.Kind, body map[string]any, depth 
 		return
 	}
 	im.seen[strings.ToLower(id)] = true
+	scrubbed, _ := im.opts.Secrets.Value(body)
+	body = scrubbed.(map[string]any)
 	im.result.Resources = append(im.result.Resources, &Resource{ID: id, Kind: k, body: body, parent: parentOf(id), depth: depth})
 	if im.opts.Recursive {
 		im.wg.Add(1)

@@ -49,9 +49,11 @@ func ResolveDriftPolicy(g *graph.Graph, n *graph.Node, flag string) Policy {
 // took out, where Azure has none): what a body built again at apply must
 // carry as well (Resource.CarryAzure).
 type carried struct {
-	path   string
-	value  any
-	remove bool
+	path string
+	// value is Azure's value as the plan shows it, scrubbed of the run's
+	// secrets; azure is it as read, which apply sends back.
+	value, azure any
+	remove       bool
 	// ignored marks a path of the ignore-changes annotation.
 	ignored bool
 }
@@ -65,7 +67,7 @@ func (r *Resource) CarryAzure(body map[string]any) {
 		if c.remove {
 			removeAt(body, c.path)
 		} else {
-			setAt(body, c.path, deepCopy(c.value))
+			setAt(body, c.path, deepCopy(c.azure))
 		}
 	}
 }
@@ -79,7 +81,7 @@ func (m *maker) applyDriftPolicy(r *Resource, st *nodeState, d *bodydiff.Rules, 
 	r.DriftPolicy = &p
 	for _, ip := range st.node.IgnoreChanges {
 		if v, ok := ip.Get(st.current); ok && v != nil {
-			r.carried = append(r.carried, carried{path: ip.String(), value: deepCopy(v), ignored: true})
+			r.carried = append(r.carried, carried{path: ip.String(), value: deepCopy(v), azure: azureAt(st, ip.String(), v), ignored: true})
 		} else {
 			r.carried = append(r.carried, carried{path: ip.String(), remove: true, ignored: true})
 		}
@@ -129,7 +131,7 @@ func (m *maker) merge(r *Resource, st *nodeState, compared bodydiff.Comparison) 
 	body := deepCopy(r.Desired).(map[string]any)
 	for _, v := range r.Kept {
 		if setAt(body, v.Path, deepCopy(v.Value)) {
-			r.carried = append(r.carried, carried{path: v.Path, value: deepCopy(v.Value)})
+			r.carried = append(r.carried, carried{path: v.Path, value: deepCopy(v.Value), azure: azureAt(st, v.Path, v.Value)})
 		}
 	}
 	return body
@@ -174,7 +176,7 @@ func (m *maker) reflect(r *Resource, st *nodeState, d *bodydiff.Rules, compared 
 		if have, ok := p.Get(st.current); ok && have != nil {
 			c.Before = d.SettablePart(d.SchemaOf(p), have)
 			p.Set(body, deepCopy(c.Before))
-			r.carried = append(r.carried, carried{path: s, value: deepCopy(c.Before)})
+			r.carried = append(r.carried, carried{path: s, value: deepCopy(c.Before), azure: d.SettablePart(d.SchemaOf(p), azureAt(st, s, have))})
 		} else {
 			p.Delete(body)
 			r.carried = append(r.carried, carried{path: s, remove: true})
@@ -257,6 +259,19 @@ func setAt(body map[string]any, path string, v any) bool {
 		return false
 	}
 	return p.Set(parent, v)
+}
+
+// azureAt is Azure's value at path as read, before the plan scrubbed it of
+// the run's secrets (maker.scrub), as a copy; shown when it is not there.
+func azureAt(st *nodeState, path string, shown any) any {
+	if parent, rest, ok := positionalParent(st.raw, path); ok {
+		if p, err := armjson.ParsePath(rest); err == nil {
+			if v, ok := p.Get(parent); ok {
+				return deepCopy(v)
+			}
+		}
+	}
+	return deepCopy(shown)
 }
 
 // removeAt removes the value at path from body, if it is there.

@@ -12,6 +12,7 @@ import (
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/redact"
 	"github.com/azkcli/azk/internal/registry"
 )
 
@@ -61,6 +62,11 @@ type Options struct {
 	// DriftPolicy is --drift-policy: the drift policy of resources whose
 	// manifest and Namespace set none (graph.DriftPolicies); "" means enforce.
 	DriftPolicy string
+	// Secrets are the run's secret values: each string of Azure's bodies
+	// that holds one reads as redact.Text, so that no plan, rendering, saved
+	// plan or refresh holds it (Azure's values are free text azk does not
+	// mark). nil scrubs nothing.
+	Secrets *redact.Set
 }
 
 // resourceGroupsAPIVersion reads resource groups and lists their resources.
@@ -154,9 +160,12 @@ type nodeState struct {
 	// read is closed once the resource was read (or the read was skipped).
 	read chan struct{}
 
-	exists  bool
-	current map[string]any
-	etag    string
+	exists bool
+	// current is Azure's body scrubbed of the run's secrets (maker.scrub),
+	// which the plan compares and shows; raw is it as read, for what apply
+	// carries back to Azure (Resource.CarryAzure).
+	current, raw map[string]any
+	etag         string
 	// notRead means the owner will be created, so there was nothing to read.
 	notRead bool
 	// missingARMIDs are armId owners and references that do not exist.

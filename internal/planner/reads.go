@@ -237,9 +237,21 @@ const (
 	minReaders             = 256
 )
 
-// get reads one resource: its body and ETag, or nil when it does not exist.
+// get reads one resource: its body, scrubbed of the run's secrets, and
+// ETag, or nil when it does not exist.
 func (m *maker) get(id, apiVersion string) (map[string]any, string, error) {
-	return m.getAt(m.ctx, id, apiVersion)
+	body, etag, err := m.getAt(m.ctx, id, apiVersion)
+	return m.scrub(body), etag, err
+}
+
+// scrub is body with each string that holds a secret of the run replaced by
+// redact.Text (Options.Secrets): body itself when none does.
+func (m *maker) scrub(body map[string]any) map[string]any {
+	if body == nil {
+		return nil
+	}
+	v, _ := m.opts.Secrets.Value(body)
+	return v.(map[string]any)
 }
 
 // getAt is get under ctx (which may carry the read's priority).
@@ -279,7 +291,7 @@ func (m *maker) readNode(st *nodeState) {
 		case err != nil:
 			st.readErr = err
 		case body != nil:
-			st.exists, st.current, st.etag = true, body, etag
+			st.exists, st.raw, st.current, st.etag = true, body, m.scrub(body), etag
 		}
 	}
 	for _, e := range n.Edges {

@@ -287,3 +287,67 @@ func (w *Writer) Flush() error {
 
 // Unwrap is the writer redacted text goes to.
 func (w *Writer) Unwrap() io.Writer { return w.next }
+
+// Value returns v, a decoded JSON value that Azure returned, with each string
+// (and map key) that holds a hidden secret value replaced whole by Text, and
+// whether it replaced any. Replacing the whole string keeps a scrubbed value
+// from passing as a real one; v itself is never modified, and returned as it
+// is when nothing holds a secret.
+func (s *Set) Value(v any) (any, bool) {
+	if s == nil {
+		return v, false
+	}
+	s.mu.RLock()
+	r := s.replacer
+	s.mu.RUnlock()
+	if r == nil {
+		return v, false
+	}
+	return scrub(r, v)
+}
+
+func scrub(r *strings.Replacer, v any) (any, bool) {
+	switch t := v.(type) {
+	case string:
+		if r.Replace(t) != t {
+			return Text, true
+		}
+	case map[string]any:
+		var out map[string]any
+		for k, e := range t {
+			ke, kc := k, false
+			if r.Replace(k) != k {
+				ke, kc = Text, true
+			}
+			se, ec := scrub(r, e)
+			if !kc && !ec {
+				continue
+			}
+			if out == nil {
+				out = make(map[string]any, len(t))
+				for k2, e2 := range t {
+					out[k2] = e2
+				}
+			}
+			delete(out, k)
+			out[ke] = se
+		}
+		if out != nil {
+			return out, true
+		}
+	case []any:
+		var out []any
+		for i, e := range t {
+			if se, c := scrub(r, e); c {
+				if out == nil {
+					out = append([]any(nil), t...)
+				}
+				out[i] = se
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	}
+	return v, false
+}

@@ -24,6 +24,7 @@ import (
 	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/redact"
 )
 
 // Entry is one value to write into a manifest, or one that is not written.
@@ -106,6 +107,10 @@ func entries(r *planner.Resource, why string, c planner.Change) []Entry {
 	p, err := armjson.ParsePath(c.Path)
 	if err != nil {
 		base.Skipped = err.Error()
+		return []Entry{base}
+	}
+	if scrubbed(c.Before) {
+		base.Skipped = "Azure's value holds a secret of this run, read as " + redact.Text + ": azk never writes a secret into a manifest"
 		return []Entry{base}
 	}
 	if secretIn(r.Node.Kind, p, c.Before) {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/azkcli/azk/internal/armjson"
+	"github.com/azkcli/azk/internal/redact"
 	"github.com/azkcli/azk/internal/registry"
 )
 
@@ -63,4 +64,26 @@ func secretIn(k *registry.Kind, path armjson.Path, value any) bool {
 		return false
 	}
 	return walk(schema, value)
+}
+
+// scrubbed reports whether Azure's value holds a secret of the run, which the
+// plan read as redact.Text: writing the marker would send it to Azure.
+func scrubbed(value any) bool {
+	switch t := value.(type) {
+	case string:
+		return t == redact.Text
+	case map[string]any:
+		for k, e := range t {
+			if k == redact.Text || scrubbed(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if scrubbed(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
