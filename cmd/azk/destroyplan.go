@@ -13,6 +13,7 @@ import (
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/planfile"
 	"github.com/azkcli/azk/internal/planner"
+	"github.com/azkcli/azk/internal/redact"
 	"github.com/azkcli/azk/internal/views"
 )
 
@@ -43,8 +44,8 @@ func destroyPlanConflicts(pf *planFlags, drift, whatIf bool) error {
 
 // planDestroy makes the destroy plan of the session's inputs (azk plan
 // --destroy): what azk destroy would do, as a plan.
-func (s *azureSession) planDestroy(ctx context.Context, pf *planFlags, inputs planner.Inputs) (*planner.Plan, diag.List) {
-	p, diags := planner.MakeDestroy(ctx, s.graph, planner.Options{Reader: s.client, ReconcilePolicyIfExists: pf.ifExists, Inputs: inputs})
+func (s *azureSession) planDestroy(ctx context.Context, pf *planFlags, inputs planner.Inputs, secrets *redact.Set) (*planner.Plan, diag.List) {
+	p, diags := planner.MakeDestroy(ctx, s.graph, planner.Options{Reader: s.client, ReconcilePolicyIfExists: pf.ifExists, Inputs: inputs, Secrets: secrets})
 	if p != nil {
 		p.Endpoint = &s.endpoint
 	}
@@ -73,7 +74,7 @@ func applySavedDestroy(cmd *cobra.Command, g *globalOptions, saved *planner.Plan
 		return err
 	}
 	defer session.release()
-	fresh, more := session.planDestroy(ctx, &pf, planInputs(g, in, args, sel))
+	fresh, more := session.planDestroy(ctx, &pf, planInputs(g, in, args, sel), g.secrets)
 	diags = append(diags, more...)
 	printDiagnostics(g.stderr, diags)
 	if fresh == nil || diags.HasErrors() {

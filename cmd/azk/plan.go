@@ -171,7 +171,7 @@ resources of the same type in its resource group).`,
 			var p *planner.Plan
 			var more diag.List
 			if destroy {
-				p, more = session.planDestroy(ctx, &pf, planInputs(g, &in, args, &sel))
+				p, more = session.planDestroy(ctx, &pf, planInputs(g, &in, args, &sel), g.secrets)
 			} else {
 				p, more = session.plan(ctx, g, &in, &pf, planInputs(g, &in, args, &sel), drift)
 			}

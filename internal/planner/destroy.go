@@ -37,7 +37,7 @@ func DestroyNodes(g *graph.Graph) []*graph.Node {
 // or skip (detach); what a deletion would take along that the manifests do
 // not delete is listed in Cascades, which apply refuses without
 // --allow-cascade. A resource Azure does not have is not listed, as a
-// three-way plan does not list one either. Of opts, Reader, Inputs and
+// three-way plan does not list one either. Of opts, Reader, Inputs, Secrets and
 // ReconcilePolicyIfExists are used; a base, a drift report, -replace and
 // --send-secrets plan changes, not a destroy, and are refused.
 func MakeDestroy(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) {
@@ -56,7 +56,7 @@ func MakeDestroy(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	rm, err := PlanRemovals(ctx, opts.Reader, g, DestroyNodes(g), RemovalOptions{IfExists: opts.ReconcilePolicyIfExists})
+	rm, err := PlanRemovals(ctx, opts.Reader, g, DestroyNodes(g), RemovalOptions{IfExists: opts.ReconcilePolicyIfExists, Secrets: opts.Secrets})
 	if err != nil {
 		diags.Add(diag.Errorf(diag.Source{}, "", "", "reading the resources to destroy: %v", err))
 		return nil, diags

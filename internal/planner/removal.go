@@ -12,6 +12,7 @@ import (
 	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/redact"
 )
 
 // RemovalOptions configure PlanRemovals; the zero value is usable.
@@ -23,6 +24,9 @@ type RemovalOptions struct {
 	// manifests: deleting a parent that takes one of them along is a
 	// Cascade, never silent.
 	Kept map[string]bool
+	// Secrets are the run's secret values, scrubbed from Azure's bodies as
+	// they are read (see Options.Secrets); nil scrubs nothing.
+	Secrets *redact.Set
 	// Head is the manifests after the change (nil for destroy): a
 	// reconcile-policy they set on a Namespace applies to what they remove
 	// from it, as the operator sees that Namespace once the change is applied.
@@ -75,7 +79,8 @@ func PlanRemovals(ctx context.Context, reader Reader, g *graph.Graph, nodes []*g
 						return
 					}
 				}
-				reads[i].body, reads[i].etag = body, resp.ETag
+				scrubbed, _ := opts.Secrets.Value(body)
+				reads[i].body, reads[i].etag = scrubbed.(map[string]any), resp.ETag
 			}
 		}()
 	}
@@ -278,7 +283,7 @@ func (m *maker) planRemovals(nodes []*graph.Node) ([]*Resource, diag.List) {
 		return nil, nil
 	}
 	var diags diag.List
-	rm, err := PlanRemovals(m.ctx, m.opts.Reader, m.opts.Base, nodes, RemovalOptions{IfExists: m.opts.ReconcilePolicyIfExists, Kept: m.keptIDs(), Head: m.g})
+	rm, err := PlanRemovals(m.ctx, m.opts.Reader, m.opts.Base, nodes, RemovalOptions{IfExists: m.opts.ReconcilePolicyIfExists, Kept: m.keptIDs(), Head: m.g, Secrets: m.opts.Secrets})
 	if err != nil {
 		diags.Add(diag.Errorf(diag.Source{}, "", "", "reading the resources removed from the manifests: %v", err))
 		return nil, diags
