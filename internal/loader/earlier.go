@@ -65,6 +65,13 @@ func LoadEarlier(base string, opts Options) (*Result, error) {
 		return &Result{}, nil
 	}
 	res, diags := loadIn(opts, tree)
+	for _, list := range [][]*Object{res.Resources, res.Secrets, res.ConfigMaps, res.Namespaces, res.Others} {
+		for _, o := range list {
+			if rel, err := filepath.Rel(tree, o.Source.File); err == nil && o.Source.File != "" && !strings.HasPrefix(rel, "..") {
+				o.HeadFile = filepath.Join(root, rel)
+			}
+		}
+	}
 	if tree != base {
 		// The tree is a temporary copy: name files as git does, REV:PATH.
 		relabel := func(src *diag.Source) {
