@@ -213,7 +213,9 @@ func (m *maker) removedNodes() []*graph.Node {
 			continue
 		}
 		if n.ID == "" {
-			m.diags.Add(diag.Warningf(n.Object.Source, n.Address(), "", "removed from the manifests, but its Azure name is another resource's status value: azk cannot tell which resource to delete"))
+			if n.Pending != "" { // else the base does not resolve it: azk plan counts those
+				m.diags.Add(diag.Warningf(n.Object.Source, n.Address(), "", "removed from the manifests, but its Azure name is another resource's status value: azk cannot tell which resource to delete"))
+			}
 			continue
 		}
 		if held[strings.ToLower(n.ID)] != nil {
