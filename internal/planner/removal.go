@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
+	"os"
 	"strings"
 	"sync"
 
@@ -249,13 +249,21 @@ func (m *maker) moved(n *graph.Node) *Move {
 	if bn == nil || n.ID == "" || !strings.EqualFold(bn.ID, n.ID) {
 		return nil
 	}
-	if bn.Address() == n.Address() {
-		file, err := filepath.Abs(n.Object.Source.File)
-		if bn.Object.HeadFile == "" || err != nil || file == bn.Object.HeadFile {
-			return nil
-		}
+	if bn.Address() == n.Address() && (bn.Object.HeadFile == "" || sameFile(bn.Object.HeadFile, n.Object.Source.File)) {
+		return nil
 	}
 	return &Move{From: bn.Address(), Source: bn.Object.Source.String()}
+}
+
+// sameFile reports whether the working tree's file a is b, through links
+// (a checkout under a linked folder); a file gone from it is not.
+func sameFile(a, b string) bool {
+	ai, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	bi, err := os.Stat(b)
+	return err == nil && os.SameFile(ai, bi)
 }
 
 // idChanged reports, with an error unless -replace names the resource,
