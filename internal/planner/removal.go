@@ -180,8 +180,8 @@ func cannotDeleteNote(n *graph.Node) string {
 // planned. Nothing these manifests still declare is ever removed: a base
 // resource whose ARM ID they hold under another object (a rename that keeps
 // the ID) stays, and is shown moved; one whose kind and name an object of
-// theirs has that azk does not read stays, with a warning naming that object. A resource whose ARM ID
-// changed under the same object (a new azureName or owner) is an error,
+// theirs has that azk does not read stays, with a warning naming that
+// object. A resource whose ARM ID changed under the same object (a new azureName or owner) is an error,
 // as the operator's webhook refuses it, unless -replace names it: then the
 // old resource is removed and the new one created.
 func (m *maker) removedNodes() []*graph.Node {
