@@ -52,9 +52,10 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, in *inputFlag
 		progress = g.stderr
 	}
 	var base *graph.Graph
+	var baseDiags diag.List
 	if pf.base != "" {
 		var err error
-		if base, inputs.Base, err = baseGraph(g, in, pf.base, inputs.Paths); err != nil {
+		if base, inputs.Base, baseDiags, err = baseGraph(g, in, pf.base, inputs.Paths, s.graph); err != nil {
 			return nil, diag.List{diag.Errorf(diag.Source{}, "", "", "%v", err)}
 		}
 	}
@@ -73,7 +74,7 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, in *inputFlag
 	if p != nil {
 		p.Endpoint = &s.endpoint
 	}
-	return p, diags
+	return p, append(baseDiags, diags...)
 }
 
 // baseValue is --base, refused as it is parsed when it cannot be a

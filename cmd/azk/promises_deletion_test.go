@@ -41,13 +41,15 @@ func TestDeletionPromiseMovedARMIDIsNotDeleted(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("plan --base: exit %d\n%s\n%s", code, out, errOut)
 	}
-	p, _, _ := decodePlan(t, out)
+	p, byName, _ := decodePlan(t, out)
 	for _, r := range p.Resources {
 		if strings.EqualFold(r.ARMID, id) && r.Removed() {
 			t.Errorf("%s is planned as %s (%s): the head still holds its ARM ID", r.Address, r.Action, r.Reason)
 		}
 	}
-	mustContain(t, "plan stderr", errOut, "it moved, nothing is deleted")
+	if r := byName["UserAssignedIdentity/id-new"]; r == nil || r.Moved == nil || r.Adopt != nil {
+		t.Errorf("id-new: %+v; want moved, not adopted", r)
+	}
 	m := e.mark()
 	out, errOut, code = e.azk(t, "apply", "--auto-approve", "--base", "HEAD~1", dir)
 	noDelete(t, "apply --base", e.since(m))

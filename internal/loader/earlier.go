@@ -20,16 +20,18 @@ import (
 // Each input path is looked up at the same place relative to the tree's
 // root, through the symbolic links the tree holds, which must stay inside
 // it; a path that did not exist then holds nothing, and an empty Result
-// says none did.
-func LoadEarlier(base string, opts Options) (*Result, error) {
+// says none did. What cannot be read is in the diagnostics, naming the
+// base's files, beside what could; the error is for a base that cannot be
+// read at all.
+func LoadEarlier(base string, opts Options) (*Result, diag.List, error) {
 	for _, p := range opts.Paths {
 		if p == "-" {
-			return nil, errors.New("--base: standard input has no earlier version to compare with")
+			return nil, nil, errors.New("--base: standard input has no earlier version to compare with")
 		}
 	}
 	root, tree, cleanup, err := earlierTree(base, append(append([]string(nil), opts.Paths...), opts.Kustomize...))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer cleanup()
 	rebase := func(in []string) ([]string, error) {
@@ -56,15 +58,22 @@ func LoadEarlier(base string, opts Options) (*Result, error) {
 		return out, nil
 	}
 	if opts.Paths, err = rebase(opts.Paths); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if opts.Kustomize, err = rebase(opts.Kustomize); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(opts.Paths)+len(opts.Kustomize) == 0 {
-		return &Result{}, nil
+		return &Result{}, nil, nil
 	}
 	res, diags := loadIn(opts, tree)
+	for _, list := range [][]*Object{res.Resources, res.Secrets, res.ConfigMaps, res.Namespaces, res.Others} {
+		for _, o := range list {
+			if rel, err := filepath.Rel(tree, o.Source.File); err == nil && o.Source.File != "" && !strings.HasPrefix(rel, "..") {
+				o.HeadFile = filepath.Join(root, rel)
+			}
+		}
+	}
 	if tree != base {
 		// The tree is a temporary copy: name files as git does, REV:PATH.
 		relabel := func(src *diag.Source) {
@@ -81,10 +90,7 @@ func LoadEarlier(base string, opts Options) (*Result, error) {
 			relabel(&d.Source)
 		}
 	}
-	if err := diags.Err(); err != nil {
-		return nil, fmt.Errorf("--base %s: reading the earlier manifests: %w", base, err)
-	}
-	return res, nil
+	return res, diags, nil
 }
 
 // EarlierRevision is base as a saved plan records it, so that applying the

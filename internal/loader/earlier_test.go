@@ -23,7 +23,7 @@ func TestLoadEarlierReadsAGitRevision(t *testing.T) {
 	}
 	t.Chdir(repo)
 
-	res, err := LoadEarlier("HEAD", Options{Paths: []string{"manifests"}})
+	res, err := loadEarlier("HEAD", Options{Paths: []string{"manifests"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,13 +34,13 @@ func TestLoadEarlierReadsAGitRevision(t *testing.T) {
 	if !slices.Equal(names, []string{"rg"}) {
 		t.Errorf("HEAD held %v, want [rg]", names)
 	}
-	if res, err := LoadEarlier("HEAD", Options{Paths: []string{"manifests/new.yaml"}}); err != nil || len(res.Resources) != 0 {
+	if res, err := loadEarlier("HEAD", Options{Paths: []string{"manifests/new.yaml"}}); err != nil || len(res.Resources) != 0 {
 		t.Errorf("a file added since: %v resources, %v; want none and no error", res, err)
 	}
-	if _, err := LoadEarlier("HEAD", Options{Paths: []string{t.TempDir()}}); err == nil {
+	if _, err := loadEarlier("HEAD", Options{Paths: []string{t.TempDir()}}); err == nil {
 		t.Error("a path outside the repository was read")
 	}
-	if _, err := LoadEarlier("no-such-revision", Options{Paths: []string{"manifests"}}); err == nil {
+	if _, err := loadEarlier("no-such-revision", Options{Paths: []string{"manifests"}}); err == nil {
 		t.Error("an unknown revision was read")
 	}
 	// An object read from a revision names its file as git does, REV:PATH,
@@ -94,7 +94,7 @@ func TestBaseIsARevisionOrADirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, base := range []string{"--output=" + victim, "-o" + victim, "--remote=" + repo, "--format=zip", "-"} {
-		_, err := LoadEarlier(base, Options{Paths: []string{"manifests"}})
+		_, err := loadEarlier(base, Options{Paths: []string{"manifests"}})
 		if err == nil || !strings.Contains(err.Error(), "--base "+base+": not a directory, and a git revision does not start with \"-\"") {
 			t.Errorf("--base %s: %v; want it refused as an option", base, err)
 		}
@@ -103,14 +103,14 @@ func TestBaseIsARevisionOrADirectory(t *testing.T) {
 		t.Errorf("the victim file now holds %q (%v)", data, err)
 	}
 	file := filepath.Join("manifests", "rg.yaml")
-	if _, err := LoadEarlier(file, Options{Paths: []string{"manifests"}}); err == nil || !strings.Contains(err.Error(), "--base "+file+": a file: give a directory or a git revision") {
+	if _, err := loadEarlier(file, Options{Paths: []string{"manifests"}}); err == nil || !strings.Contains(err.Error(), "--base "+file+": a file: give a directory or a git revision") {
 		t.Errorf("--base FILE: %v", err)
 	}
 	// A directory, and a revision that names a tree, are still read.
-	if res, err := LoadEarlier(repo, Options{Paths: []string{"manifests"}}); err != nil || len(res.Resources) != 1 {
+	if res, err := loadEarlier(repo, Options{Paths: []string{"manifests"}}); err != nil || len(res.Resources) != 1 {
 		t.Errorf("--base DIR: %v", err)
 	}
-	if res, err := LoadEarlier("HEAD~0", Options{Paths: []string{"manifests"}}); err != nil || len(res.Resources) != 1 {
+	if res, err := loadEarlier("HEAD~0", Options{Paths: []string{"manifests"}}); err != nil || len(res.Resources) != 1 {
 		t.Errorf("--base HEAD~0: %v", err)
 	}
 }
@@ -190,7 +190,7 @@ func TestBaseThroughALinkedInput(t *testing.T) {
 
 	for _, base := range []string{"HEAD", dirBase} {
 		for _, input := range []string{"envs/prod", "envs/alias", "envs/prod/rg.yaml"} {
-			res, err := LoadEarlier(base, Options{Paths: []string{input}})
+			res, err := loadEarlier(base, Options{Paths: []string{input}})
 			if err != nil {
 				t.Fatalf("--base %s %s: %v", base, input, err)
 			}
@@ -203,18 +203,18 @@ func TestBaseThroughALinkedInput(t *testing.T) {
 			"envs/loop":         "loops: more than 40 links followed",
 			"envs/gone/rg.yaml": "symbolic link envs/gone -> ../stacks/v9 dangles",
 		} {
-			_, err := LoadEarlier(base, Options{Paths: []string{input}})
+			_, err := loadEarlier(base, Options{Paths: []string{input}})
 			if want := "--base " + base + ": " + input + ": "; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), reason) {
 				t.Errorf("--base %s %s: %v; want %s%s", base, input, err, want, reason)
 			}
 		}
 	}
 	// A file the link's target did not hold then is one added since.
-	if res, err := LoadEarlier("HEAD", Options{Paths: []string{"envs/prod/new.yaml"}}); err != nil || len(res.Resources) != 0 {
+	if res, err := loadEarlier("HEAD", Options{Paths: []string{"envs/prod/new.yaml"}}); err != nil || len(res.Resources) != 0 {
 		t.Errorf("a file added since under a link: %v, %v; want nothing and no error", res, err)
 	}
 	// Objects read through the link name the file git holds.
-	res, err := LoadEarlier("HEAD", Options{Paths: []string{"envs/prod"}})
+	res, err := loadEarlier("HEAD", Options{Paths: []string{"envs/prod"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestBaseReadsFolderLinksAsTheHeadDoes(t *testing.T) {
 
 	head, diags := Load(Options{Paths: []string{"manifests"}})
 	check(t, "head diagnostics", render(diags), nil)
-	base, err := LoadEarlier("HEAD", Options{Paths: []string{"manifests"}})
+	base, err := loadEarlier("HEAD", Options{Paths: []string{"manifests"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func TestBaseReadsFolderLinksAsTheHeadDoes(t *testing.T) {
 
 	_, diags = Load(Options{Paths: []string{"dangling"}})
 	check(t, "head, a dangling link", render(diags), []string{"error: " + filepath.Join("dangling", "gone.yaml") + ": no such file or directory"})
-	_, err = LoadEarlier("HEAD", Options{Paths: []string{"dangling"}})
+	_, err = loadEarlier("HEAD", Options{Paths: []string{"dangling"}})
 	if want := "HEAD:dangling/gone.yaml: symbolic link dangling/gone.yaml -> nowhere.yaml dangles: dangling/nowhere.yaml does not exist"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("base, a dangling link: %v; want %s", err, want)
 	}
@@ -264,8 +264,36 @@ func TestBaseReadsFolderLinksAsTheHeadDoes(t *testing.T) {
 	head, diags = Load(Options{Paths: []string{"escaping"}})
 	check(t, "head, a link out of the repository", names(head.Resources), []string{"rg-outside", "rg-e"})
 	check(t, "head diagnostics", render(diags), nil)
-	_, err = LoadEarlier("HEAD", Options{Paths: []string{"escaping"}})
+	_, err = loadEarlier("HEAD", Options{Paths: []string{"escaping"}})
 	if want := "HEAD:escaping/out.yaml: symbolic link escaping/out.yaml -> " + filepath.Join(outside, "rg.yaml") + " leads outside the tree the base is read from"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("base, a link out of the tree: %v; want %s", err, want)
+	}
+}
+
+// loadEarlier is LoadEarlier with the errors of its diagnostics as its error.
+func loadEarlier(base string, opts Options) (*Result, error) {
+	res, diags, err := LoadEarlier(base, opts)
+	if err != nil {
+		return nil, err
+	}
+	return res, diags.Err()
+}
+
+// TestLoadEarlierReadsWhatItCan: a base file that does not parse is a
+// diagnostic naming it as the base holds it, beside the objects of the
+// files that do (a pull request that fixes a broken main gets a plan).
+func TestLoadEarlierReadsWhatItCan(t *testing.T) {
+	repo := commitTree(t, map[string]string{
+		"manifests/rg.yaml":     rgNamed("rg-good"),
+		"manifests/broken.yaml": "kind: [\n",
+	}, nil)
+	t.Chdir(repo)
+	res, diags, err := LoadEarlier("HEAD", Options{Paths: []string{"manifests"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "base", names(res.Resources), []string{"rg-good"})
+	if e := diags.Err(); e == nil || !strings.Contains(e.Error(), "HEAD:manifests/broken.yaml:") {
+		t.Errorf("diagnostics %v; want an error naming HEAD:manifests/broken.yaml", e)
 	}
 }

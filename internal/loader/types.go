@@ -19,10 +19,13 @@ type Object struct {
 	// Kustomization is the -k directory the object was built from; "" for
 	// objects read directly.
 	Kustomization string
-	APIVersion    string
-	Kind          string
-	Namespace     string // metadata.namespace, or the default namespace when unset
-	Name          string
+	// HeadFile is, for an object LoadEarlier read, the absolute path its
+	// file has in the working tree; "" otherwise.
+	HeadFile   string
+	APIVersion string
+	Kind       string
+	Namespace  string // metadata.namespace, or the default namespace when unset
+	Name       string
 	// Node is the whole object as parsed; line numbers of its fields are kept.
 	Node *yaml.RNode
 }

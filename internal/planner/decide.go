@@ -70,6 +70,9 @@ func (m *maker) decide(st *nodeState) *Resource {
 		Request:    st.request,
 	}
 	st.decision = r
+	if m.threeWay() {
+		r.Moved = m.moved(n)
+	}
 	var explicit bool
 	r.Policy, explicit = m.policy(n, st.exists)
 	if st.exists {
@@ -112,7 +115,7 @@ func (m *maker) decide(st *nodeState) *Resource {
 		}
 		return r
 	}
-	if m.opts.Base != nil && m.baseNodes[r.Address] == nil {
+	if m.opts.Base != nil && m.baseOf(n) == nil {
 		r.Adopt = &Adoption{Policy: r.Policy.Value, Destroy: destroyEffect(r.Policy.Value)}
 	}
 	if len(n.IgnoreChanges) > 0 {

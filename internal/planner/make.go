@@ -226,6 +226,8 @@ type maker struct {
 	// baseNodes and headNodes are the base's and the input's resources by
 	// address (with Options.Base).
 	baseNodes, headNodes map[string]*graph.Node
+	// baseByID is the base's resources by lower-cased ARM ID.
+	baseByID map[string]*graph.Node
 	// byID is the states by lower-cased ARM ID, made when first asked.
 	byID func() map[string]*nodeState
 	// listed are the resources read through their collection's list.
@@ -259,6 +261,7 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 		replaceSet:   map[string]bool{},
 		baseNodes:    map[string]*graph.Node{},
 		headNodes:    map[string]*graph.Node{},
+		baseByID:     map[string]*graph.Node{},
 	}
 	for _, n := range g.Nodes {
 		for _, pattern := range opts.SendSecrets {
@@ -275,6 +278,9 @@ func newMaker(ctx context.Context, g *graph.Graph, opts Options) *maker {
 	if opts.Base != nil {
 		for _, n := range opts.Base.Nodes {
 			m.baseNodes[n.Address()] = n
+			if n.ID != "" {
+				m.baseByID[strings.ToLower(n.ID)] = n
+			}
 		}
 		for _, n := range g.Nodes {
 			m.headNodes[n.Address()] = n

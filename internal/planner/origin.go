@@ -37,7 +37,7 @@ type baseDiff struct {
 // baseDiffOf compares the base's body for n with desired (nil when the
 // manifests' body is unknown); st is n's state, nil when it was not read.
 func (m *maker) baseDiffOf(n *graph.Node, st *nodeState, desired map[string]any) baseDiff {
-	bn := m.baseNodes[n.Address()]
+	bn := m.baseOf(n)
 	if bn == nil {
 		return baseDiff{}
 	}

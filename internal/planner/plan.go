@@ -141,6 +141,15 @@ type Adoption struct {
 	Destroy string `json:"destroy"`
 }
 
+// Move marks a resource the base declared under another address, or in
+// another file, with the same ARM ID (azk plan --base): moved in the
+// manifests, the same resource in Azure.
+type Move struct {
+	// From is the base's address for it; Source its file and line there.
+	From   string `json:"from"`
+	Source string `json:"source"`
+}
+
 // PolicyRecord is the reconcile-policy apply writes into the resource's
 // source file, in place of reconcile-policy-if-exists, once the resource is
 // created or adopted: the operator decides reconcile-policy-if-exists once,
@@ -214,6 +223,9 @@ type Resource struct {
 	// Adopt is set, with azk plan --base, on a resource new in this change
 	// that already exists in Azure.
 	Adopt *Adoption `json:"adopt,omitempty"`
+	// Moved is set, with azk plan --base, on a resource the base declared
+	// elsewhere (see Move); it is never adopted.
+	Moved *Move `json:"moved,omitempty"`
 	// RecordPolicy is the reconcile-policy apply writes into the manifest.
 	RecordPolicy *PolicyRecord `json:"recordPolicy,omitempty"`
 	// CascadedBy is, for a delete or replace, the address of the resource
@@ -360,6 +372,8 @@ type Summary struct {
 	Detach  int `json:"detach,omitempty"`
 	// Adopt counts the resources flagged for adoption (with --base).
 	Adopt int `json:"adopt,omitempty"`
+	// Moved counts the resources moved in the manifests (with --base).
+	Moved int `json:"moved,omitempty"`
 	// Changed counts, in a three-way plan, the resources this change acts
 	// on: a difference of origin change (a rotated secret among them), a
 	// removal, a replacement, an adoption.
@@ -400,6 +414,9 @@ func (p *Plan) Summary() Summary {
 		}
 		if r.Adopt != nil {
 			s.Adopt++
+		}
+		if r.Moved != nil {
+			s.Moved++
 		}
 		if len(r.Reflected) > 0 {
 			s.Reflected++

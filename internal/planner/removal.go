@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 
@@ -183,9 +184,9 @@ func cannotDeleteNote(n *graph.Node) string {
 // (--target, --selector) nothing is: what the selection leaves out is not
 // planned. Nothing these manifests still declare is ever removed: a base
 // resource whose ARM ID they hold under another object (a rename that keeps
-// the ID), or whose kind and name an object of theirs has that azk does not
-// read, stays, with a warning naming that object. A resource whose ARM ID
-// changed under the same object (a new azureName or owner) is an error,
+// the ID) stays, and is shown moved; one whose kind and name an object of
+// theirs has that azk does not read stays, with a warning naming that
+// object. A resource whose ARM ID changed under the same object (a new azureName or owner) is an error,
 // as the operator's webhook refuses it, unless -replace names it: then the
 // old resource is removed and the new one created.
 func (m *maker) removedNodes() []*graph.Node {
@@ -217,12 +218,13 @@ func (m *maker) removedNodes() []*graph.Node {
 			continue
 		}
 		if n.ID == "" {
-			m.diags.Add(diag.Warningf(n.Object.Source, n.Address(), "", "removed from the manifests, but its Azure name is another resource's status value: azk cannot tell which resource to delete"))
+			if n.Pending != "" { // else the base does not resolve it: azk plan counts those
+				m.diags.Add(diag.Warningf(n.Object.Source, n.Address(), "", "removed from the manifests, but its Azure name is another resource's status value: azk cannot tell which resource to delete"))
+			}
 			continue
 		}
-		if head := held[strings.ToLower(n.ID)]; head != nil {
-			m.diags.Add(diag.Warningf(head.Object.Source, head.Address(), "", "holds the ARM ID of %s, which the base declares at %s: it moved, nothing is deleted", n.Address(), n.Object.Source))
-			continue
+		if held[strings.ToLower(n.ID)] != nil {
+			continue // moved: the resource that holds it says so (Resource.Moved)
 		}
 		if o := m.g.Declares(n.Object.Kind, n.Object.Namespace, n.Object.Name); o != nil {
 			m.diags.Add(diag.Warningf(o.Source, o.Address(), "apiVersion", "declares a %s named %s/%s as the base did (%s), in a form azk does not read (%s): the resource it names is not deleted", n.Kind.Kind, n.Object.Namespace, n.Object.Name, n.Object.Source, o.APIVersion))
@@ -231,6 +233,42 @@ func (m *maker) removedNodes() []*graph.Node {
 		out = append(out, n)
 	}
 	return out
+}
+
+// baseOf is the base's object for n: the one at its address, or else the
+// one holding its ARM ID at an address the manifests no longer hold.
+func (m *maker) baseOf(n *graph.Node) *graph.Node {
+	if bn := m.baseNodes[n.Address()]; bn != nil {
+		return bn
+	}
+	if bn := m.baseByID[strings.ToLower(n.ID)]; n.ID != "" && bn != nil && m.headNodes[bn.Address()] == nil {
+		return bn
+	}
+	return nil
+}
+
+// moved is where the base declared n, when it was another address or
+// another file with the same ARM ID; nil otherwise.
+func (m *maker) moved(n *graph.Node) *Move {
+	bn := m.baseOf(n)
+	if bn == nil || n.ID == "" || !strings.EqualFold(bn.ID, n.ID) {
+		return nil
+	}
+	if bn.Address() == n.Address() && (bn.Object.HeadFile == "" || sameFile(bn.Object.HeadFile, n.Object.Source.File)) {
+		return nil
+	}
+	return &Move{From: bn.Address(), Source: bn.Object.Source.String()}
+}
+
+// sameFile reports whether the working tree's file a is b, through links
+// (a checkout under a linked folder); a file gone from it is not.
+func sameFile(a, b string) bool {
+	ai, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	bi, err := os.Stat(b)
+	return err == nil && os.SameFile(ai, bi)
 }
 
 // idChanged reports, with an error unless -replace names the resource,

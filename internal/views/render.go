@@ -76,6 +76,9 @@ func lookOf(r *planner.Resource, drift bool) look {
 		if r.Adopt != nil {
 			return look{">", ansiCyan, "will be adopted, unchanged"}
 		}
+		if r.Moved != nil {
+			return look{"=", ansiDim, "moved in the manifests: nothing to do"}
+		}
 		return look{"=", ansiDim, "is up to date"}
 	case planner.ActionSkip:
 		if !r.Exists {
@@ -128,6 +131,9 @@ func SummaryLine(p *planner.Plan) string {
 	if s.Adopt > 0 {
 		line += fmt.Sprintf("; %d adopted from Azure", s.Adopt)
 	}
+	if s.Moved > 0 {
+		line += fmt.Sprintf("; %d moved", s.Moved)
+	}
 	if p.Inputs.Base != "" {
 		line += fmt.Sprintf("; this change: %d, drift: %d", s.Changed, s.Drifted)
 	}
@@ -161,9 +167,9 @@ func quiet(r *planner.Resource, drift bool) bool {
 	}
 	switch r.Action {
 	case planner.ActionNoChange:
-		return r.Adopt == nil && r.RecordPolicy == nil && len(r.Ignored) == 0 && len(r.Reflected) == 0
+		return r.Adopt == nil && r.Moved == nil && r.RecordPolicy == nil && len(r.Ignored) == 0 && len(r.Reflected) == 0
 	case planner.ActionSkip:
-		return r.Exists && r.Adopt == nil && r.RecordPolicy == nil && len(r.Reflected) == 0
+		return r.Exists && r.Adopt == nil && r.Moved == nil && r.RecordPolicy == nil && len(r.Reflected) == 0
 	}
 	return false
 }
@@ -328,6 +334,9 @@ func detailLines(r *planner.Resource, drift bool) []detailLine {
 	}
 	if r.Adopt != nil && !drift {
 		add(fmt.Sprintf("adopt:  it exists in Azure and is new in this change: taken over under %s; %s", r.Adopt.Policy, r.Adopt.Destroy))
+	}
+	if r.Moved != nil && !drift {
+		add(fmt.Sprintf("moved from %s (%s)", r.Moved.From, r.Moved.Source))
 	}
 	if rec := r.RecordPolicy; rec != nil && !drift {
 		if rec.Writable {
@@ -503,7 +512,7 @@ func Markdown(w io.Writer, p *planner.Plan, opts Options) error {
 		label string
 		n     int
 	}{
-		{"create", s.Create}, {"update", s.Update}, {"replace", s.Replace}, {"delete", s.Delete}, {"detach", s.Detach}, {"adopt", s.Adopt},
+		{"create", s.Create}, {"update", s.Update}, {"replace", s.Replace}, {"delete", s.Delete}, {"detach", s.Detach}, {"adopt", s.Adopt}, {"moved", s.Moved},
 		{"unchanged", s.NoChange}, {"skip", s.Skip}, {"blocked", s.Blocked}, {"replace required", s.ReplaceRequired},
 		{"this change", s.Changed}, {"drifted", s.Drifted}, {"to reflect", s.Reflected}, {"unmanaged", s.Unmanaged},
 	} {
