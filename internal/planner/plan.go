@@ -361,8 +361,8 @@ type Summary struct {
 	// Adopt counts the resources flagged for adoption (with --base).
 	Adopt int `json:"adopt,omitempty"`
 	// Changed counts, in a three-way plan, the resources this change acts
-	// on: a difference of origin change (a rotated secret among them), a
-	// removal, a replacement, an adoption.
+	// on: a difference of origin change (a rotated secret among them, and
+	// one Azure cannot make in place), a removal, a replacement, an adoption.
 	Changed int `json:"changed,omitempty"`
 	// Drifted counts the resources whose Azure state differs from the
 	// manifests: in a drift report, every one; in a three-way plan, those
