@@ -75,6 +75,9 @@ changed since the base makes each resource that sends it an update
 (compared by digest, never shown). A resource the change adds that already
 exists in Azure is flagged "adopt", with what destroy would do to it.
 Without --base a removed resource is not seen: it shows under unmanaged.
+An all-zero revision (github.event.before on a branch's first push) names
+no earlier manifests: the plan is two-way, with a notice. A revision a
+shallow checkout lacks is an error naming the fix (fetch-depth: 0).
 
 -replace=ADDRESS (repeatable, Terraform's flag; --replace too) deletes the
 resource and creates it again, with its children in the manifests (ARM

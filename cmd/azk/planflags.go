@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -52,7 +53,9 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, in *inputFlag
 		progress = g.stderr
 	}
 	var base *graph.Graph
-	if pf.base != "" {
+	if loader.NullRevision(pf.base) {
+		fmt.Fprintf(g.stderr, "Notice: --base %s is git's null revision (GitHub's github.event.before on a branch's first push): no earlier manifests, so nothing is removed; the plan is two-way\n", pf.base)
+	} else if pf.base != "" {
 		var err error
 		if base, inputs.Base, err = baseGraph(g, in, pf.base, inputs.Paths); err != nil {
 			return nil, diag.List{diag.Errorf(diag.Source{}, "", "", "%v", err)}

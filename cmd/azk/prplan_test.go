@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -37,5 +39,53 @@ func TestReplaceRequiredCountsAsThisChange(t *testing.T) {
 	mustContain(t, "markdown plan", md, "| this change | 1 |", "#### This change: 1 resource")
 	if strings.Count(md, "#### This change") != 1 {
 		t.Errorf("markdown lists the section twice:\n%s", md)
+	}
+}
+
+// A base a shallow checkout lacks (CI's default) is an error that names the
+// fix: fetch it, or check out the whole history.
+func TestMissingBaseNamesTheShallowCheckout(t *testing.T) {
+	_, flags := emulatorAt(t)
+	with := func(args ...string) []string { return append(args, flags...) }
+	repo, commit := gitRepo(t, replaceStack("dev", "westus2"))
+	commit(replaceStack("prod", "westus2"))
+	clone := filepath.Join(t.TempDir(), "clone")
+	if out, err := exec.Command("git", "clone", "-q", "--depth=1", "file://"+repo, clone).CombinedOutput(); err != nil {
+		t.Fatalf("git clone: %v\n%s", err, out)
+	}
+	t.Chdir(clone)
+	_, errOut, code := azk(t, "", with("plan", "--base", "HEAD~1", "manifests")...)
+	if code != 1 {
+		t.Fatalf("plan --base HEAD~1 in a shallow clone: exit %d, want 1\n%s", code, errOut)
+	}
+	mustContain(t, "error", errOut, "--base HEAD~1: not a directory nor a git revision", "a shallow checkout, CI's default, lacks earlier commits: fetch the base with git fetch --unshallow", "fetch-depth: 0 in actions/checkout")
+	missing := strings.Repeat("ab", 20)
+	_, errOut, code = azk(t, "", with("plan", "--base", "origin/"+missing, "manifests")...)
+	if code != 1 {
+		t.Fatalf("plan --base of a missing commit: exit %d, want 1\n%s", code, errOut)
+	}
+	mustContain(t, "error", errOut, "fetch the base with git fetch origin "+missing+",", "fetch-depth: 0")
+}
+
+// GitHub's github.event.before is 40 zeros on a branch's first push: no
+// earlier manifests, so the plan is two-way (nothing removed), with a notice.
+func TestNullBaseIsATwoWayPlan(t *testing.T) {
+	_, flags := emulatorAt(t)
+	with := func(args ...string) []string { return append(args, flags...) }
+	repo, commit := gitRepo(t, prStack("dev", prPassword, false))
+	t.Chdir(repo)
+	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", "manifests")...); code != 0 {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	commit(prStack("dev", prPassword, true))
+	null := strings.Repeat("0", 40)
+	out, errOut, code := azk(t, "", with("plan", "--base", null, "--detailed-exitcode", "-o", "json", "manifests")...)
+	if code != 0 {
+		t.Fatalf("plan --base %s: exit %d, want 0 (nothing to do)\n%s\n%s", null, code, out, errOut)
+	}
+	mustContain(t, "stderr", errOut, "Notice: --base "+null+" is git's null revision", "nothing is removed")
+	p, _, summary := decodePlan(t, out)
+	if p.Inputs.Base != "" || summary.Delete != 0 || summary.Changed != 0 || len(p.Unmanaged) == 0 {
+		t.Errorf("plan: base %q, summary %+v, unmanaged %v; want a two-way plan that leaves the removed resources unmanaged", p.Inputs.Base, summary, p.Unmanaged)
 	}
 }
