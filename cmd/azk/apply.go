@@ -120,7 +120,8 @@ operations in flight; a second one exits at once and prints how to check them.
   -o text   the plan, progress lines and a closing summary (default)
   -o json   one JSON event per line, then a summary event
   -o yaml   the same events as YAML documents
-  -o name   the address of each resource written, as it completes
+  -o name   ACTION ADDRESS (create, update, replace, delete) for each
+            resource written or deleted, as it completes
 
 Every --progress-interval (10s) an operation still running prints a
 "Still creating... [1m30s elapsed]" line (an event with -o json), on a
@@ -430,18 +431,30 @@ func eventsWriter(g *globalOptions) (io.Writer, func()) {
 	return nil, nil
 }
 
-// nameProgress prints the address of each resource written or deleted
-// (-o name), as it completes; once, though a replacement is both.
+// nameProgress prints ACTION ADDRESS, as plan -o name does, for each
+// resource written or deleted (-o name), as it completes; once, as replace,
+// though a replacement is both.
 func nameProgress(w io.Writer) func(applier.Event) {
 	named := map[string]bool{}
 	return func(e applier.Event) {
-		switch {
-		case e.Type != applier.EventEnd || named[e.Address]:
-		case e.Outcome == applier.OutcomeCreated, e.Outcome == applier.OutcomeUpdated, e.Outcome == applier.OutcomeReplaced, e.Outcome == applier.OutcomeDeleted:
-			named[e.Address] = true
-			fmt.Fprintln(w, e.Address)
+		action, ok := doneActions[e.Outcome]
+		if e.Type != applier.EventEnd || !ok || named[e.Address] {
+			return
 		}
+		if e.Action == string(planner.ActionRecreate) {
+			action = planner.ActionRecreate
+		}
+		named[e.Address] = true
+		fmt.Fprintln(w, string(action)+" "+e.Address)
 	}
+}
+
+// doneActions are the plan's actions by the outcome that carries them out.
+var doneActions = map[applier.Outcome]planner.Action{
+	applier.OutcomeCreated:  planner.ActionCreate,
+	applier.OutcomeUpdated:  planner.ActionUpdate,
+	applier.OutcomeReplaced: planner.ActionRecreate,
+	applier.OutcomeDeleted:  planner.ActionDelete,
 }
 
 // confirm asks question and accepts only "yes"; without a terminal on

@@ -50,7 +50,9 @@ manifests.", and it needs no state of its own to say so.
   -o yaml      the JSON form as YAML
   -o markdown  a pull-request comment: changes, blocked and replace-required
                first; trimmed to fit a comment, never dropping a change
-  -o name      the address of each resource the plan writes, one a line
+  -o name      ACTION ADDRESS for each resource the plan writes or deletes,
+               one a line: create, update, replace or delete (as apply -o
+               name prints what it did)
 
 Adoption, as the operator does it: an existing resource without a
 reconcile-policy annotation is taken over under
@@ -255,12 +257,12 @@ func planWriter(g *globalOptions, opts views.Options) (func(*planner.Plan) error
 	case "markdown":
 		return func(p *planner.Plan) error { return views.Markdown(g.stdout, p, opts) }, nil
 	case "name":
-		// The resources the plan writes or deletes, as kubectl -o name lists what it acts on.
+		// ACTION ADDRESS for what the plan writes or deletes, as apply -o name prints it.
 		return func(p *planner.Plan) error {
 			var names []string
 			for _, r := range p.Resources {
 				if r.Writes() || r.Action == planner.ActionDelete {
-					names = append(names, r.Address)
+					names = append(names, string(r.Action)+" "+r.Address)
 				}
 			}
 			return writeNames(g.stdout, names)

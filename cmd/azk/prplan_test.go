@@ -3,6 +3,7 @@ package main
 import (
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,5 +88,41 @@ func TestNullBaseIsATwoWayPlan(t *testing.T) {
 	p, _, summary := decodePlan(t, out)
 	if p.Inputs.Base != "" || summary.Delete != 0 || summary.Changed != 0 || len(p.Unmanaged) == 0 {
 		t.Errorf("plan: base %q, summary %+v, unmanaged %v; want a two-way plan that leaves the removed resources unmanaged", p.Inputs.Base, summary, p.Unmanaged)
+	}
+}
+
+// plan -o name prefixes each address with its action, and apply -o name
+// prints the same lines for what it did.
+func TestNameOutputSaysTheAction(t *testing.T) {
+	_, flags := emulatorAt(t)
+	with := func(args ...string) []string { return append(args, flags...) }
+	repo, commit := gitRepo(t, prStack("dev", prPassword, false))
+	t.Chdir(repo)
+	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", "manifests")...); code != 0 {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	commit(prStack("prod", prPassword, true))
+	planned, errOut, code := azk(t, "", with("plan", "--base", "HEAD~1", "-o", "name", "manifests")...)
+	if code != 0 {
+		t.Fatalf("plan -o name: exit %d\n%s\n%s", code, planned, errOut)
+	}
+	want := []string{
+		"delete managedidentity.azure.com/UserAssignedIdentity/default/old-id",
+		"delete network.azure.com/VirtualNetworksSubnet/default/db",
+		"update resources.azure.com/ResourceGroup/default/pr",
+	}
+	lines := strings.Split(strings.TrimSpace(planned), "\n")
+	slices.Sort(lines)
+	if !slices.Equal(lines, want) {
+		t.Errorf("plan -o name:\n%s\nwant (in any order):\n%s", planned, strings.Join(want, "\n"))
+	}
+	applied, errOut, code := azk(t, "", with("apply", "--auto-approve", "--base", "HEAD~1", "-o", "name", "manifests")...)
+	if code != 0 {
+		t.Fatalf("apply -o name: exit %d\n%s\n%s", code, applied, errOut)
+	}
+	lines = strings.Split(strings.TrimSpace(applied), "\n")
+	slices.Sort(lines)
+	if !slices.Equal(lines, want) {
+		t.Errorf("apply -o name:\n%s\nwant the plan's lines:\n%s", applied, strings.Join(want, "\n"))
 	}
 }
