@@ -324,16 +324,22 @@ func refusals(p *planner.Plan, allowPartial, allowUnrecorded bool) error {
 	if s.Blocked > 0 && !allowPartial {
 		return fmt.Errorf("%s blocked (see above); nothing was applied: fix them, or --allow-partial applies the rest", plural(s.Blocked, "resource"))
 	}
-	var unwritable []string
-	for _, r := range p.Resources {
-		if r.RecordPolicy != nil && !r.RecordPolicy.Writable {
-			unwritable = append(unwritable, fmt.Sprintf("%s (%s: %s)", r.Address, graph.AnnotationReconcilePolicy, r.RecordPolicy.Value))
-		}
-	}
-	if len(unwritable) > 0 && !allowUnrecorded {
+	if unwritable := unrecordedPolicies(p); len(unwritable) > 0 && !allowUnrecorded {
 		return fmt.Errorf("apply must record the reconcile-policy of these resources in their manifests, which are not plain files (standard input, kustomize output); nothing was applied:\n  %s\nAdd the annotations yourself, or pass --allow-unrecorded-policy (the next run will take them for resources it found)", strings.Join(unwritable, "\n  "))
 	}
 	return nil
+}
+
+// unrecordedPolicies are the policy records apply cannot write (standard
+// input, kustomize output), as "ADDRESS (annotation: value)".
+func unrecordedPolicies(p *planner.Plan) []string {
+	var out []string
+	for _, r := range p.Resources {
+		if r.RecordPolicy != nil && !r.RecordPolicy.Writable {
+			out = append(out, fmt.Sprintf("%s (%s: %s)", r.Address, graph.AnnotationReconcilePolicy, r.RecordPolicy.Value))
+		}
+	}
+	return out
 }
 
 // cascades are what the plan's deletions would remove beyond what it

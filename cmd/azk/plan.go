@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -94,7 +95,7 @@ the parent, no request of its own) or, under detach-on-delete or skip, left
 in Azure (detach); under "cascade" each deletion lists what it would take
 along that the manifests do not delete, which destroy refuses unless
 --allow-cascade. With --detailed-exitcode, 2 means something would be
-deleted. Saved with --out, azk destroy PLANFILE carries it out (so does azk
+deleted (1 when the cascade guard refuses). Saved with --out, azk destroy PLANFILE carries it out (so does azk
 apply PLANFILE, as terraform apply does with a destroy plan), without asking,
 and refuses it when anything moved since. --target and --selector choose as
 destroy does: the resources and what depends on them.
@@ -131,7 +132,8 @@ documents as read-only).
 
 Exit status: 0 success, 1 error (anything blocked, a change Azure cannot
 make in place, or a pre-flight error); with --detailed-exitcode, 0 no changes, 2 changes present,
-1 error. With --drift, 2 means something drifted.
+1 error or a plan apply would refuse (the cascade guard's, or a
+reconcile-policy it cannot record). With --drift, 2 means something drifted.
 
 --target ADDRESS (repeatable) and -l/--selector LABELS plan part of the
 inputs: the resources chosen and what they depend on. The whole input is
@@ -219,9 +221,15 @@ resources of the same type in its resource group).`,
 			if line := views.CascadeLine(p); line != "" {
 				fmt.Fprintf(g.stderr, "Warning: %s azk %s refuses unless --allow-cascade\n", line, verb)
 			}
+			unrecorded := unrecordedPolicies(p)
+			if len(unrecorded) > 0 {
+				fmt.Fprintf(g.stderr, "Warning: azk apply must record the reconcile-policy of these resources in manifests that are not plain files (standard input, kustomize output), and refuses unless --allow-unrecorded-policy:\n  %s\n", strings.Join(unrecorded, "\n  "))
+			}
 			switch {
 			case diags.HasErrors() || p.HasErrors():
 				return failed()
+			case detailed && (len(unrecorded) > 0 || len(cascades(p)) > 0):
+				return failed() // apply would refuse it
 			case detailed && p.HasChanges():
 				return &exitError{code: 2}
 			}

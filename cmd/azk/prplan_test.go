@@ -126,3 +126,54 @@ func TestNameOutputSaysTheAction(t *testing.T) {
 		t.Errorf("apply -o name:\n%s\nwant the plan's lines:\n%s", applied, strings.Join(want, "\n"))
 	}
 }
+
+// A plan apply would refuse exits 1 with --detailed-exitcode, not 2, and
+// the markdown comment starts with why: the cascade guard, a blocked or
+// replace-required resource, a reconcile-policy it cannot record.
+func TestRefusedPlanFailsTheDetailedExitCode(t *testing.T) {
+	run, flags := emulatorAt(t)
+	with := func(args ...string) []string { return append(args, flags...) }
+	top := func(md string) string { head, _, _ := strings.Cut(md, "| decision |"); return head }
+
+	repo, commit := gitRepo(t, cascadeStack(false))
+	t.Chdir(repo)
+	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", "manifests")...); code != 0 {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	stray := "/subscriptions/" + emulatorSubscription + "/resourceGroups/gone/providers/Microsoft.ManagedIdentity/userAssignedIdentities/stray"
+	putAndWait(t, emulatorClient(t, run), stray, "2023-01-31", map[string]any{"location": "westus2"})
+	commit(cascadeStack(true))
+	md, errOut, code := azk(t, "", with("plan", "--base", "HEAD~1", "-o", "markdown", "--detailed-exitcode", "manifests")...)
+	if code != 1 {
+		t.Errorf("cascade: exit %d, want 1\n%s", code, errOut)
+	}
+	mustContain(t, "cascade comment", top(md), "> [!CAUTION]\n> The cascade guard refuses these deletions unless --allow-cascade")
+	if _, _, code := azk(t, "", with("plan", "--base", "HEAD~1", "manifests")...); code != 0 {
+		t.Errorf("cascade without --detailed-exitcode: exit %d, want 0 (a warning)", code)
+	}
+
+	commit(replaceStack("dev", "westus2"))
+	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", "manifests")...); code != 0 {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	commit(replaceStack("dev", "eastus") + "---\napiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: absent\n  annotations:\n    serviceoperator.azure.com/reconcile-policy: skip\nspec:\n  location: westus2\n" +
+		"---\napiVersion: managedidentity.azure.com/v1api20230131\nkind: UserAssignedIdentity\nmetadata:\n  name: orphan\nspec:\n  location: westus2\n  owner: {name: absent}\n")
+	md, errOut, code = azk(t, "", with("plan", "--base", "HEAD~1", "-o", "markdown", "--detailed-exitcode", "manifests")...)
+	if code != 1 {
+		t.Errorf("replace-required: exit %d, want 1\n%s", code, errOut)
+	}
+	mustContain(t, "replace-required comment", top(md),
+		"> azk apply refuses this plan unless --allow-partial: 1 resource is blocked (why: below): `managedidentity.azure.com/UserAssignedIdentity/default/orphan`.",
+		"> azk apply refuses this plan unless --allow-partial: Azure cannot make 1 change in place (-replace=ADDRESS deletes and creates it again): `managedidentity.azure.com/UserAssignedIdentity/default/id`.")
+
+	stdin := "apiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: unrecorded\n  annotations:\n    serviceoperator.azure.com/reconcile-policy-if-exists: skip\nspec:\n  location: westus2\n"
+	md, errOut, code = azk(t, stdin, with("plan", "-", "-o", "markdown", "--detailed-exitcode")...)
+	if code != 1 {
+		t.Errorf("unrecorded policy: exit %d, want 1\n%s", code, errOut)
+	}
+	mustContain(t, "unrecorded comment", top(md), "> azk apply refuses this plan unless --allow-unrecorded-policy: it cannot record the reconcile-policy in the manifests (standard input, kustomize output) of `resources.azure.com/ResourceGroup/default/unrecorded`.")
+	mustContain(t, "unrecorded stderr", errOut, "Warning: azk apply must record the reconcile-policy", "resources.azure.com/ResourceGroup/default/unrecorded (serviceoperator.azure.com/reconcile-policy: manage)")
+	if _, _, code := azk(t, stdin, with("plan", "-")...); code != 0 {
+		t.Errorf("unrecorded policy without --detailed-exitcode: exit %d, want 0 (a warning)", code)
+	}
+}

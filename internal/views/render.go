@@ -492,7 +492,7 @@ func Markdown(w io.Writer, p *planner.Plan, opts Options) error {
 		title = "azk destroy plan"
 	}
 	fmt.Fprintf(&head, "### %s\n\n**%s**\n\n", title, SummaryLine(p))
-	if line := CascadeLine(p); line != "" {
+	for _, line := range RefusalLines(p) {
 		fmt.Fprintf(&head, "> [!CAUTION]\n> %s\n\n", line)
 	}
 	if !p.Drift && !p.HasChanges() && !p.HasErrors() {
