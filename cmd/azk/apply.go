@@ -120,7 +120,8 @@ operations in flight; a second one exits at once and prints how to check them.
   -o text   the plan, progress lines and a closing summary (default)
   -o json   one JSON event per line, then a summary event
   -o yaml   the same events as YAML documents
-  -o name   the address of each resource written, as it completes
+  -o name   ACTION ADDRESS (create, update, replace, delete) for each
+            resource written or deleted, as it completes
 
 Every --progress-interval (10s) an operation still running prints a
 "Still creating... [1m30s elapsed]" line (an event with -o json), on a
@@ -323,16 +324,22 @@ func refusals(p *planner.Plan, allowPartial, allowUnrecorded bool) error {
 	if s.Blocked > 0 && !allowPartial {
 		return fmt.Errorf("%s blocked (see above); nothing was applied: fix them, or --allow-partial applies the rest", plural(s.Blocked, "resource"))
 	}
-	var unwritable []string
-	for _, r := range p.Resources {
-		if r.RecordPolicy != nil && !r.RecordPolicy.Writable {
-			unwritable = append(unwritable, fmt.Sprintf("%s (%s: %s)", r.Address, graph.AnnotationReconcilePolicy, r.RecordPolicy.Value))
-		}
-	}
-	if len(unwritable) > 0 && !allowUnrecorded {
+	if unwritable := unrecordedPolicies(p); len(unwritable) > 0 && !allowUnrecorded {
 		return fmt.Errorf("apply must record the reconcile-policy of these resources in their manifests, which are not plain files (standard input, kustomize output); nothing was applied:\n  %s\nAdd the annotations yourself, or pass --allow-unrecorded-policy (the next run will take them for resources it found)", strings.Join(unwritable, "\n  "))
 	}
 	return nil
+}
+
+// unrecordedPolicies are the policy records apply cannot write (standard
+// input, kustomize output), as "ADDRESS (annotation: value)".
+func unrecordedPolicies(p *planner.Plan) []string {
+	var out []string
+	for _, r := range p.Resources {
+		if r.RecordPolicy != nil && !r.RecordPolicy.Writable {
+			out = append(out, fmt.Sprintf("%s (%s: %s)", r.Address, graph.AnnotationReconcilePolicy, r.RecordPolicy.Value))
+		}
+	}
+	return out
 }
 
 // cascades are what the plan's deletions would remove beyond what it
@@ -430,18 +437,30 @@ func eventsWriter(g *globalOptions) (io.Writer, func()) {
 	return nil, nil
 }
 
-// nameProgress prints the address of each resource written or deleted
-// (-o name), as it completes; once, though a replacement is both.
+// nameProgress prints ACTION ADDRESS, as plan -o name does, for each
+// resource written or deleted (-o name), as it completes; once, as replace,
+// though a replacement is both.
 func nameProgress(w io.Writer) func(applier.Event) {
 	named := map[string]bool{}
 	return func(e applier.Event) {
-		switch {
-		case e.Type != applier.EventEnd || named[e.Address]:
-		case e.Outcome == applier.OutcomeCreated, e.Outcome == applier.OutcomeUpdated, e.Outcome == applier.OutcomeReplaced, e.Outcome == applier.OutcomeDeleted:
-			named[e.Address] = true
-			fmt.Fprintln(w, e.Address)
+		action, ok := doneActions[e.Outcome]
+		if e.Type != applier.EventEnd || !ok || named[e.Address] {
+			return
 		}
+		if e.Action == string(planner.ActionRecreate) {
+			action = planner.ActionRecreate
+		}
+		named[e.Address] = true
+		fmt.Fprintln(w, string(action)+" "+e.Address)
 	}
+}
+
+// doneActions are the plan's actions by the outcome that carries them out.
+var doneActions = map[applier.Outcome]planner.Action{
+	applier.OutcomeCreated:  planner.ActionCreate,
+	applier.OutcomeUpdated:  planner.ActionUpdate,
+	applier.OutcomeReplaced: planner.ActionRecreate,
+	applier.OutcomeDeleted:  planner.ActionDelete,
 }
 
 // confirm asks question and accepts only "yes"; without a terminal on

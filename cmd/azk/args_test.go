@@ -70,7 +70,7 @@ func TestOutputFormats(t *testing.T) {
 	out, _, _ = azk(t, "", with("plan", quickstart, "-o", "yaml")...)
 	mustContain(t, "plan -o yaml", out, "formatVersion: ", "- address: resources.azure.com/ResourceGroup/default/azk-quickstart\n")
 	out, _, _ = azk(t, "", with("plan", quickstart, "-o", "name")...)
-	if strings.Count(out, "\n") != 9 || !strings.Contains(out, "storage.azure.com/StorageAccount/default/azkquickstartsa\n") {
+	if strings.Count(out, "\n") != 9 || !strings.Contains(out, "create storage.azure.com/StorageAccount/default/azkquickstartsa\n") {
 		t.Errorf("plan -o name:\n%s", out)
 	}
 	out, errOut, code = azk(t, "", with("apply", "--auto-approve", quickstart, "-o", "yaml")...)
@@ -78,7 +78,7 @@ func TestOutputFormats(t *testing.T) {
 		t.Errorf("apply -o yaml: exit %d\n%s%s", code, out, errOut)
 	}
 	out, _, code = azk(t, "", with("destroy", "--auto-approve", quickstart, "-o", "name")...)
-	if code != 0 || out != "resources.azure.com/ResourceGroup/default/azk-quickstart\n" {
+	if code != 0 || out != "delete resources.azure.com/ResourceGroup/default/azk-quickstart\n" {
 		t.Errorf("destroy -o name: exit %d, %q", code, out)
 	}
 	_, errOut, code = azk(t, "", "graph", quickstart, "-o", "markdown")

@@ -31,7 +31,8 @@ func annotate(t *testing.T, file, name, policy string) {
 // TestPlanDestroy: azk plan --destroy (and Terraform's -destroy) is what
 // azk destroy would do, as a plan in every output form: deleted, deleted by
 // ARM with the parent, detached, and what the cascade guard refuses; with
-// --detailed-exitcode, 2 while anything would be deleted. Saved with -out,
+// --detailed-exitcode, 1 while the cascade guard refuses, 2 while anything
+// would be deleted. Saved with -out,
 // azk destroy PLANFILE refuses it without --allow-cascade and when anything
 // moved since, and otherwise deletes exactly what it shows.
 //
@@ -54,8 +55,8 @@ func TestPlanDestroy(t *testing.T) {
 	putAndWait(t, emulatorClient(t, run), stray, "2020-11-01", map[string]any{"properties": map[string]any{"addressPrefix": "10.0.9.0/24"}})
 
 	out, errOut, code := azk(t, "", with("plan", "--destroy", "--detailed-exitcode", dir)...)
-	if code != 2 {
-		t.Fatalf("plan --destroy --detailed-exitcode: exit %d, want 2\n%s\n%s", code, out, errOut)
+	if code != 1 {
+		t.Fatalf("plan --destroy --detailed-exitcode: exit %d, want 1 (the cascade guard refuses it)\n%s\n%s", code, out, errOut)
 	}
 	golden(t, "plan-destroy.text", out)
 	mustContain(t, "plan --destroy warning", errOut, "they would also remove 2 more resources", "azk destroy refuses unless --allow-cascade")

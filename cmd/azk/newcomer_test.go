@@ -31,6 +31,30 @@ func TestMisspeltFlagSuggestsTheNearest(t *testing.T) {
 	}
 }
 
+// TestKubectlDryRunPointsToPlan: kubectl's diff and --dry-run (in every
+// form) point to azk plan, which does their job.
+func TestKubectlDryRunPointsToPlan(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"diff", "-f", quickstart}, "azk has no diff: azk plan PATH... shows what applying would change"},
+		{[]string{"apply", "--dry-run", quickstart}, "unknown flag: --dry-run (azk plan is apply's dry run: it shows what apply would do and writes nothing)"},
+		{[]string{"apply", "--dry-run=server", quickstart}, "(azk plan is apply's dry run"},
+		{[]string{"apply", "-dry-run", quickstart}, "unknown flag: -dry-run (azk plan is apply's dry run"},
+		{[]string{"plan", "--dry-run=client", quickstart}, "unknown flag: --dry-run (azk plan never writes: it is the dry run already)"},
+		{[]string{"destroy", "--dry-run", quickstart}, "(azk plan --destroy is destroy's dry run"},
+	} {
+		out, errOut, code := azk(t, "", c.args...)
+		if code != 1 || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %q", c.args, code, out, errOut, c.want)
+		}
+	}
+	if out, _, _ := azk(t, "", "--help"); strings.Contains(out, "diff") {
+		t.Errorf("azk --help lists the diff pointer:\n%s", out)
+	}
+}
+
 // TestOutputNames: azk output -o name lists the address of each exported
 // object (as the README says it does), which output takes back as an argument.
 func TestOutputNames(t *testing.T) {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -50,7 +51,9 @@ manifests.", and it needs no state of its own to say so.
   -o yaml      the JSON form as YAML
   -o markdown  a pull-request comment: changes, blocked and replace-required
                first; trimmed to fit a comment, never dropping a change
-  -o name      the address of each resource the plan writes, one a line
+  -o name      ACTION ADDRESS for each resource the plan writes or deletes,
+               one a line: create, update, replace or delete (as apply -o
+               name prints what it did)
 
 Adoption, as the operator does it: an existing resource without a
 reconcile-policy annotation is taken over under
@@ -75,6 +78,9 @@ changed since the base makes each resource that sends it an update
 (compared by digest, never shown). A resource the change adds that already
 exists in Azure is flagged "adopt", with what destroy would do to it.
 Without --base a removed resource is not seen: it shows under unmanaged.
+An all-zero revision (github.event.before on a branch's first push) names
+no earlier manifests: the plan is two-way, with a notice. A revision a
+shallow checkout lacks is an error naming the fix (fetch-depth: 0).
 
 -replace=ADDRESS (repeatable, Terraform's flag; --replace too) deletes the
 resource and creates it again, with its children in the manifests (ARM
@@ -89,7 +95,7 @@ the parent, no request of its own) or, under detach-on-delete or skip, left
 in Azure (detach); under "cascade" each deletion lists what it would take
 along that the manifests do not delete, which destroy refuses unless
 --allow-cascade. With --detailed-exitcode, 2 means something would be
-deleted. Saved with --out, azk destroy PLANFILE carries it out (so does azk
+deleted (1 when the cascade guard refuses). Saved with --out, azk destroy PLANFILE carries it out (so does azk
 apply PLANFILE, as terraform apply does with a destroy plan), without asking,
 and refuses it when anything moved since. --target and --selector choose as
 destroy does: the resources and what depends on them.
@@ -126,7 +132,8 @@ documents as read-only).
 
 Exit status: 0 success, 1 error (anything blocked, a change Azure cannot
 make in place, or a pre-flight error); with --detailed-exitcode, 0 no changes, 2 changes present,
-1 error. With --drift, 2 means something drifted.
+1 error or a plan apply would refuse (the cascade guard's, or a
+reconcile-policy it cannot record). With --drift, 2 means something drifted.
 
 --target ADDRESS (repeatable) and -l/--selector LABELS plan part of the
 inputs: the resources chosen and what they depend on. The whole input is
@@ -214,9 +221,15 @@ resources of the same type in its resource group).`,
 			if line := views.CascadeLine(p); line != "" {
 				fmt.Fprintf(g.stderr, "Warning: %s azk %s refuses unless --allow-cascade\n", line, verb)
 			}
+			unrecorded := unrecordedPolicies(p)
+			if len(unrecorded) > 0 {
+				fmt.Fprintf(g.stderr, "Warning: azk apply must record the reconcile-policy of these resources in manifests that are not plain files (standard input, kustomize output), and refuses unless --allow-unrecorded-policy:\n  %s\n", strings.Join(unrecorded, "\n  "))
+			}
 			switch {
 			case diags.HasErrors() || p.HasErrors():
 				return failed()
+			case detailed && (len(unrecorded) > 0 || len(cascades(p)) > 0):
+				return failed() // apply would refuse it
 			case detailed && p.HasChanges():
 				return &exitError{code: 2}
 			}
@@ -252,12 +265,12 @@ func planWriter(g *globalOptions, opts views.Options) (func(*planner.Plan) error
 	case "markdown":
 		return func(p *planner.Plan) error { return views.Markdown(g.stdout, p, opts) }, nil
 	case "name":
-		// The resources the plan writes or deletes, as kubectl -o name lists what it acts on.
+		// ACTION ADDRESS for what the plan writes or deletes, as apply -o name prints it.
 		return func(p *planner.Plan) error {
 			var names []string
 			for _, r := range p.Resources {
 				if r.Writes() || r.Action == planner.ActionDelete {
-					names = append(names, r.Address)
+					names = append(names, string(r.Action)+" "+r.Address)
 				}
 			}
 			return writeNames(g.stdout, names)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -53,7 +54,9 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, in *inputFlag
 	}
 	var base *graph.Graph
 	var baseDiags diag.List
-	if pf.base != "" {
+	if loader.NullRevision(pf.base) {
+		fmt.Fprintf(g.stderr, "Notice: --base %s is git's null revision (GitHub's github.event.before on a branch's first push): no earlier manifests, so nothing is removed; the plan is two-way\n", pf.base)
+	} else if pf.base != "" {
 		var err error
 		if base, inputs.Base, baseDiags, err = baseGraph(g, in, pf.base, inputs.Paths, s.graph); err != nil {
 			return nil, diag.List{diag.Errorf(diag.Source{}, "", "", "%v", err)}

@@ -106,7 +106,7 @@ func EarlierRevision(base string, inputs []string) (string, error) {
 	}
 	commit, err := git(gitDir(inputs), "rev-parse", "--verify", "--end-of-options", base+"^{commit}")
 	if err != nil {
-		return "", fmt.Errorf("--base %s: not a directory nor a git revision: %w", base, err)
+		return "", fmt.Errorf("--base %s: not a directory nor a git revision: %w%s", base, err, shallowHint(base))
 	}
 	return strings.TrimSpace(string(commit)), nil
 }
@@ -120,6 +120,12 @@ func CheckBase(base string) error {
 		return fmt.Errorf("--base %s: not a directory, and a git revision does not start with \"-\"", base)
 	}
 	return nil
+}
+
+// NullRevision reports git's all-zero object name, which names no commit:
+// GitHub's github.event.before on a branch's first push.
+func NullRevision(base string) bool {
+	return len(base) == 40 && strings.Trim(base, "0") == ""
 }
 
 // gitDir is where git is asked about the repository holding the inputs:
@@ -164,7 +170,7 @@ func earlierTree(base string, inputs []string) (root, tree string, cleanup func(
 	// archive is handed a hexadecimal name and nothing the user typed.
 	object, err := git(root, "rev-parse", "--verify", "--quiet", base+"^{tree}")
 	if err != nil {
-		return "", "", nil, fmt.Errorf("--base %s: not a directory nor a git revision of %s", base, root)
+		return "", "", nil, fmt.Errorf("--base %s: not a directory nor a git revision of %s%s", base, root, shallowHint(base))
 	}
 	archive, err := git(root, "archive", "--format=tar", strings.TrimSpace(string(object)))
 	if err != nil {
@@ -180,6 +186,16 @@ func earlierTree(base string, inputs []string) (root, tree string, cleanup func(
 		return "", "", nil, fmt.Errorf("--base %s: %w", base, err)
 	}
 	return root, tree, cleanup, nil
+}
+
+// shallowHint is the likely fix when a revision is missing: a shallow
+// checkout (CI's default) lacks the base.
+func shallowHint(base string) string {
+	fetch := "git fetch origin " + strings.TrimPrefix(base, "origin/")
+	if strings.ContainsAny(base, "~^") {
+		fetch = "git fetch --unshallow"
+	}
+	return fmt.Sprintf("\n(a shallow checkout, CI's default, lacks earlier commits: fetch the base with %s, or check out the whole history, fetch-depth: 0 in actions/checkout)", fetch)
 }
 
 func git(dir string, args ...string) ([]byte, error) {

@@ -222,7 +222,7 @@ func (r *Resource) Origins() (change, drift bool) {
 	if r.Adopt != nil {
 		change = true // new in this change, found in Azure
 	}
-	if !r.Writes() {
+	if !r.Writes() && r.Action != ActionReplace {
 		return change, false
 	}
 	for _, c := range r.Changes {

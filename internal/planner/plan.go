@@ -375,8 +375,8 @@ type Summary struct {
 	// Moved counts the resources moved in the manifests (with --base).
 	Moved int `json:"moved,omitempty"`
 	// Changed counts, in a three-way plan, the resources this change acts
-	// on: a difference of origin change (a rotated secret among them), a
-	// removal, a replacement, an adoption.
+	// on: a difference of origin change (a rotated secret among them, and
+	// one Azure cannot make in place), a removal, a replacement, an adoption.
 	Changed int `json:"changed,omitempty"`
 	// Drifted counts the resources whose Azure state differs from the
 	// manifests: in a drift report, every one; in a three-way plan, those

@@ -487,7 +487,8 @@ const MarkdownLimit = 60000
 // Markdown writes the plan as a pull-request comment: the summary, a
 // table of decisions, then one collapsible block per resource: changes
 // first, then blocked, then replace-required, then the rest that needs
-// attention (and the unchanged ones with ShowUnchanged). Past MarkdownLimit
+// attention (and the unchanged ones with ShowUnchanged), in each section of
+// a three-way plan. Past MarkdownLimit
 // the unchanged list goes first, then the details of blocks from the last
 // one up; a header line of a change is never dropped.
 func Markdown(w io.Writer, p *planner.Plan, opts Options) error {
@@ -500,7 +501,7 @@ func Markdown(w io.Writer, p *planner.Plan, opts Options) error {
 		title = "azk destroy plan"
 	}
 	fmt.Fprintf(&head, "### %s\n\n**%s**\n\n", title, SummaryLine(p))
-	if line := CascadeLine(p); line != "" {
+	for _, line := range RefusalLines(p) {
 		fmt.Fprintf(&head, "> [!CAUTION]\n> %s\n\n", line)
 	}
 	if !p.Drift && !p.HasChanges() && !p.HasErrors() {
@@ -530,19 +531,21 @@ func Markdown(w io.Writer, p *planner.Plan, opts Options) error {
 	var shown, unchanged []*planner.Resource
 	list := listingOf(p)
 	placed := make(map[*planner.Resource]bool, len(list.resources))
-	for _, rank := range []func(*planner.Resource) bool{
-		func(r *planner.Resource) bool { return r.Writes() || r.Removed() || p.Drift && len(r.Changes) > 0 },
-		func(r *planner.Resource) bool { return r.Action == planner.ActionBlocked },
-		func(r *planner.Resource) bool { return r.Action == planner.ActionReplace },
-		func(r *planner.Resource) bool { return true },
-	} {
-		for _, r := range list.resources {
-			if !placed[r] && rank(r) {
-				placed[r] = true
-				if quiet(r, p.Drift) {
-					unchanged = append(unchanged, r)
-				} else {
-					shown = append(shown, r)
+	for _, section := range list.sections() {
+		for _, rank := range []func(*planner.Resource) bool{
+			func(r *planner.Resource) bool { return r.Writes() || r.Removed() || p.Drift && len(r.Changes) > 0 },
+			func(r *planner.Resource) bool { return r.Action == planner.ActionBlocked },
+			func(r *planner.Resource) bool { return r.Action == planner.ActionReplace },
+			func(r *planner.Resource) bool { return true },
+		} {
+			for _, r := range section {
+				if !placed[r] && rank(r) {
+					placed[r] = true
+					if quiet(r, p.Drift) {
+						unchanged = append(unchanged, r)
+					} else {
+						shown = append(shown, r)
+					}
 				}
 			}
 		}

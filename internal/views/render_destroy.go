@@ -45,6 +45,54 @@ func cascades(p *planner.Plan) []planner.Cascade {
 	return out
 }
 
+// RefusalLines say why azk apply (or destroy) would refuse the plan, for the
+// top of a pull-request comment: blocked resources, changes Azure cannot make
+// in place, policy records it cannot write, the cascade guard.
+func RefusalLines(p *planner.Plan) []string {
+	var blocked, replace, unwritable []string
+	for _, r := range p.Resources {
+		switch {
+		case r.Action == planner.ActionBlocked:
+			blocked = append(blocked, r.Address)
+		case r.Action == planner.ActionReplace:
+			replace = append(replace, r.Address)
+		case r.RecordPolicy != nil && !r.RecordPolicy.Writable:
+			unwritable = append(unwritable, r.Address)
+		}
+	}
+	var lines []string
+	if len(blocked) > 0 && !p.Drift {
+		lines = append(lines, fmt.Sprintf("azk apply refuses this plan unless --allow-partial: %d %s blocked (why: below): %s.",
+			len(blocked), plural(len(blocked), "resource is", "resources are"), codeList(blocked)))
+	}
+	if len(replace) > 0 && !p.Drift {
+		lines = append(lines, fmt.Sprintf("azk apply refuses this plan unless --allow-partial: Azure cannot make %d %s in place (-replace=ADDRESS deletes and creates it again): %s.",
+			len(replace), plural(len(replace), "change", "changes"), codeList(replace)))
+	}
+	if len(unwritable) > 0 && !p.Drift {
+		lines = append(lines, fmt.Sprintf("azk apply refuses this plan unless --allow-unrecorded-policy: it cannot record the reconcile-policy in the manifests (standard input, kustomize output) of %s.",
+			codeList(unwritable)))
+	}
+	if line := CascadeLine(p); line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// codeList is addresses as markdown code, the first few of them.
+func codeList(addresses []string) string {
+	const most = 5
+	shown := addresses
+	if len(shown) > most {
+		shown = shown[:most]
+	}
+	list := "`" + strings.Join(shown, "`, `") + "`"
+	if more := len(addresses) - len(shown); more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	return list
+}
+
 // CascadeLine says, at the top of a plan, that the cascade guard will stop
 // apply (and why): "" when it will not.
 func CascadeLine(p *planner.Plan) string {

@@ -31,6 +31,18 @@ func (l *listing) next(r *planner.Resource) string {
 	return t
 }
 
+// sections splits the listing at each change of title, in order.
+func (l *listing) sections() [][]*planner.Resource {
+	var out [][]*planner.Resource
+	for i, r := range l.resources {
+		if i == 0 || l.titles[r] != l.titles[l.resources[i-1]] {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], r)
+	}
+	return out
+}
+
 // listingOf orders the plan's resources for listing. Without a base they are
 // listed in plan order, untitled. A three-way plan lists what this change
 // does first, then the drift Azure already has, then the rest; a resource
