@@ -30,16 +30,50 @@ var changeClasses = map[planner.Action]mermaidClass{
 }
 
 // notChanges are the actions that leave Azure as it is: the picture shows
-// such resources only as context, next to a change.
-var notChanges = map[planner.Action]bool{planner.ActionNoChange: true, planner.ActionSkip: true, planner.ActionBlocked: true}
+// such resources only as context, next to a change. A blocked resource
+// changes nothing either, but it is what keeps the plan from applying: it
+// is drawn, in a class of its own, as replace-required is.
+var notChanges = map[planner.Action]bool{planner.ActionNoChange: true, planner.ActionSkip: true}
 
 var (
 	otherChange    = mermaidClass{"change", "fill:#ddf4ff,stroke:#0969da,color:#0a3069"}
 	unchangedClass = mermaidClass{"unchanged", "fill:#f6f8fa,stroke:#8c959f,color:#57606a,stroke-dasharray:3 3"}
+	blockedClass   = mermaidClass{"blocked", "fill:#eaeef2,stroke:#cf222e,stroke-width:3px,color:#24292f"}
+	// In a three-way plan (--base), an update that only reverts drift
+	// Azure already has, and one that does both, are told apart from what
+	// this change does.
+	driftClass          = mermaidClass{"drift", "fill:#ffeff7,stroke:#bf3989,color:#772057"}
+	changeAndDriftClass = mermaidClass{"changeanddrift", "fill:#fff8c5,stroke:#bf3989,stroke-width:3px,color:#633c01"}
+	// parentClass draws the parent, known only by its ARM ID, a deleted
+	// resource was in.
+	parentClass = mermaidClass{"parent", "fill:#ffffff,stroke:#8c959f,color:#57606a,stroke-dasharray:1 3"}
 )
 
-// changeClass is r's class, and whether r is a change.
-func changeClass(r *planner.Resource) (mermaidClass, bool) {
+// legendNames says what each class means, in the legend.
+var legendNames = map[string]string{
+	"create": "created", "update": "updated in place", "replacerequired": "replace required (blocked)",
+	"replace": "replaced", "delete": "deleted", "detach": "detached (stays in Azure)",
+	"change": "changed", "unchanged": "unchanged (context)", "blocked": "blocked",
+	"drift": "reverts drift Azure already has", "changeanddrift": "this change and drift",
+	"parent": "held a deleted resource",
+}
+
+// changeClass is r's class, and whether r is drawn for itself (a change,
+// or what keeps the plan from applying). In a three-way plan an update
+// whose differences are all drift, or of both origins, has the class of
+// that origin.
+func changeClass(r *planner.Resource, threeWay bool) (mermaidClass, bool) {
+	if r.Action == planner.ActionBlocked {
+		return blockedClass, true
+	}
+	if threeWay && r.Action == planner.ActionUpdate {
+		switch change, drift := r.Origins(); {
+		case drift && change:
+			return changeAndDriftClass, true
+		case drift:
+			return driftClass, true
+		}
+	}
 	if c, ok := changeClasses[r.Action]; ok {
 		return c, true
 	}
@@ -47,6 +81,24 @@ func changeClass(r *planner.Resource) (mermaidClass, bool) {
 		return unchangedClass, false
 	}
 	return otherChange, true
+}
+
+// threeWayPlan reports a plan made against a base (azk plan --base) that
+// is not a drift report: its changes have an origin.
+func threeWayPlan(p *planner.Plan) bool { return p.Inputs.Base != "" && !p.Drift }
+
+// parentARMID is the ARM ID of what holds id: the resource it is a child
+// of, else its resource group, else its subscription; "" for none.
+func parentARMID(id string) string {
+	parts := strings.Split(strings.Trim(id, "/"), "/")
+	if len(parts) < 4 {
+		return ""
+	}
+	parts = parts[:len(parts)-2]
+	if len(parts) >= 2 && strings.EqualFold(parts[len(parts)-2], "providers") {
+		parts = parts[:len(parts)-2]
+	}
+	return "/" + strings.Join(parts, "/")
 }
 
 // mermaidContext is how many unchanged resources the picture shows on each
@@ -69,7 +121,10 @@ type changeGraph struct {
 	nodes []*pictureNode
 	// edges run from a node to one that depends on it (the order apply
 	// follows), at least one end a change.
-	edges   [][2]*pictureNode
+	edges [][2]*pictureNode
+	// held run from the parent a deleted (or detached) resource was in, in
+	// the base, to it.
+	held    [][2]*pictureNode
 	changes int
 }
 
@@ -82,6 +137,7 @@ func changeGraphOf(p *planner.Plan, context bool) *changeGraph {
 	if p.Drift {
 		return g
 	}
+	threeWay := threeWayPlan(p)
 	byAddress := make(map[string]*planner.Resource, len(p.Resources))
 	for _, r := range p.Resources {
 		byAddress[r.Address] = r
@@ -90,7 +146,7 @@ func changeGraphOf(p *planner.Plan, context bool) *changeGraph {
 	// dependencies and dependents of each resource, in the plan's order
 	dependencies, dependents := map[*planner.Resource][]*planner.Resource{}, map[*planner.Resource][]*planner.Resource{}
 	for _, r := range p.Resources {
-		if _, ok := changeClass(r); ok {
+		if _, ok := changeClass(r, threeWay); ok {
 			changed[r] = true
 			g.changes++
 		}
@@ -116,10 +172,41 @@ func changeGraphOf(p *planner.Plan, context bool) *changeGraph {
 			}
 		}
 	}
+	// The parent each removed resource was in: its owner in the base when
+	// the plan has it, else the resource at its ARM ID's parent, else that
+	// ID alone (parentIDs).
+	parents := map[*planner.Resource]*planner.Resource{}
+	parentIDs := map[*planner.Resource]string{}
+	byID := map[string]*planner.Resource{}
+	for _, r := range p.Resources {
+		if id := r.ID(); id != "" {
+			byID[strings.ToLower(id)] = r
+		}
+	}
+	for _, r := range p.Resources {
+		if !r.Removed() {
+			continue
+		}
+		var parent *planner.Resource
+		if r.Node != nil && r.Node.Owner != nil {
+			parent = byAddress[r.Node.Owner.Address()]
+		}
+		id := parentARMID(r.ID())
+		if parent == nil && id != "" {
+			parent = byID[strings.ToLower(id)]
+		}
+		switch {
+		case parent != nil && (changed[parent] || context):
+			parents[r] = parent
+			shown[parent] = shown[parent] || !changed[parent]
+		case parent == nil && id != "" && context:
+			parentIDs[r] = id
+		}
+	}
 	nodes := map[*planner.Resource]*pictureNode{}
 	for _, r := range p.Resources {
 		if changed[r] || shown[r] {
-			class, _ := changeClass(r)
+			class, _ := changeClass(r, threeWay)
 			nodes[r] = &pictureNode{id: fmt.Sprintf("r%d", len(g.nodes)), class: class, change: changed[r],
 				label: mermaidText(lookOf(r, false).symbol+" "+r.Kind) + "<br/>" + mermaidText(r.Namespace+"/"+r.Name)}
 			g.nodes = append(g.nodes, nodes[r])
@@ -158,6 +245,28 @@ func changeGraphOf(p *planner.Plan, context bool) *changeGraph {
 	}
 	g.nodes = append(g.nodes, counts...)
 	g.edges = append(g.edges, countEdges...)
+	depends := map[[2]*pictureNode]bool{}
+	for _, e := range g.edges {
+		depends[e] = true
+	}
+	idNodes := map[string]*pictureNode{}
+	for _, r := range p.Resources {
+		if parent := parents[r]; parent != nil && !depends[[2]*pictureNode{nodes[parent], nodes[r]}] {
+			g.held = append(g.held, [2]*pictureNode{nodes[parent], nodes[r]})
+		}
+		id := parentIDs[r]
+		if id == "" {
+			continue
+		}
+		key := strings.ToLower(id)
+		if idNodes[key] == nil {
+			segments := strings.Split(id, "/")
+			idNodes[key] = &pictureNode{id: fmt.Sprintf("p%d", len(idNodes)), class: parentClass,
+				label: mermaidText(segments[len(segments)-2]) + "<br/>" + mermaidText(segments[len(segments)-1])}
+			g.nodes = append(g.nodes, idNodes[key])
+		}
+		g.held = append(g.held, [2]*pictureNode{idNodes[key], nodes[r]})
+	}
 	return g
 }
 
@@ -171,6 +280,9 @@ func (g *changeGraph) write(w io.Writer) error {
 	for _, e := range g.edges {
 		fmt.Fprintf(&b, "  %s --> %s\n", e[0].id, e[1].id)
 	}
+	for _, e := range g.held {
+		fmt.Fprintf(&b, "  %s -.->|held| %s\n", e[0].id, e[1].id)
+	}
 	var classes []mermaidClass
 	members := map[string][]string{}
 	for _, n := range g.nodes {
@@ -179,6 +291,14 @@ func (g *changeGraph) write(w io.Writer) error {
 		}
 		members[n.class.name] = append(members[n.class.name], n.id)
 	}
+	// The legend: a box for each class drawn, named.
+	b.WriteString("  subgraph legend [\"Legend\"]\n")
+	for i, c := range classes {
+		id := fmt.Sprintf("k%d", i)
+		fmt.Fprintf(&b, "  %s[\"%s\"]\n", id, mermaidText(legendNames[c.name]))
+		members[c.name] = append(members[c.name], id)
+	}
+	b.WriteString("  end\n")
 	for _, c := range classes {
 		fmt.Fprintf(&b, "  classDef %s %s\n  class %s %s\n", c.name, c.style, strings.Join(members[c.name], ","), c.name)
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/planner"
 )
 
@@ -41,6 +43,14 @@ func changesPlan() *planner.Plan {
 	b.add("RoleAssignment", "default", "ra", planner.ActionBlocked, subnet)
 	b.add(`Evil"Kind]`, `ns[1]`, `a"b<script>alert(1)</script>#quot;end`, planner.ActionReplace, rg)
 	b.add("StorageAccount", "default", "gone", planner.Action("delete"), rg)
+	// Removed resources, drawn with the parent they were in: one whose
+	// owner in the base is in the plan, one known only by its ARM ID (whose
+	// parent is in the plan), one whose parent is not.
+	rg.ARMID = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg"
+	owned := b.add("KeyVault", "default", "vault", planner.ActionDelete)
+	owned.Node = &graph.Node{Owner: &graph.Node{Object: &loader.Object{APIVersion: "test.azure.com/v1", Kind: "ResourceGroup", Namespace: "default", Name: "rg"}}}
+	b.add("ManagedIdentity", "default", "old-id", planner.ActionDetach).ARMID = rg.ARMID + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/old-id"
+	b.add("StorageAccountsBlobService", "default", "orphan", planner.ActionDelete).ARMID = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/elsewhere/providers/Microsoft.Storage/storageAccounts/st/blobServices/default"
 	b.add("StorageAccount", "default", "far", planner.ActionNoChange, rg) // next to no change: not shown
 	b.add("UserAssignedIdentity", "other", "skipped", planner.ActionSkip)
 	// A changed group with more unchanged resources in it than the picture shows.
@@ -151,16 +161,18 @@ func TestChangeGraphFitsAComment(t *testing.T) {
 type parsedGraph struct {
 	labels  map[string]string // id -> decoded label, its two lines joined by "\n"
 	order   []string
-	edges   [][2]string
-	classes map[string]string // id -> class
-	styles  map[string]string // class -> style
+	edges   [][2]string     // every edge, in order
+	held    map[[2]string]bool // the edges from the parent a removed resource was in
+	legend  map[string]string  // the legend's boxes: class -> label
+	classes map[string]string  // id -> class
+	styles  map[string]string  // class -> style
 }
 
 var (
-	mermaidNode     = regexp.MustCompile(`^  ([rm]\d+)\["([^"]*)"\]$`)
-	mermaidEdge     = regexp.MustCompile(`^  ([rm]\d+) --> ([rm]\d+)$`)
+	mermaidNode     = regexp.MustCompile(`^  ([rmpk]\d+)\["([^"]*)"\]$`)
+	mermaidEdge     = regexp.MustCompile(`^  ([rmp]\d+) (-->|-\.->\|held\|) ([rm]\d+)$`)
 	mermaidClassDef = regexp.MustCompile(`^  classDef ([a-z]+) ([a-z-]+:[#a-z0-9 ]+(?:,[a-z-]+:[#a-z0-9 ]+)*)$`)
-	mermaidClassUse = regexp.MustCompile(`^  class ([rm]\d+(?:,[rm]\d+)*) ([a-z]+)$`)
+	mermaidClassUse = regexp.MustCompile(`^  class ([rmpk]\d+(?:,[rmpk]\d+)*) ([a-z]+)$`)
 	mermaidEntity   = regexp.MustCompile(`#(\d+);`)
 	labelSafe       = regexp.MustCompile(`^[A-Za-z0-9 ._/+~!=?#;-]*$`)
 	countLabel      = regexp.MustCompile(`^and (\d+) more unchanged$`)
@@ -177,7 +189,8 @@ func parseChangeGraph(t *testing.T, text string) parsedGraph {
 	if lines[0] != "graph LR" {
 		t.Fatalf("first line %q", lines[0])
 	}
-	g := parsedGraph{labels: map[string]string{}, classes: map[string]string{}, styles: map[string]string{}}
+	g := parsedGraph{labels: map[string]string{}, held: map[[2]string]bool{}, legend: map[string]string{}, classes: map[string]string{}, styles: map[string]string{}}
+	inLegend, legendSeen := false, false
 	defined := func(id string) {
 		if _, ok := g.labels[id]; !ok {
 			t.Errorf("%s used before it is defined", id)
@@ -190,13 +203,24 @@ func parseChangeGraph(t *testing.T, text string) parsedGraph {
 		})
 	}
 	for _, line := range lines[1:] {
+		switch {
+		case line == `  subgraph legend ["Legend"]` && !legendSeen:
+			inLegend, legendSeen = true, true
+			continue
+		case line == "  end" && inLegend:
+			inLegend = false
+			continue
+		}
 		if m := mermaidNode.FindStringSubmatch(line); m != nil {
+			if inLegend != (m[1][0] == 'k') {
+				t.Errorf("%s in the legend: %v", m[1], inLegend)
+			}
 			if _, dup := g.labels[m[1]]; dup {
 				t.Errorf("%s defined twice", m[1])
 			}
 			first, second, two := strings.Cut(m[2], "<br/>")
 			safe := labelSafe.MatchString(first) && labelSafe.MatchString(second) && !strings.Contains(mermaidEntity.ReplaceAllString(m[2], ""), "#")
-			if !safe || two != (m[1][0] == 'r') || m[1][0] == 'm' && !countLabel.MatchString(m[2]) {
+			if !safe || two != (m[1][0] == 'r' || m[1][0] == 'p') || m[1][0] == 'm' && !countLabel.MatchString(m[2]) {
 				t.Errorf("bad label of %s: %q", m[1], m[2])
 			}
 			g.labels[m[1]] = decode(first) + "\n" + decode(second)
@@ -205,8 +229,14 @@ func parseChangeGraph(t *testing.T, text string) parsedGraph {
 		}
 		if m := mermaidEdge.FindStringSubmatch(line); m != nil {
 			defined(m[1])
-			defined(m[2])
-			g.edges = append(g.edges, [2]string{m[1], m[2]})
+			defined(m[3])
+			e := [2]string{m[1], m[3]}
+			g.edges = append(g.edges, e)
+			if m[2] != "-->" {
+				g.held[e] = true
+			} else if m[1][0] == 'p' {
+				t.Errorf("%s depends on a parent known only by its ARM ID", m[3])
+			}
 			continue
 		}
 		if m := mermaidClassDef.FindStringSubmatch(line); m != nil {
@@ -228,9 +258,35 @@ func parseChangeGraph(t *testing.T, text string) parsedGraph {
 		}
 		t.Errorf("unexpected line %q", line)
 	}
+	if !legendSeen || inLegend {
+		t.Errorf("no legend, or one not closed")
+	}
+	used := map[string]bool{}
 	for _, id := range g.order {
-		if g.classes[id] == "" {
+		c := g.classes[id]
+		if c == "" {
 			t.Errorf("%s has no class", id)
+		}
+		if id[0] != 'k' {
+			used[c] = true
+			continue
+		}
+		if _, twice := g.legend[c]; twice {
+			t.Errorf("the legend names %s twice", c)
+		}
+		g.legend[c] = strings.TrimSuffix(g.labels[id], "\n")
+		if g.legend[c] == "" {
+			t.Errorf("the legend does not name %s", c)
+		}
+	}
+	for c := range used {
+		if _, ok := g.legend[c]; !ok {
+			t.Errorf("the legend does not name %s", c)
+		}
+	}
+	for c := range g.legend {
+		if !used[c] {
+			t.Errorf("the legend names %s, which is not drawn", c)
 		}
 	}
 	return g
@@ -259,7 +315,7 @@ func checkChangeGraph(t *testing.T, text string, p *planner.Plan, context bool) 
 	ids := map[string]string{} // address -> id, "" when not shown
 	changed := map[string]bool{}
 	for _, r := range p.Resources {
-		class, change := changeClass(r)
+		class, change := changeClass(r, threeWayPlan(p))
 		changed[r.Address] = change
 		id := byLabel[lookOf(r, false).symbol+" "+r.Kind+"\n"+r.Namespace+"/"+r.Name]
 		ids[r.Address] = id
@@ -322,9 +378,62 @@ func checkChangeGraph(t *testing.T, text string, p *planner.Plan, context bool) 
 			}
 		}
 	}
+	// Each removed resource with the parent it was in: its owner in the
+	// base, else the resource at its ARM ID's parent, else that ID alone.
+	byID := map[string]string{}
+	for _, r := range p.Resources {
+		if r.ID() != "" {
+			byID[strings.ToLower(r.ID())] = r.Address
+		}
+	}
+	for _, r := range p.Resources {
+		if !r.Removed() {
+			continue
+		}
+		parent := ""
+		if r.Node != nil && r.Node.Owner != nil && ids[r.Node.Owner.Address()] != "" {
+			parent = r.Node.Owner.Address()
+		}
+		id := r.ID()
+		if i := strings.LastIndex(id, "/"); i > 0 {
+			id = id[:strings.LastIndex(id[:i], "/")]
+			if i := strings.LastIndex(id, "/providers/"); i >= 0 && strings.Count(id[i:], "/") == 2 {
+				id = id[:i]
+			}
+		}
+		if parent == "" {
+			parent = byID[strings.ToLower(id)]
+		}
+		var from string
+		switch {
+		case parent != "":
+			from = ids[parent]
+			if from == "" && (changed[parent] || context) {
+				t.Errorf("%s is drawn without %s, the parent it was in", r.Address, parent)
+			}
+			near[parent] = true
+		case id != "" && context:
+			segments := strings.Split(id, "/")
+			from = byLabel[segments[len(segments)-2]+"\n"+segments[len(segments)-1]]
+			if from == "" || from[0] != 'p' || g.classes[from] != "parent" {
+				t.Errorf("%s is drawn without %s, the parent it was in", r.Address, id)
+			}
+		}
+		if e := [2]string{from, ids[r.Address]}; from != "" && !want[e] {
+			want[e] = true
+			if !g.held[e] {
+				t.Errorf("%s: the edge from its parent %s is not dotted", r.Address, from)
+			}
+		}
+	}
+	for e := range g.held {
+		if !want[e] {
+			t.Errorf("held edge %v should not be there", e)
+		}
+	}
 	for _, id := range g.order {
-		if id[0] == 'm' && !context {
-			t.Errorf("%s counts context in a graph without context", id)
+		if id[0] == 'm' && !context || id[0] == 'p' && !context {
+			t.Errorf("%s shows context in a graph without context", id)
 		}
 	}
 	for e := range edges {
