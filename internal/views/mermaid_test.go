@@ -161,7 +161,7 @@ func TestChangeGraphFitsAComment(t *testing.T) {
 type parsedGraph struct {
 	labels  map[string]string // id -> decoded label, its two lines joined by "\n"
 	order   []string
-	edges   [][2]string     // every edge, in order
+	edges   [][2]string        // every edge, in order
 	held    map[[2]string]bool // the edges from the parent a removed resource was in
 	legend  map[string]string  // the legend's boxes: class -> label
 	classes map[string]string  // id -> class
