@@ -61,6 +61,43 @@ func changesPlan() *planner.Plan {
 	return &b.p
 }
 
+// threeWayChangesPlan is a plan made against a base: an update this change
+// makes, one that reverts drift only, one of both origins.
+func threeWayChangesPlan() *planner.Plan {
+	var b planBuilder
+	b.p.Inputs.Base = "main"
+	rg := b.add("ResourceGroup", "default", "rg", planner.ActionNoChange)
+	mine := b.add("VirtualNetwork", "default", "vnet", planner.ActionUpdate, rg)
+	mine.Changes = []planner.Change{{Path: "properties.a", Origin: planner.OriginChange}}
+	drift := b.add("StorageAccount", "default", "st", planner.ActionUpdate, rg)
+	drift.Changes = []planner.Change{{Path: "properties.b", Origin: planner.OriginDrift}}
+	both := b.add("KeyVault", "default", "kv", planner.ActionUpdate, rg)
+	both.Changes = []planner.Change{{Path: "properties.a", Origin: planner.OriginChange}, {Path: "properties.b", Origin: planner.OriginDrift}}
+	b.add("UserAssignedIdentity", "default", "new", planner.ActionCreate, rg)
+	return &b.p
+}
+
+// TestChangeGraphThreeWay: in a three-way plan, drift and this change are
+// drawn in classes of their own, which the legend names.
+func TestChangeGraphThreeWay(t *testing.T) {
+	p := threeWayChangesPlan()
+	var out bytes.Buffer
+	if err := Mermaid(&out, p); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "threeway-changes.mermaid.golden", out.Bytes())
+	checkChangeGraph(t, out.String(), p, true)
+	g := parseChangeGraph(t, out.String())
+	for class, label := range map[string]string{"update": "updated in place", "drift": "reverts drift Azure already has", "changeanddrift": "this change and drift"} {
+		if g.legend[class] != label {
+			t.Errorf("the legend names %s %q, want %q", class, g.legend[class], label)
+		}
+	}
+	if g.styles["drift"] == g.styles["update"] || g.styles["changeanddrift"] == g.styles["update"] {
+		t.Errorf("drift is drawn as this change is: %v", g.styles)
+	}
+}
+
 // TestChangeGraphGolden: the picture of a plan's changes, as azk graph
 // --changes -o mermaid prints it and as the markdown comment carries it.
 func TestChangeGraphGolden(t *testing.T) {
@@ -500,7 +537,7 @@ func parseWithMermaid(t *testing.T, texts []string) []mermaidParse {
 // that this check can fail.
 func TestChangeGraphParsesWithMermaid(t *testing.T) {
 	var texts []string
-	for _, p := range []*planner.Plan{changesPlan(), {}} {
+	for _, p := range []*planner.Plan{changesPlan(), {}, threeWayChangesPlan()} {
 		var b bytes.Buffer
 		if err := Mermaid(&b, p); err != nil {
 			t.Fatal(err)
@@ -509,7 +546,7 @@ func TestChangeGraphParsesWithMermaid(t *testing.T) {
 	}
 	broken := strings.Replace(texts[0], `"]`, `"x"]`, 1)
 	results := parseWithMermaid(t, append(texts, broken))
-	if results[2].Error == "" {
+	if results[len(texts)].Error == "" {
 		t.Errorf("Mermaid's parser accepted a broken graph:\n%s", broken)
 	}
 	for i, text := range texts {
