@@ -346,7 +346,7 @@ const (
 )
 
 // mermaidLegend follows the picture in a comment.
-const mermaidLegend = "_Arrows run from a resource to those that depend on it; dashed boxes are unchanged, shown for context._\n\n"
+const mermaidLegend = "_Arrows run from a resource to those that depend on it; dotted ones (held) from the parent a removed resource was in. The Legend box names each colour; dashed boxes are unchanged, shown for context._\n\n"
 
 // markdownGraph is the picture of p's changes as a fenced mermaid block for
 // Markdown, collapsed in <details> past mermaidOpenNodes; "" when
