@@ -76,6 +76,9 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, in *inputFlag
 	})
 	if p != nil {
 		p.Endpoint = &s.endpoint
+		if base != nil {
+			baseDiags = append(baseDiags, declaredElsewhere(g, in, inputs.Paths, s.graph, p)...)
+		}
 	}
 	return p, append(baseDiags, diags...)
 }
