@@ -88,7 +88,8 @@ func changeClass(r *planner.Resource, threeWay bool) (mermaidClass, bool) {
 func threeWayPlan(p *planner.Plan) bool { return p.Inputs.Base != "" && !p.Drift }
 
 // parentARMID is the ARM ID of what holds id: the resource it is a child
-// of, else its resource group, else its subscription; "" for none.
+// of, else its resource group; "" for none, and for a subscription, which
+// holds everything and tells the reader nothing.
 func parentARMID(id string) string {
 	parts := strings.Split(strings.Trim(id, "/"), "/")
 	if len(parts) < 4 {
@@ -97,6 +98,9 @@ func parentARMID(id string) string {
 	parts = parts[:len(parts)-2]
 	if len(parts) >= 2 && strings.EqualFold(parts[len(parts)-2], "providers") {
 		parts = parts[:len(parts)-2]
+	}
+	if len(parts) <= 2 {
+		return ""
 	}
 	return "/" + strings.Join(parts, "/")
 }
