@@ -71,13 +71,7 @@ func TestMissingBaseNamesTheShallowCheckout(t *testing.T) {
 // GitHub's github.event.before is 40 zeros on a branch's first push: no
 // earlier manifests, so the plan is two-way (nothing removed), with a notice.
 func TestNullBaseIsATwoWayPlan(t *testing.T) {
-	_, flags := emulatorAt(t)
-	with := func(args ...string) []string { return append(args, flags...) }
-	repo, commit := gitRepo(t, prStack("dev", prPassword, false))
-	t.Chdir(repo)
-	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", "manifests")...); code != 0 {
-		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
-	}
+	_, with, commit := appliedPRStack(t)
 	commit(prStack("dev", prPassword, true))
 	null := strings.Repeat("0", 40)
 	out, errOut, code := azk(t, "", with("plan", "--base", null, "--detailed-exitcode", "-o", "json", "manifests")...)
@@ -94,13 +88,7 @@ func TestNullBaseIsATwoWayPlan(t *testing.T) {
 // plan -o name prefixes each address with its action, and apply -o name
 // prints the same lines for what it did.
 func TestNameOutputSaysTheAction(t *testing.T) {
-	_, flags := emulatorAt(t)
-	with := func(args ...string) []string { return append(args, flags...) }
-	repo, commit := gitRepo(t, prStack("dev", prPassword, false))
-	t.Chdir(repo)
-	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", "manifests")...); code != 0 {
-		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
-	}
+	_, with, commit := appliedPRStack(t)
 	commit(prStack("prod", prPassword, true))
 	planned, errOut, code := azk(t, "", with("plan", "--base", "HEAD~1", "-o", "name", "manifests")...)
 	if code != 0 {

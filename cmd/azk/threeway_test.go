@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/planner"
 	"github.com/azkcli/azk/internal/views"
 )
@@ -104,13 +105,7 @@ func changeAt(r *planner.Resource, path string) *planner.Change {
 // change removed, and updates the consumer of a rotated Secret; apply does
 // exactly that (azk checks every apply against its plan) and a re-plan is quiet.
 func TestPullRequestPlanIsThreeWay(t *testing.T) {
-	run, flags := emulatorAt(t)
-	with := func(args ...string) []string { return append(args, flags...) }
-	repo, commit := gitRepo(t, prStack("dev", prPassword, false))
-	t.Chdir(repo)
-	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", "manifests")...); code != 0 {
-		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
-	}
+	run, with, commit := appliedPRStack(t)
 	rg := "/subscriptions/" + emulatorSubscription + "/resourceGroups/pr"
 	vnet := rg + "/providers/Microsoft.Network/virtualNetworks/net"
 	identity := rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/old-id"
@@ -209,6 +204,22 @@ func TestPullRequestPlanIsThreeWay(t *testing.T) {
 	}
 }
 
+// appliedPRStack applies prStack's dev stack from a git repository it makes
+// the working directory, against an emulator behind a write-checking proxy;
+// it returns the emulator, what adds its flags to a command line, and what
+// commits a new version of the stack.
+func appliedPRStack(t *testing.T) (*emulator.Running, func(...string) []string, func(string)) {
+	t.Helper()
+	run, flags := emulatorAt(t)
+	with := func(args ...string) []string { return append(args, flags...) }
+	repo, commit := gitRepo(t, prStack("dev", prPassword, false))
+	t.Chdir(repo)
+	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", "manifests")...); code != 0 {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	return run, with, commit
+}
+
 // cascadeStack: a network with a subnet, an identity marked
 // detach-on-delete, and a second group holding an identity.
 func cascadeStack(removed bool) string {
@@ -299,13 +310,7 @@ func TestRemovalsCascadeAndDetach(t *testing.T) {
 // (as a commit, so a later commit does not move it); applying it refuses
 // when a resource to delete changed in Azure since, and applies it when not.
 func TestSavedPlanCarriesDeletions(t *testing.T) {
-	run, flags := emulatorAt(t)
-	with := func(args ...string) []string { return append(args, flags...) }
-	repo, commit := gitRepo(t, prStack("dev", prPassword, false))
-	t.Chdir(repo)
-	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", "manifests")...); code != 0 {
-		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
-	}
+	run, with, commit := appliedPRStack(t)
 	commit(prStack("dev", prPassword, true))
 	planFile := filepath.Join(t.TempDir(), "plan.azk")
 	if out, errOut, code := azk(t, "", with("plan", "--base", "HEAD~1", "-out", planFile, "manifests")...); code != 0 {
