@@ -131,3 +131,27 @@ func TestRetentionByClock(t *testing.T) {
 		t.Errorf("retention 0 keeps %v, journal %q", ids(l.entries), data)
 	}
 }
+
+// TestJournalCompactsAsEntriesExpire: a long-running emulator's journal is
+// rewritten once the lines of dropped entries outnumber the kept ones by
+// compactAfter, so it does not grow with every write ever made.
+func TestJournalCompactsAsEntriesExpire(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	l, err := open(nil, dir, Retention{Changes: time.Hour, Activity: time.Hour}, func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for i := range compactAfter + 200 {
+		now = now.Add(time.Minute)
+		if err := l.add(&Entry{ChangeID: fmt.Sprint(i), TargetID: "/subscriptions/s/resourceGroups/g", At: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, JournalFile))
+	lines := strings.Count(string(data), "\n")
+	if len(l.entries) != 60 || lines > 2*len(l.entries)+compactAfter || lines >= compactAfter {
+		t.Errorf("%d entries kept within the hour, %d journal lines after %d writes", len(l.entries), lines, compactAfter+200)
+	}
+}
