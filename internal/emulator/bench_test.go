@@ -81,8 +81,8 @@ func BenchmarkMemory100k(b *testing.B) {
 			b.Fatal(err)
 		}
 		h := s.Handler()
-		put := func(path, body string) {
-			req := httptest.NewRequest(http.MethodPut, path+api, strings.NewReader(body))
+		put := func(path, apiVersion, body string) {
+			req := httptest.NewRequest(http.MethodPut, path+apiVersion, strings.NewReader(body))
 			req.Header.Set("Authorization", "Bearer x")
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
@@ -91,10 +91,10 @@ func BenchmarkMemory100k(b *testing.B) {
 			}
 		}
 		for g := 0; g < 100; g++ {
-			put(fmt.Sprintf("%s/resourceGroups/rg%d", sub, g), `{"location":"westus2"}`)
+			put(fmt.Sprintf("%s/resourceGroups/rg%d", sub, g), rgAPI, `{"location":"westus2"}`)
 		}
 		for j := 0; j < 100000-100; j++ {
-			put(fmt.Sprintf("%s/resourceGroups/rg%d/providers/Microsoft.Network/virtualNetworks/v%d", sub, j%100, j), vnetBody)
+			put(fmt.Sprintf("%s/resourceGroups/rg%d/providers/Microsoft.Network/virtualNetworks/v%d", sub, j%100, j), api, vnetBody)
 		}
 		runtime.GC()
 		var after runtime.MemStats
