@@ -67,6 +67,14 @@ func TestShippedWorkflowAppliesWhatThePullRequestReviewed(t *testing.T) {
 		ci.pullRequest(pr.name, pr.manifests, pr.want)
 	}
 
+	// A pull request whose manifests do not validate: the check fails, the
+	// comment says why, nothing is written.
+	bad := ci.runJob("pull_request", ci.branch("break the manifests", broken(prStack("prod", prRotated, true))))
+	if !bad.failed || len(ci.writes()) != 0 {
+		t.Errorf("the plan of manifests that do not validate: failed %v, writes %v; want a failed check and no write\n%s", bad.failed, ci.writes(), bad.log)
+	}
+	mustContain(t, "the comment on manifests that do not validate", bad.comment, "### azk plan\n\nazk could not plan (exit 1):\n\n```text\nError: manifests/stack.yaml:", `unknown field "colour"`)
+
 	// main breaks (pushed without review): its apply job writes nothing and
 	// fails; the pull request that fixes it plans against the broken base.
 	push := ci.push(broken(prStack("prod", prRotated, true)))
@@ -271,6 +279,9 @@ func (c *workflowRunner) head() string {
 func (c *workflowRunner) push(manifests string) event {
 	c.t.Helper()
 	before := c.head()
+	if before != strings.Repeat("0", 40) {
+		c.git(c.dev, "checkout", "-q", "main")
+	}
 	c.commit(manifests, "push")
 	c.git(c.dev, "push", "-q", "origin", "HEAD:main")
 	return event{sha: c.head(), before: before}
