@@ -576,7 +576,9 @@ func TestMain(m *testing.M) {
 		runEmulatorChild(spec)
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeHostRelease()
+	os.Exit(code)
 }
 
 // runEmulatorChild serves the emulator spec describes until the process is

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -25,24 +26,14 @@ import (
 // install step downloads it, verifies it and puts it on PATH, and refuses
 // an archive its checksum does not match.
 func TestReleaseScript(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a release binary")
+	built := hostRelease(t)
+	// A copy: the test tampers with the archive, and the workflow test
+	// installs from the original.
+	dist := filepath.Join(t.TempDir(), releaseTestVersion)
+	if err := os.CopyFS(dist, os.DirFS(built)); err != nil {
+		t.Fatal(err)
 	}
-	if runtime.GOOS != "linux" {
-		t.Skip("the test reads the binary as ELF")
-	}
-	for _, tool := range []string{"bash", "tar", "sha256sum", "curl"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed: the release script and the install step need it", tool)
-		}
-	}
-	const version = "v0.0.0-test"
-	dist := filepath.Join(t.TempDir(), version)
-	script := exec.CommandContext(t.Context(), "bash", "../../scripts/release.sh")
-	script.Env = append(os.Environ(), "VERSION="+version, "TARGETS=linux/"+runtime.GOARCH, "DIST="+dist)
-	if out, err := script.CombinedOutput(); err != nil {
-		t.Fatalf("release.sh: %v\n%s", err, out)
-	}
+	const version = releaseTestVersion
 	archive := "azk_0.0.0-test_linux_" + runtime.GOARCH + ".tar.gz"
 	sums := checksumsIn(t, filepath.Join(dist, "checksums.txt"))
 	data, err := os.ReadFile(filepath.Join(dist, archive))
@@ -119,6 +110,70 @@ func TestReleaseScript(t *testing.T) {
 	if out, err := install(); err == nil || !strings.Contains(out, archive+": FAILED") {
 		t.Errorf("install of an archive whose checksum does not match: %v\n%s", err, out)
 	}
+}
+
+// releaseTestVersion is the version the tests' release build is stamped with.
+const releaseTestVersion = "v0.0.0-test"
+
+// hostReleaseBuild is scripts/release.sh's output for this machine's
+// platform, built once: TestReleaseScript checks it and the workflow test
+// installs azk from it, so the static build (a compile of its own, -trimpath
+// shares no cache with the tests') is paid once.
+var hostReleaseBuild struct {
+	sync.Once
+	dir, dist string
+	out       []byte
+	err       error
+}
+
+// hostRelease is the folder holding the release archive for this platform
+// and checksums.txt, built on first use and removed by TestMain.
+func hostRelease(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a release binary")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the release tests read the binary as ELF")
+	}
+	for _, tool := range []string{"bash", "tar", "sha256sum", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed: the release script and the action's install step need it", tool)
+		}
+	}
+	b := &hostReleaseBuild
+	b.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "azk-release-"); b.err != nil {
+			return
+		}
+		b.dist = filepath.Join(b.dir, releaseTestVersion)
+		script := exec.Command("bash", "../../scripts/release.sh")
+		script.Env = append(os.Environ(), "VERSION="+releaseTestVersion, "TARGETS=linux/"+runtime.GOARCH, "DIST="+b.dist)
+		b.out, b.err = script.CombinedOutput()
+	})
+	if b.err != nil {
+		t.Fatalf("release.sh: %v\n%s", b.err, b.out)
+	}
+	return b.dist
+}
+
+// removeHostRelease removes what hostRelease built, if it ran.
+func removeHostRelease() {
+	if hostReleaseBuild.dir != "" {
+		os.RemoveAll(hostReleaseBuild.dir)
+	}
+}
+
+// hostReleaseBinary extracts the release's azk into dir.
+func hostReleaseBinary(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(hostRelease(t), "azk_"+strings.TrimPrefix(releaseTestVersion, "v")+"_linux_"+runtime.GOARCH+".tar.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary := filepath.Join(dir, "azk")
+	extractFile(t, data, "azk", binary)
+	return binary
 }
 
 // checksumsIn reads sha256sum's "HASH  NAME" lines.

@@ -183,14 +183,10 @@ func newWorkflowRunner(t *testing.T) *workflowRunner {
 		t.Fatalf("action.yml runs using %q, want composite", c.action.Runs.Using)
 	}
 
-	// The install step takes the azk this test builds through its binary
-	// input; the release download is covered by TestReleaseScript.
-	bin := t.TempDir()
-	c.azkBinary = filepath.Join(bin, "azk")
-	build := exec.Command("go", "build", "-o", c.azkBinary, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	// The install step takes, through its binary input, the azk of a
+	// release archive scripts/release.sh built; its download from GitHub's
+	// releases is covered by TestReleaseScript.
+	c.azkBinary = hostReleaseBinary(t, t.TempDir())
 	// gh records the comment it is asked to post.
 	c.ghDir = t.TempDir()
 	gh := "#!/bin/sh\nprintf '%s\\n' \"$*\" > \"$GH_RECORD/args\"\n[ -n \"$GH_TOKEN\" ] || { echo 'gh: no GH_TOKEN' >&2; exit 4; }\n" +
