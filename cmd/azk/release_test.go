@@ -66,7 +66,12 @@ func TestReleaseScript(t *testing.T) {
 	// pointed at a server of dist.
 	releases := httptest.NewServer(http.FileServer(http.Dir(filepath.Dir(dist))))
 	t.Cleanup(releases.Close)
-	install := func() (string, error) {
+	// gh answers the releases query of a major tag with the test's release.
+	gh := t.TempDir()
+	if err := os.WriteFile(filepath.Join(gh, "gh"), []byte("#!/bin/sh\ncase \"$*\" in \"api repos/azkcli/azk/releases?per_page=100 --jq \"*'startswith(\"v0.\")'*) echo "+version+" ;; *) echo \"gh $*: unexpected\" >&2; exit 1 ;; esac\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	install := func(actionRef, versionInput string) (string, error) {
 		var action actionFile
 		readYAML(t, "../../action.yml", &action)
 		var step *ghStep
@@ -78,10 +83,10 @@ func TestReleaseScript(t *testing.T) {
 		if step == nil || step.Env["AZK_RELEASES"] != "https://github.com/azkcli/azk/releases/download" {
 			t.Fatalf("action.yml: no install step downloading GitHub releases: %+v", step)
 		}
-		scope := expressionScope{values: map[string]string{"inputs.version": version, "inputs.binary": ""}}
+		scope := expressionScope{values: map[string]string{"inputs.version": versionInput, "inputs.binary": "", "inputs.github-token": "token"}}
 		runner := t.TempDir()
 		env := append(os.Environ(), "RUNNER_TEMP="+runner, "RUNNER_OS=Linux", "RUNNER_ARCH="+map[string]string{"amd64": "X64", "arm64": "ARM64"}[runtime.GOARCH],
-			"GITHUB_ACTION_PATH=/actions/azkcli/azk/main", "GITHUB_OUTPUT="+filepath.Join(runner, "output"), "GITHUB_PATH="+filepath.Join(runner, "path"))
+			"GITHUB_ACTION_PATH=/actions/azkcli/azk/"+actionRef, "PATH="+gh+string(os.PathListSeparator)+os.Getenv("PATH"), "GITHUB_OUTPUT="+filepath.Join(runner, "output"), "GITHUB_PATH="+filepath.Join(runner, "path"))
 		for k, v := range step.Env {
 			env = append(env, k+"="+scope.interpolate(t, v))
 		}
@@ -99,15 +104,18 @@ func TestReleaseScript(t *testing.T) {
 		got, err := exec.Command(filepath.Join(dirs[0], "azk"), "version").Output()
 		return string(got), err
 	}
-	if out, err := install(); err != nil || !strings.HasPrefix(out, "azk "+version+"\n") {
-		t.Errorf("the installed azk: %v\n%s", err, out)
+	if out, err := install("main", version); err != nil || !strings.HasPrefix(out, "azk "+version+"\n") {
+		t.Errorf("the installed azk (version input): %v\n%s", err, out)
+	}
+	if out, err := install("v0", ""); err != nil || !strings.HasPrefix(out, "azk "+version+"\n") {
+		t.Errorf("the installed azk (azkcli/azk@v0, the newest v0 release): %v\n%s", err, out)
 	}
 	tampered := append([]byte(nil), data...)
 	tampered[len(tampered)/2] ^= 0xff
 	if err := os.WriteFile(filepath.Join(dist, archive), tampered, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := install(); err == nil || !strings.Contains(out, archive+": FAILED") {
+	if out, err := install("main", version); err == nil || !strings.Contains(out, archive+": FAILED") {
 		t.Errorf("install of an archive whose checksum does not match: %v\n%s", err, out)
 	}
 }
