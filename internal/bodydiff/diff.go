@@ -315,10 +315,10 @@ const (
 )
 
 // envelope are the properties ARM's resource contract makes read-only on
-// every resource and sub-resource (its ID, type, etag, and the
+// every resource and sub-resource (its ID, type, etag, systemData, and the
 // provisioningState of its properties), whether or not a REST
 // specification lists them.
-var envelope = map[string]bool{"id": true, "type": true, "etag": true, "provisioningstate": true}
+var envelope = map[string]bool{"id": true, "type": true, "etag": true, "systemdata": true, "provisioningstate": true}
 
 // beyondSpec lists a value Azure holds at a path a PUT cannot set from the
 // spec: nothing when it is a secret, read-only, or the REST facts are not
