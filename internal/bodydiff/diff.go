@@ -59,6 +59,9 @@ type Rules struct {
 	towards map[string]bool
 	// oneWay are the lower-cased paths of settings that stay on once on.
 	oneWay map[string]bool
+	// enumSets are the lower-cased paths of lists of enum values whose
+	// order says nothing.
+	enumSets map[string]bool
 	// provider is what the kind's resource provider does with the values
 	// it is sent beyond what any specification states; nil when nothing.
 	provider extensions.StoredValues
@@ -72,7 +75,7 @@ func For(k *registry.Kind) *Rules {
 		return v.(*Rules)
 	}
 	d := &Rules{enums: map[string]bool{}, ordinals: map[string][]string{}, writeOnly: map[string]bool{}, secrets: map[string]bool{}, maps: map[string]bool{}, settable: map[string]bool{},
-		accepted: map[string]bool{}, towards: map[string]bool{}, oneWay: map[string]bool{}}
+		accepted: map[string]bool{}, towards: map[string]bool{}, oneWay: map[string]bool{}, enumSets: map[string]bool{}}
 	if b := k.Body; b != nil {
 		d.known = true
 		for _, p := range b.Unexpressed {
@@ -83,6 +86,9 @@ func For(k *registry.Kind) *Rules {
 		}
 		for _, p := range b.OneWay {
 			d.oneWay[strings.ToLower(p)] = true
+		}
+		for _, p := range b.EnumSets {
+			d.enumSets[strings.ToLower(p)] = true
 		}
 		for _, p := range b.WriteOnly {
 			d.writeOnly[p] = true
@@ -613,6 +619,9 @@ func (d *Rules) list(c *Comparison, path, schema string, want []any, have any, o
 // items compares an unnamed list: scalars as a whole, objects by position.
 func (d *Rules) items(c *Comparison, path, schema string, want, h []any, ok, creating bool) {
 	if allScalars(want) {
+		if ok && d.enumSets[strings.ToLower(schema)] && d.sameSet(schema+"[]", want, h) {
+			return
+		}
 		if !ok || len(h) != len(want) {
 			c.Changes = append(c.Changes, Change{Path: path, Before: nilIfAbsent(h, ok), After: Shown(want)})
 			return
@@ -636,6 +645,23 @@ func (d *Rules) items(c *Comparison, path, schema string, want, h []any, ok, cre
 	for i := len(want); i < len(h); i++ {
 		c.Changes = append(c.Changes, Change{Path: fmt.Sprintf("%s[%d]", path, i), Before: h[i]})
 	}
+}
+
+// sameSet reports two lists of scalars that hold the same values, in any
+// order and with repeats aside: how a list of enum values (a permission
+// set, a list of protocols) whose REST specification says nothing of order
+// is stored. Providers return such sets in their own order and case
+// (registry.BodyFacts.EnumSets).
+func (d *Rules) sameSet(schema string, a, b []any) bool {
+	covers := func(x, y []any) bool {
+		for _, v := range x {
+			if !slices.ContainsFunc(y, func(w any) bool { return d.equal(schema, v, w) }) {
+				return false
+			}
+		}
+		return true
+	}
+	return covers(a, b) && covers(b, a)
 }
 
 // droppedItems handles a list Azure holds with fewer items than the body

@@ -65,3 +65,37 @@ func TestDiffUnexpressed(t *testing.T) {
 		t.Errorf("v1api20240301: azure only %v, unexpressed %+v", azureOnly, newer.Unexpressed)
 	}
 }
+
+// A list of enum values whose REST specification says nothing of its order
+// (Key Vault's access-policy permissions) is the set of options it names:
+// Azure returning it in another order and case is no change. A value added
+// or taken away still shows, as does reordering a list that is not one of
+// enum values (DNS servers, where order is the lookup order) or whose
+// description speaks of its order (an application gateway's cipher suites,
+// "enabled in the specified order").
+func TestDiffEnumSets(t *testing.T) {
+	vault := kindOf(t, "keyvault.azure.com", "v1api20230701", "Vault")
+	vnet := kindOf(t, "network.azure.com", "v1api20201101", "VirtualNetwork")
+	gateway := kindOf(t, "network.azure.com", "v1api20220701", "ApplicationGateway")
+	keys := func(perms ...any) map[string]any {
+		return props("properties", props("accessPolicies", []any{props("objectId", "o1", "permissions", props("keys", perms))}))
+	}
+	runDiffCases(t, []diffCase{
+		{"permissions in Azure's order and case", vault, keys("Get", "List", "Sign"), keys("sign", "get", "list"), nil, nil, nil},
+		{"a permission added", vault, keys("Get", "List", "Sign"), keys("get", "list"),
+			[]string{"properties.accessPolicies[0].permissions.keys"}, nil, nil},
+		{"a permission taken away", vault, keys("Get"), keys("get", "list"),
+			[]string{"properties.accessPolicies[0].permissions.keys"}, nil, nil},
+		{"DNS servers reordered", vnet,
+			props("properties", props("dhcpOptions", props("dnsServers", []any{"10.0.0.4", "10.0.0.5"}))),
+			props("properties", props("dhcpOptions", props("dnsServers", []any{"10.0.0.5", "10.0.0.4"}))),
+			[]string{"properties.dhcpOptions.dnsServers"}, nil, nil},
+		{"cipher suites reordered", gateway,
+			props("properties", props("sslPolicy", props("cipherSuites", []any{"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"}))),
+			props("properties", props("sslPolicy", props("cipherSuites", []any{"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"}))),
+			[]string{"properties.sslPolicy.cipherSuites"}, nil, nil},
+		{"disabled protocols in another order", gateway,
+			props("properties", props("sslPolicy", props("disabledSslProtocols", []any{"TLSv1_0", "TLSv1_1"}))),
+			props("properties", props("sslPolicy", props("disabledSslProtocols", []any{"TLSv1_1", "TLSv1_0"}))), nil, nil, nil},
+	})
+}

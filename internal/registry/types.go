@@ -219,6 +219,10 @@ type BodyFacts struct {
 	// OneWay are settings (booleans, Enabled/Disabled enums) the
 	// specification says stay on once on: a PUT cannot turn them off.
 	OneWay []string `json:"oneWay,omitempty"`
+	// EnumSets are lists of enum values (permissions, protocols) whose
+	// description says nothing of their order: the set of options they
+	// name is what counts.
+	EnumSets []string `json:"enumSets,omitempty"`
 }
 
 // Selector is an enum property (Path) whose values name sibling objects

@@ -177,6 +177,10 @@ func specPaths(spec *registry.Field) map[string]bool {
 // once it is enabled", "enabled by default and cannot be disabled".
 var oneWay = regexp.MustCompile(`(?i)once set to true, it cannot be reverted|enabling this functionality is irreversible|cannot be disabled (once|after) (it is )?enabled|this change is irreversible|enabled by default( today)? and cannot be disabled|enabled by default for all [a-z ]+ and is immutable`)
 
+// ordered matches a list's description that speaks of its order ("cipher
+// suites to be enabled in the specified order").
+var ordered = regexp.MustCompile(`(?i)\border\b`)
+
 // typesFiles reads types.json files once each: the body facts and the
 // operator facts both walk them.
 var typesFiles sync.Map // path -> func() ([]typeNode, error)
@@ -237,11 +241,15 @@ type factCollector struct {
 	selectors      map[string]registry.Selector
 	// oneWay are settings the specification says stay on once on.
 	oneWay map[string]bool
+	// enumLists are lists of enum values; orderedLists those whose
+	// description speaks of their order.
+	enumLists, orderedLists map[string]bool
 }
 
 func newFactCollector() *factCollector {
 	return &factCollector{writeOnly: map[string]bool{}, required: map[string]bool{}, sensitive: map[string]bool{},
-		maps: map[string]bool{}, readOnly: map[string]bool{}, sent: map[string]bool{}, enums: map[string][]string{}, selectors: map[string]registry.Selector{}, oneWay: map[string]bool{}}
+		maps: map[string]bool{}, readOnly: map[string]bool{}, sent: map[string]bool{}, enums: map[string][]string{}, selectors: map[string]registry.Selector{}, oneWay: map[string]bool{},
+		enumLists: map[string]bool{}, orderedLists: map[string]bool{}}
 }
 
 func (c *factCollector) facts() *registry.BodyFacts {
@@ -261,6 +269,12 @@ func (c *factCollector) facts() *registry.BodyFacts {
 	}
 	f := &registry.BodyFacts{WriteOnly: keys(c.writeOnly), Required: keys(c.required),
 		Sensitive: keys(c.sensitive), Maps: keys(c.maps), ReadOnly: keys(readOnly), OneWay: keys(c.oneWay)}
+	for p := range c.enumLists {
+		if !c.orderedLists[p] {
+			f.EnumSets = append(f.EnumSets, p)
+		}
+	}
+	sort.Strings(f.EnumSets)
 	for p, vs := range c.enums {
 		f.Enums = append(f.Enums, registry.Enum{Path: p, Values: vs})
 	}
@@ -309,6 +323,12 @@ func (w *bodyWalker) walk(c *factCollector, ref typeRef, path string, depth int,
 				}
 				if oneWay.MatchString(p.Description) && w.onOff(p.Type) {
 					c.oneWay[child] = true
+				}
+				if items := w.itemType(p.Type); items != nil && len(w.literals(*items)) > 0 {
+					c.enumLists[child] = true
+					if ordered.MatchString(p.Description) {
+						c.orderedLists[child] = true
+					}
 				}
 				if p.Flags&flagReadOnly != 0 && p.Flags&flagWriteOnly == 0 {
 					c.readOnly[child] = true
@@ -430,6 +450,15 @@ func (w *bodyWalker) selector(c *factCollector, path string, props map[string][]
 			}
 		}
 	}
+}
+
+// itemType is the item type of an array type, else nil.
+func (w *bodyWalker) itemType(ref typeRef) *typeRef {
+	i, err := ref.index()
+	if err != nil || i < 0 || i >= len(w.nodes) || w.nodes[i].Type != "ArrayType" {
+		return nil
+	}
+	return w.nodes[i].ItemType
 }
 
 // onOff reports a boolean, or an enum of the two values Enabled and
