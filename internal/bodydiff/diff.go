@@ -46,6 +46,22 @@ type Rules struct {
 	readOnly []string
 	// tags says the kind's spec has tags: a PUT replaces Azure's tags whole.
 	tags bool
+	// known says the REST specification's facts of the kind's api-version
+	// are at hand: without them nothing is said of what the spec lacks.
+	known bool
+	// accepted are the lower-cased paths a PUT of the kind's api-version
+	// accepts that its spec (this CRD version) has no field for.
+	accepted map[string]bool
+	// returnedOnly are the lower-cased read-only paths its spec has no field for.
+	returnedOnly []string
+	// towards are the lower-cased objects on the way to settable paths
+	// ("properties" towards "properties.addressSpace").
+	towards map[string]bool
+	// oneWay are the lower-cased paths of settings that stay on once on.
+	oneWay map[string]bool
+	// enumSets are the lower-cased paths of lists of enum values whose
+	// order says nothing.
+	enumSets map[string]bool
 	// provider is what the kind's resource provider does with the values
 	// it is sent beyond what any specification states; nil when nothing.
 	provider extensions.StoredValues
@@ -58,8 +74,22 @@ func For(k *registry.Kind) *Rules {
 	if v, ok := differCache.Load(k); ok {
 		return v.(*Rules)
 	}
-	d := &Rules{enums: map[string]bool{}, ordinals: map[string][]string{}, writeOnly: map[string]bool{}, secrets: map[string]bool{}, maps: map[string]bool{}, settable: map[string]bool{}}
+	d := &Rules{enums: map[string]bool{}, ordinals: map[string][]string{}, writeOnly: map[string]bool{}, secrets: map[string]bool{}, maps: map[string]bool{}, settable: map[string]bool{},
+		accepted: map[string]bool{}, towards: map[string]bool{}, oneWay: map[string]bool{}, enumSets: map[string]bool{}}
 	if b := k.Body; b != nil {
+		d.known = true
+		for _, p := range b.Unexpressed {
+			d.accepted[strings.ToLower(p)] = true
+		}
+		for _, p := range b.ReturnedOnly {
+			d.returnedOnly = append(d.returnedOnly, strings.ToLower(p))
+		}
+		for _, p := range b.OneWay {
+			d.oneWay[strings.ToLower(p)] = true
+		}
+		for _, p := range b.EnumSets {
+			d.enumSets[strings.ToLower(p)] = true
+		}
 		for _, p := range b.WriteOnly {
 			d.writeOnly[p] = true
 		}
@@ -78,6 +108,13 @@ func For(k *registry.Kind) *Rules {
 		}
 	}
 	d.collectSpec(k.Spec, "")
+	for p := range d.settable {
+		for i := range len(p) {
+			if p[i] == '.' || p[i] == '[' || p[i] == '{' {
+				d.towards[p[:i]] = true
+			}
+		}
+	}
 	if k.Spec != nil {
 		d.tags = k.Spec.Child("tags") != nil
 	}
@@ -140,6 +177,12 @@ type Comparison struct {
 	// AzureOnly are values Azure holds that the body omits at paths a PUT
 	// can set: whether a PUT keeps or resets them is the provider's choice.
 	AzureOnly []PathValue
+	// Unexpressed are values Azure holds at paths the kind's spec (this CRD
+	// version) has no field for, each with its Reason: ReasonUnexpressed
+	// where a PUT of the api-version accepts them, ReasonUnknownToAPI where
+	// its REST specification does not know them. A merge keeps the first
+	// and names the second as what the PUT may reset.
+	Unexpressed []PathValue
 }
 
 // Diff lists the changes that writing desired over current makes. With a nil
@@ -250,30 +293,123 @@ func (d *Rules) absent(c *Comparison, path, schema string, want any) {
 // flag it read-only, it is no secret): its value as a PUT could carry it.
 // An entry of a map is listed even when its value is empty: the key is
 // what Azure holds.
+//
+// What the spec has no field for is listed as well, with the reason: a
+// value at a path the REST specification of the kind's api-version accepts
+// (ReasonUnexpressed), or at one it does not know (ReasonUnknownToAPI);
+// read-only paths never.
 func (d *Rules) held(c *Comparison, path, schema string, have any, entry bool) {
 	if !d.canSet(schema) {
+		d.beyondSpec(c, path, schema, have)
 		return
 	}
-	v := d.SettablePart(schema, have)
-	if isEmpty(v) && !entry {
-		return
+	if v := d.SettablePart(schema, have); !isEmpty(v) || entry {
+		c.AzureOnly = append(c.AzureOnly, PathValue{Path: path, Value: v})
 	}
-	c.AzureOnly = append(c.AzureOnly, PathValue{Path: path, Value: v})
+	d.beyondWithin(c, path, schema, have)
+}
+
+// Why a value Azure holds at a path the kind's spec has no field for is
+// listed (PathValue.Reason).
+const (
+	// ReasonUnexpressed: a PUT of the api-version accepts it, so a merge
+	// can carry it.
+	ReasonUnexpressed = "the kind's schema (this CRD version) has no field for it; a PUT of this api-version accepts it"
+	// ReasonUnknownToAPI: the REST specification of the api-version does
+	// not know it, so no PUT of this kind can carry it.
+	ReasonUnknownToAPI = "the kind's schema (this CRD version) has no field for it, nor does the REST specification of this api-version: no PUT of this kind can carry it"
+)
+
+// envelope are the properties ARM's resource contract makes read-only on
+// every resource and sub-resource (its ID, type, etag, systemData, and the
+// provisioningState of its properties), whether or not a REST
+// specification lists them.
+var envelope = map[string]bool{"id": true, "type": true, "etag": true, "systemdata": true, "provisioningstate": true}
+
+// beyondSpec lists a value Azure holds at a path a PUT cannot set from the
+// spec: nothing when it is a secret, read-only, or the REST facts are not
+// at hand; the parts inside an object on the way to settable paths.
+func (d *Rules) beyondSpec(c *Comparison, path, schema string, have any) {
+	lower := strings.ToLower(schema)
+	switch {
+	case !d.known || isEmpty(have) || d.secrets[schema] || d.settable[lower] || d.readOnlyAt(lower, d.returnedOnly):
+		return
+	case d.towards[lower]:
+		d.beyondWithin(c, path, schema, have)
+	case d.accepted[lower]:
+		if v := d.acceptedPart(schema, have); !isEmpty(v) {
+			c.Unexpressed = append(c.Unexpressed, PathValue{Path: path, Value: v, Reason: ReasonUnexpressed})
+		}
+	case envelope[strings.ToLower(lastSegment(lower))]:
+		return
+	default:
+		c.Unexpressed = append(c.Unexpressed, PathValue{Path: path, Value: have, Reason: ReasonUnknownToAPI})
+	}
+}
+
+// beyondWithin lists what Azure holds inside an object at a path the spec
+// reaches (or is on the way to) that the spec has no field for.
+func (d *Rules) beyondWithin(c *Comparison, path, schema string, have any) {
+	m, ok := have.(map[string]any)
+	if !ok || d.maps[schema] {
+		return // a map's keys are the user's data; lists of the spec are compared whole
+	}
+	for _, k := range sortedKeys(m) {
+		child := armjson.Join(schema, k)
+		if d.canSet(child) {
+			d.beyondWithin(c, armjson.JoinKey(path, k), child, m[k])
+		} else {
+			d.beyondSpec(c, armjson.JoinKey(path, k), child, m[k])
+		}
+	}
+}
+
+// acceptedPart is the part of a value at a path the spec lacks that a PUT
+// accepts: read-only properties left out.
+func (d *Rules) acceptedPart(schema string, v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range t {
+			child := armjson.Join(schema, k)
+			if d.maps[schema] {
+				child = schema + "{}"
+			}
+			if e == nil || !d.accepted[strings.ToLower(child)] || d.secrets[child] {
+				continue
+			}
+			if part := d.acceptedPart(child, e); !isEmpty(part) || d.maps[schema] {
+				out[k] = part
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, 0, len(t))
+		for _, e := range t {
+			if part := d.acceptedPart(schema+"[]", e); !isEmpty(part) {
+				out = append(out, part)
+			}
+		}
+		return out
+	}
+	return v
 }
 
 // canSet reports a path a PUT can set: one the spec carries, not read-only
 // in the REST specification, not a secret.
 func (d *Rules) canSet(schema string) bool {
 	lower := strings.ToLower(schema)
-	if !d.settable[lower] || d.secrets[schema] {
-		return false
-	}
-	for _, ro := range d.readOnly {
+	return d.settable[lower] && !d.secrets[schema] && !d.readOnlyAt(lower, d.readOnly)
+}
+
+// readOnlyAt reports a lower-cased path at or below one of the read-only paths.
+func (d *Rules) readOnlyAt(lower string, readOnly []string) bool {
+	for _, ro := range readOnly {
 		if rest, under := strings.CutPrefix(lower, ro); under && (rest == "" || strings.ContainsRune(".[{", rune(rest[0]))) {
-			return false
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // SettablePart is the part of a value Azure holds at schema that a PUT can
@@ -401,7 +537,7 @@ func (d *Rules) value(c *Comparison, path, schema string, want, have any, ok, cr
 		c.NotReturned = append(c.NotReturned, PathValue{Path: path, Sensitive: true})
 		return
 	}
-	if !d.equal(schema, want, have) && !(d.provider != nil && d.provider.Equivalent(schema, want, have)) {
+	if !d.equal(schema, want, have) && !d.keptOn(schema, want, have) && !(d.provider != nil && d.provider.Equivalent(schema, want, have)) {
 		c.Changes = append(c.Changes, Change{Path: path, Before: have, After: want})
 	}
 }
@@ -483,6 +619,9 @@ func (d *Rules) list(c *Comparison, path, schema string, want []any, have any, o
 // items compares an unnamed list: scalars as a whole, objects by position.
 func (d *Rules) items(c *Comparison, path, schema string, want, h []any, ok, creating bool) {
 	if allScalars(want) {
+		if ok && d.enumSets[strings.ToLower(schema)] && d.sameSet(schema+"[]", want, h) {
+			return
+		}
 		if !ok || len(h) != len(want) {
 			c.Changes = append(c.Changes, Change{Path: path, Before: nilIfAbsent(h, ok), After: Shown(want)})
 			return
@@ -506,6 +645,23 @@ func (d *Rules) items(c *Comparison, path, schema string, want, h []any, ok, cre
 	for i := len(want); i < len(h); i++ {
 		c.Changes = append(c.Changes, Change{Path: fmt.Sprintf("%s[%d]", path, i), Before: h[i]})
 	}
+}
+
+// sameSet reports two lists of scalars that hold the same values, in any
+// order and with repeats aside: how a list of enum values (a permission
+// set, a list of protocols) whose REST specification says nothing of order
+// is stored. Providers return such sets in their own order and case
+// (registry.BodyFacts.EnumSets).
+func (d *Rules) sameSet(schema string, a, b []any) bool {
+	covers := func(x, y []any) bool {
+		for _, v := range x {
+			if !slices.ContainsFunc(y, func(w any) bool { return d.equal(schema, v, w) }) {
+				return false
+			}
+		}
+		return true
+	}
+	return covers(a, b) && covers(b, a)
 }
 
 // droppedItems handles a list Azure holds with fewer items than the body

@@ -230,13 +230,18 @@ func TestDiffAzureOnly(t *testing.T) {
 	if len(dns.AzureOnly) != 1 || !reflect.DeepEqual(dns.AzureOnly[0].Value, props("dnsServers", []any{"10.0.0.4"})) {
 		t.Errorf("DNS servers: %+v", dns.AzureOnly)
 	}
-	// Azure's value is listed as a PUT could carry it: read-only parts left out.
+	// Azure's value is listed as a PUT could carry it: read-only parts left
+	// out; a property the REST specification does not know is listed apart,
+	// with the reason.
 	got := For(pool).Compare(props("properties", props("count", 3.0)),
 		props("properties", props("count", 3.0, "creationData", props("sourceResourceId", "/subscriptions/s/x", "computed", "y"),
 			"currentOrchestratorVersion", "1.29.7", "nodeImageVersion", "AKSUbuntu")))
 	if len(got.AzureOnly) != 1 || got.AzureOnly[0].Path != "properties.creationData" ||
 		!reflect.DeepEqual(got.AzureOnly[0].Value, props("sourceResourceId", "/subscriptions/s/x")) {
 		t.Errorf("azure only: %+v, want the creation data only", got.AzureOnly)
+	}
+	if want := []PathValue{{Path: "properties.creationData.computed", Value: "y", Reason: ReasonUnknownToAPI}}; !reflect.DeepEqual(got.Unexpressed, want) {
+		t.Errorf("unexpressed: %+v, want %+v", got.Unexpressed, want)
 	}
 }
 

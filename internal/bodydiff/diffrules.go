@@ -76,6 +76,33 @@ func (d *Rules) equal(schema string, want, have any) bool {
 	return sameDocument(ws, hs)
 }
 
+// keptOn reports a setting the REST specification says stays on once on
+// (Key Vault's "once set to true, it cannot be reverted to false", "enabling
+// this functionality is irreversible"; registry.BodyFacts.OneWay) that
+// Azure holds on while the body sends off: no PUT can turn it off, so it is
+// no change. Turning it on, and any other setting, are compared as ever.
+func (d *Rules) keptOn(schema string, want, have any) bool {
+	if !d.oneWay[strings.ToLower(schema)] {
+		return false
+	}
+	state := func(v any) (on, ok bool) {
+		if b, ok := boolean(v); ok {
+			return b, true
+		}
+		s, _ := v.(string)
+		switch {
+		case strings.EqualFold(s, "Enabled"):
+			return true, true
+		case strings.EqualFold(s, "Disabled"):
+			return false, true
+		}
+		return false, false
+	}
+	wantOn, wok := state(want)
+	haveOn, hok := state(have)
+	return wok && hok && !wantOn && haveOn
+}
+
 // numbers reads want and have as numbers when both are, or when one is and
 // the other is a string holding a decimal number: providers return some
 // numeric properties as strings, and take strings for numbers.

@@ -47,6 +47,9 @@ type PathValue struct {
 	Value any `json:"value,omitempty"`
 	// Sensitive marks a secret: never shown.
 	Sensitive bool `json:"sensitive,omitempty"`
+	// Reason says why a value Azure holds is listed though the kind's
+	// schema has no field for it (ReasonUnexpressed, ReasonUnknownToAPI).
+	Reason string `json:"reason,omitempty"`
 }
 
 // SensitiveDigest stands for a secret in a plan read from a file: the

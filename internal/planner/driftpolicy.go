@@ -97,25 +97,47 @@ func (m *maker) applyDriftPolicy(r *Resource, st *nodeState, d *bodydiff.Rules, 
 		body = m.reflect(r, st, d, compared)
 	}
 	if body == nil {
-		return compared
+		return mergeResets(p, compared, compared)
 	}
 	r.Desired = body
 	if st.request != nil {
 		st.request.Body = body
 	}
-	return d.Compare(body, st.current)
+	return mergeResets(p, compared, d.Compare(body, st.current))
+}
+
+// mergeResets adds to what a merge's PUT may reset (AzureOnly) the values Azure
+// holds that no PUT of the kind can carry (bodydiff.ReasonUnknownToAPI):
+// a merge keeps everything else.
+func mergeResets(p Policy, before, after bodydiff.Comparison) bodydiff.Comparison {
+	if p.Value != graph.DriftMerge {
+		return after
+	}
+	for _, v := range before.Unexpressed {
+		if v.Reason == bodydiff.ReasonUnknownToAPI {
+			after.AzureOnly = append(after.AzureOnly, v)
+		}
+	}
+	return after
 }
 
 // merge is r's body laid over what Azure holds (nil when Azure holds
 // nothing more): each value the PUT would reset (bodydiff.Comparison.AzureOnly) and
 // each tag it would remove is set to Azure's, and listed in r.Kept. Only
 // paths a PUT can set are taken: those the kind's spec carries to ARM, not
-// read-only in the REST specification, no secrets (see differ.canSet). In a
-// three-way plan, a value this change removed from the manifests is not
-// kept: the PUT resets it, as the change means.
+// read-only in the REST specification, no secrets (see differ.canSet), and
+// those the spec has no field for that a PUT of the api-version accepts
+// (bodydiff.ReasonUnexpressed, listed with that reason). In a three-way
+// plan, a value this change removed from the manifests is not kept: the
+// PUT resets it, as the change means.
 func (m *maker) merge(r *Resource, st *nodeState, compared bodydiff.Comparison) map[string]any {
 	for _, v := range compared.AzureOnly {
 		if !m.removedByChange(st, v.Path) {
+			r.Kept = append(r.Kept, v)
+		}
+	}
+	for _, v := range compared.Unexpressed {
+		if v.Reason == bodydiff.ReasonUnexpressed {
 			r.Kept = append(r.Kept, v)
 		}
 	}

@@ -209,6 +209,20 @@ type BodyFacts struct {
 	// a field for (systemData, a storage account's sku.tier): the only
 	// read-only paths a body can hold. Nothing below them is listed.
 	ReadOnly []string `json:"readOnly,omitempty"`
+	// Unexpressed are properties a PUT of this api-version accepts that
+	// the kind's spec (this CRD version) has no field for: a merge can
+	// carry Azure's values there.
+	Unexpressed []string `json:"unexpressed,omitempty"`
+	// ReturnedOnly are read-only properties the kind's spec has no field
+	// for: Azure sets them, no PUT does. Nothing below them is listed.
+	ReturnedOnly []string `json:"returnedOnly,omitempty"`
+	// OneWay are settings (booleans, Enabled/Disabled enums) the
+	// specification says stay on once on: a PUT cannot turn them off.
+	OneWay []string `json:"oneWay,omitempty"`
+	// EnumSets are lists of enum values (permissions, protocols) whose
+	// description says nothing of their order: the set of options they
+	// name is what counts.
+	EnumSets []string `json:"enumSets,omitempty"`
 }
 
 // Selector is an enum property (Path) whose values name sibling objects

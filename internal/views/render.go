@@ -381,7 +381,11 @@ func detailLines(r *planner.Resource, drift bool) []detailLine {
 			add("azure-only: " + azureOnlyHeading(r))
 		}
 		for _, v := range r.AzureOnly {
-			out = append(out, detailLine{indent: "      ", symbol: "!", color: ansiYellow, text: pathValueText(v), resets: true})
+			text := pathValueText(v)
+			if v.Reason != "" {
+				text += " (" + v.Reason + ")"
+			}
+			out = append(out, detailLine{indent: "      ", symbol: "!", color: ansiYellow, text: text, resets: true})
 		}
 	}
 	return append(out, driftDetailLines(r, drift)...)

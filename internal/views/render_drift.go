@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/azkcli/azk/internal/bodydiff"
@@ -30,6 +31,9 @@ func azureOnlyHeading(r *planner.Resource) string {
 		return "the PUT may reset these (Azure holds them, the manifests do not set them; a PUT replaces the resource):"
 	case r.DriftPolicy.Value == graph.DriftEnforce:
 		return "the PUT resets these (drift policy enforce: Azure holds them and the manifests do not set them; a PUT replaces the resource, unless its provider keeps what a PUT omits):"
+	}
+	if slices.ContainsFunc(r.AzureOnly, func(v planner.PathValue) bool { return v.Reason != "" }) {
+		return "the PUT may reset these (drift policy " + r.DriftPolicy.Value + " cannot keep those that say why; the others this change removed from the manifests):"
 	}
 	return "the PUT resets these (this change removed them from the manifests, so drift policy " + r.DriftPolicy.Value + " does not keep them):"
 }

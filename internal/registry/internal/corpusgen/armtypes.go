@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -46,8 +47,9 @@ type typeNode struct {
 }
 
 type typeProperty struct {
-	Type  typeRef `json:"type"`
-	Flags int     `json:"flags"`
+	Type        typeRef `json:"type"`
+	Flags       int     `json:"flags"`
+	Description string  `json:"description"`
 }
 
 type typeRef struct {
@@ -91,7 +93,11 @@ func markBodyFacts(dir string, kinds []*registry.Kind) error {
 	for _, k := range kinds {
 		if c := facts[strings.ToLower(k.ARMType)+"@"+k.APIVersion]; k.IsARM() && c != nil {
 			k.Body = c.facts()
-			k.Body.ReadOnly = slices.DeleteFunc(k.Body.ReadOnly, func(p string) bool { return !specReaches(k.Spec, p) })
+			reached := specPaths(k.Spec)
+			beyond := func(p string) bool { return !reached[strings.ToLower(p)] }
+			k.Body.Unexpressed = slices.DeleteFunc(sortedNames(c.sent), func(p string) bool { return !beyond(p) })
+			k.Body.ReturnedOnly = slices.DeleteFunc(slices.Clone(k.Body.ReadOnly), func(p string) bool { return !beyond(p) })
+			k.Body.ReadOnly = slices.DeleteFunc(k.Body.ReadOnly, beyond)
 		}
 	}
 	return nil
@@ -126,6 +132,54 @@ func specReaches(spec *registry.Field, path string) bool {
 	}
 	return walk(spec, "")
 }
+
+// specPaths are the lower-cased ARM body paths the fields of spec land at
+// (as specReaches walks them), and the objects on the way to them (a field
+// landing at "properties.x" reaches "properties").
+func specPaths(spec *registry.Field) map[string]bool {
+	out := map[string]bool{}
+	var walk func(f *registry.Field, at string)
+	walk = func(f *registry.Field, at string) {
+		if f == nil {
+			return
+		}
+		out[strings.ToLower(at)] = true
+		if f.Ref != "" || f.KeyedByRef {
+			return
+		}
+		switch f.Type {
+		case registry.TypeObject:
+			for _, c := range f.Fields {
+				if c.ARM != nil {
+					walk(c, armjson.Join(at, strings.Join(c.ARM, ".")))
+				}
+			}
+		case registry.TypeArray:
+			walk(f.Items, at+"[]")
+		case registry.TypeMap:
+			walk(f.Values, at+"{}")
+		}
+	}
+	walk(spec, "")
+	for p := range out {
+		for i := range len(p) {
+			if p[i] == '.' || p[i] == '[' || p[i] == '{' {
+				out[p[:i]] = true
+			}
+		}
+	}
+	return out
+}
+
+// oneWay matches the REST specifications' wording for a setting that, once
+// on, stays on: "Once set to true, it cannot be reverted to false",
+// "Enabling this functionality is irreversible", "It cannot be disabled
+// once it is enabled", "enabled by default and cannot be disabled".
+var oneWay = regexp.MustCompile(`(?i)once set to true, it cannot be reverted|enabling this functionality is irreversible|cannot be disabled (once|after) (it is )?enabled|this change is irreversible|enabled by default( today)? and cannot be disabled|enabled by default for all [a-z ]+ and is immutable`)
+
+// ordered matches a list's description that speaks of its order ("cipher
+// suites to be enabled in the specified order").
+var ordered = regexp.MustCompile(`(?i)\border\b`)
 
 // typesFiles reads types.json files once each: the body facts and the
 // operator facts both walk them.
@@ -185,11 +239,17 @@ type factCollector struct {
 	readOnly, sent map[string]bool
 	enums          map[string][]string
 	selectors      map[string]registry.Selector
+	// oneWay are settings the specification says stay on once on.
+	oneWay map[string]bool
+	// enumLists are lists of enum values; orderedLists those whose
+	// description speaks of their order.
+	enumLists, orderedLists map[string]bool
 }
 
 func newFactCollector() *factCollector {
 	return &factCollector{writeOnly: map[string]bool{}, required: map[string]bool{}, sensitive: map[string]bool{},
-		maps: map[string]bool{}, readOnly: map[string]bool{}, sent: map[string]bool{}, enums: map[string][]string{}, selectors: map[string]registry.Selector{}}
+		maps: map[string]bool{}, readOnly: map[string]bool{}, sent: map[string]bool{}, enums: map[string][]string{}, selectors: map[string]registry.Selector{}, oneWay: map[string]bool{},
+		enumLists: map[string]bool{}, orderedLists: map[string]bool{}}
 }
 
 func (c *factCollector) facts() *registry.BodyFacts {
@@ -208,7 +268,13 @@ func (c *factCollector) facts() *registry.BodyFacts {
 		}
 	}
 	f := &registry.BodyFacts{WriteOnly: keys(c.writeOnly), Required: keys(c.required),
-		Sensitive: keys(c.sensitive), Maps: keys(c.maps), ReadOnly: keys(readOnly)}
+		Sensitive: keys(c.sensitive), Maps: keys(c.maps), ReadOnly: keys(readOnly), OneWay: keys(c.oneWay)}
+	for p := range c.enumLists {
+		if !c.orderedLists[p] {
+			f.EnumSets = append(f.EnumSets, p)
+		}
+	}
+	sort.Strings(f.EnumSets)
 	for p, vs := range c.enums {
 		f.Enums = append(f.Enums, registry.Enum{Path: p, Values: vs})
 	}
@@ -254,6 +320,15 @@ func (w *bodyWalker) walk(c *factCollector, ref typeRef, path string, depth int,
 				}
 				if p.Flags&flagRequired != 0 {
 					c.required[child] = true
+				}
+				if oneWay.MatchString(p.Description) && w.onOff(p.Type) {
+					c.oneWay[child] = true
+				}
+				if items := w.itemType(p.Type); items != nil && len(w.literals(*items)) > 0 {
+					c.enumLists[child] = true
+					if ordered.MatchString(p.Description) {
+						c.orderedLists[child] = true
+					}
 				}
 				if p.Flags&flagReadOnly != 0 && p.Flags&flagWriteOnly == 0 {
 					c.readOnly[child] = true
@@ -375,6 +450,30 @@ func (w *bodyWalker) selector(c *factCollector, path string, props map[string][]
 			}
 		}
 	}
+}
+
+// itemType is the item type of an array type, else nil.
+func (w *bodyWalker) itemType(ref typeRef) *typeRef {
+	i, err := ref.index()
+	if err != nil || i < 0 || i >= len(w.nodes) || w.nodes[i].Type != "ArrayType" {
+		return nil
+	}
+	return w.nodes[i].ItemType
+}
+
+// onOff reports a boolean, or an enum of the two values Enabled and
+// Disabled: a setting that is on or off.
+func (w *bodyWalker) onOff(ref typeRef) bool {
+	i, err := ref.index()
+	if err != nil || i < 0 || i >= len(w.nodes) {
+		return false
+	}
+	if w.nodes[i].Type == "BooleanType" {
+		return true
+	}
+	values := w.literals(ref)
+	slices.Sort(values)
+	return slices.Equal(values, []string{"Disabled", "Enabled"})
 }
 
 // literals are the string literals a type allows (a literal or a union of them).
