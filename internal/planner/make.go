@@ -102,9 +102,11 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	// The unmanaged listing and the inputs' digest are worked out while the
 	// reads wait for Azure, once the first have gone out.
 	unmanaged := make(chan func() []string, 1)
+	unmanagedChildren := make(chan func() []UnmanagedChild, 1)
 	go func() {
 		<-m.readsSent
 		unmanaged <- m.listUnmanaged()
+		unmanagedChildren <- m.listUnmanagedChildren()
 	}()
 	digest := make(chan string, 1)
 	go func() {
@@ -140,7 +142,8 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	p.Resources = append(p.Resources, rm.resources...)
 	orderUnique(p)
 	p.Unmanaged = withoutRemoved((<-unmanaged)(), rm.resources)
-	m.replaceCascades(p) // once the unmanaged listing no longer adds to m.diags
+	p.UnmanagedChildren = keepUnmanagedChildren((<-unmanagedChildren)(), p)
+	m.replaceCascades(p) // once the unmanaged listings no longer add to m.diags
 	noteSameTypeUnmanaged(p)
 	settleDriftPolicies(rm.resources...) // the decisions settled theirs when made
 	noteOperatorDiffers(g, rm.resources...)
