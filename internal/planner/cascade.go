@@ -123,8 +123,11 @@ func (l *childLister) walk(ctx context.Context, by, id, armType string) {
 	}
 }
 
-// listedChild is an item of a child collection.
-type listedChild struct{ ID, Type string }
+// listedChild is an item of a child collection, and its body as listed.
+type listedChild struct {
+	ID, Type string
+	Raw      json.RawMessage `json:"-"`
+}
 
 // listChildren lists the collection at path. An item without an ID fails
 // the listing, after the items that have one: what the collection holds
@@ -146,6 +149,7 @@ func listChildren(ctx context.Context, reader Reader, path, apiVersion string) (
 				item.Type = parsed.Type() // listed without its type
 			}
 		}
+		item.Raw = raw
 		out = append(out, item)
 	}
 	return out, err

@@ -1,11 +1,13 @@
 package planner
 
 import (
+	"encoding/json"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/azkcli/azk/internal/diag"
+	"github.com/azkcli/azk/internal/extensions"
 	"github.com/azkcli/azk/internal/registry"
 )
 
@@ -136,7 +138,7 @@ func (m *maker) listUnmanagedChildren() func() []UnmanagedChild {
 					continue // the manifests hold the singleton: its own listing covers it
 				}
 				path := st.node.ID + "/" + c.Path
-				ids, err := m.childIDs(path, c.APIVersion, readLists[strings.ToLower(path)], readMembers)
+				ids, err := m.childIDs(path, c.APIVersion, readLists[strings.ToLower(path)], readMembers, builtInOf(c.Type, path))
 				mu.Lock()
 				if err != nil {
 					m.diags.Add(diag.Warningf(st.node.Object.Source, "", "", "listing %s under %s for the unmanaged report: %v", c.Path, st.node.Address(), err))
@@ -157,12 +159,27 @@ func (m *maker) listUnmanagedChildren() func() []UnmanagedChild {
 	}
 }
 
-// childIDs lists the IDs in the collection at path: from the reads' list
-// of it when there is one (once the reads it serves are done, so that the
-// report never goes before them), else with a list of its own. A
-// collection ARM says is not there (the parent went meanwhile, or the
-// provider has no such type there) holds nothing.
-func (m *maker) childIDs(path, apiVersion string, read *collection, members map[*collection][]*nodeState) ([]string, error) {
+// builtInOf says, for a child of armType in the collection at path, from
+// its listed body, whether Azure makes it itself (a PostgreSQL server's
+// azure_sys database): what the operator's Importer extensions leave out
+// of an import (extensions.Importer), no manifest manages either. Nil when
+// the type has none.
+func builtInOf(armType, path string) func(body map[string]any) bool {
+	ext := extensions.ImporterFor(armType)
+	if ext == nil {
+		return nil
+	}
+	parent := path[:strings.LastIndexByte(path, '/')]
+	return func(body map[string]any) bool { return ext.SkipImport(body, parent) != nil }
+}
+
+// childIDs lists the IDs in the collection at path, but for those builtIn
+// (when not nil) says Azure made: from the reads' list of it when there is
+// one (once the reads it serves are done, so that the report never goes
+// before them), else with a list of its own. A collection ARM says is not
+// there (the parent went meanwhile, or the provider has no such type
+// there) holds nothing.
+func (m *maker) childIDs(path, apiVersion string, read *collection, members map[*collection][]*nodeState, builtIn func(map[string]any) bool) ([]string, error) {
 	if read != nil {
 		for _, st := range members[read] {
 			<-st.read
@@ -171,7 +188,7 @@ func (m *maker) childIDs(path, apiVersion string, read *collection, members map[
 		if read.err == nil {
 			ids := make([]string, 0, len(read.items))
 			for _, item := range read.items {
-				if id, _ := item["id"].(string); id != "" {
+				if id, _ := item["id"].(string); id != "" && (builtIn == nil || !builtIn(item)) {
 					ids = append(ids, id)
 				}
 			}
@@ -185,9 +202,15 @@ func (m *maker) childIDs(path, apiVersion string, read *collection, members map[
 	if err != nil && noSuchCollection(err) {
 		return nil, nil
 	}
-	ids := make([]string, len(items))
-	for i, item := range items {
-		ids[i] = item.ID
+	ids := make([]string, 0, len(items))
+	for _, item := range items {
+		if builtIn != nil {
+			var body map[string]any
+			if json.Unmarshal(item.Raw, &body) == nil && builtIn(body) {
+				continue
+			}
+		}
+		ids = append(ids, item.ID)
 	}
 	return ids, err
 }
