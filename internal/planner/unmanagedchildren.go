@@ -2,6 +2,7 @@ package planner
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -30,10 +31,10 @@ type childCollection struct {
 	Path       string
 	Type       string
 	APIVersion string
-	// Through is the fixed-name singleton the path goes through
-	// ("blobServices/default"), "" for a direct child: when the manifests
-	// hold the singleton, its own listing covers the collection.
-	Through string
+	// Through are the fixed-name singletons the path goes through
+	// ("blobServices/default"), none for a direct child: when the manifests
+	// hold one, its own listing covers the collection.
+	Through []string
 }
 
 // unmanagedCollections are the child collections the unmanaged report lists
@@ -53,22 +54,26 @@ type childCollection struct {
 //
 // Children the manifests hold are resources of the manifests too, whose
 // own children are listed in turn; a child found unmanaged is not walked
-// into: what it holds is its own.
+// into: what it holds is its own. Of what is listed, the children Azure
+// makes itself are left out as import leaves them out (builtInOf). The
+// cost is at most one list per resource and collection here (paged when
+// long), none for resources Azure does not have yet, and none for a
+// collection the reads listed already.
 func unmanagedCollections(armType string) []childCollection {
 	if v, ok := unmanagedCollectionsOf.Load(strings.ToLower(armType)); ok {
 		return v.([]childCollection)
 	}
 	reg := registry.Default()
 	var out []childCollection
-	var walk func(typ, prefix, through string)
-	walk = func(typ, prefix, through string) {
+	var walk func(typ, prefix string, through []string)
+	walk = func(typ, prefix string, through []string) {
 		for _, c := range reg.ChildTypes(typ) {
 			switch {
 			case c.ReadOnly:
 			case len(c.FixedNames) > 0:
 				for _, name := range c.FixedNames {
 					single := prefix + c.Segment + "/" + name
-					walk(c.Type, single+"/", first(through, single))
+					walk(c.Type, single+"/", append(slices.Clip(through), single))
 				}
 			case partOfParent(c.Type), len(reg.KindsOfARMType(c.Type)) == 0:
 			default:
@@ -78,7 +83,7 @@ func unmanagedCollections(armType string) []childCollection {
 	}
 	// A resource group's contents are the resource-group-level report's.
 	if !strings.EqualFold(armType, "Microsoft.Resources/resourceGroups") {
-		walk(armType, "", "")
+		walk(armType, "", nil)
 	}
 	unmanagedCollectionsOf.Store(strings.ToLower(armType), out)
 	return out
@@ -87,13 +92,6 @@ func unmanagedCollections(armType string) []childCollection {
 // unmanagedCollectionsOf caches unmanagedCollections by lower-cased ARM
 // type: a plan asks it for every resource.
 var unmanagedCollectionsOf sync.Map
-
-func first(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
 
 // listUnmanagedChildren starts listing, under each resource of the
 // manifests once its read finds it in Azure, the collections
@@ -134,7 +132,7 @@ func (m *maker) listUnmanagedChildren() func() []UnmanagedChild {
 				return // it will be created (nothing under it yet), or the plan fails
 			}
 			for _, c := range collections {
-				if c.Through != "" && held[strings.ToLower(st.node.ID+"/"+c.Through)] {
+				if slices.ContainsFunc(c.Through, func(single string) bool { return held[strings.ToLower(st.node.ID+"/"+single)] }) {
 					continue // the manifests hold the singleton: its own listing covers it
 				}
 				path := st.node.ID + "/" + c.Path

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,10 +36,10 @@ func TestUnmanagedCollections(t *testing.T) {
 		}
 	}
 	containers := paths("Microsoft.Storage/storageAccounts")["blobServices/default/containers"]
-	if containers.Through != "blobServices/default" || containers.APIVersion == "" {
+	if !slices.Equal(containers.Through, []string{"blobServices/default"}) || containers.APIVersion == "" {
 		t.Errorf("a storage account's containers: through %q at api-version %q, want through blobServices/default at one", containers.Through, containers.APIVersion)
 	}
-	if subnets := paths("Microsoft.Network/virtualNetworks")["subnets"]; subnets.Through != "" {
+	if subnets := paths("Microsoft.Network/virtualNetworks")["subnets"]; len(subnets.Through) != 0 {
 		t.Errorf("a network's subnets go through %q, want a direct child", subnets.Through)
 	}
 	if _, ok := paths("Microsoft.DBforPostgreSQL/flexibleServers")["configurations"]; ok {
@@ -81,4 +82,30 @@ func segmentsOf(path string) []string {
 		out = append(out, parts[i])
 	}
 	return out
+}
+
+// TestKeepUnmanagedChildren: a child under a resource the plan deletes or
+// replaces is the cascade guard's to name, a child the plan deletes or
+// detaches itself is named by the plan, and one ARM lists with its resource
+// group is in the resource-group-level list already: none is listed again.
+func TestKeepUnmanagedChildren(t *testing.T) {
+	const rg = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network"
+	p := &Plan{
+		Resources: []*Resource{
+			{ARMID: rg + "/virtualNetworks/kept", Action: ActionNoChange},
+			{ARMID: rg + "/virtualNetworks/replaced", Action: ActionRecreate},
+			{ARMID: rg + "/virtualNetworks/kept/subnets/removed", Action: ActionDetach},
+		},
+		Unmanaged: []string{rg + "/privateDnsZones/z/virtualNetworkLinks/tracked"},
+	}
+	children := []UnmanagedChild{
+		{ID: rg + "/virtualNetworks/kept/subnets/portal", ParentID: rg + "/virtualNetworks/kept"},
+		{ID: rg + "/virtualNetworks/replaced/subnets/portal", ParentID: rg + "/virtualNetworks/replaced"},
+		{ID: rg + "/virtualNetworks/kept/subnets/removed", ParentID: rg + "/virtualNetworks/kept"},
+		{ID: rg + "/privateDnsZones/z/virtualNetworkLinks/tracked", ParentID: rg + "/privateDnsZones/z"},
+	}
+	got := keepUnmanagedChildren(children, p)
+	if len(got) != 1 || got[0].ID != rg+"/virtualNetworks/kept/subnets/portal" {
+		t.Errorf("kept %+v, want the subnet under the network that stays", got)
+	}
 }
