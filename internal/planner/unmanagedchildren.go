@@ -97,11 +97,12 @@ var unmanagedCollectionsOf sync.Map
 // manifests once its read finds it in Azure, the collections
 // unmanagedCollections names, alongside the reads and after them in ARM's
 // read budget (no priority: the reads go first); the returned function
-// waits for the children the manifests do not hold, sorted by ID. A
-// collection the reads already listed (listreads.go) is not listed again.
-// A listing that fails is a warning naming the parent: the report is
-// informational, so unlike the cascade guard it never stops a plan.
-func (m *maker) listUnmanagedChildren() func() []UnmanagedChild {
+// waits for the children the manifests do not hold, sorted by ID, and the
+// warnings. A collection the reads already listed (listreads.go) is not
+// listed again. A listing that fails is a warning naming the parent: the
+// report is informational, so unlike the cascade guard it never stops a
+// plan.
+func (m *maker) listUnmanagedChildren() func() ([]UnmanagedChild, diag.List) {
 	held := map[string]bool{}
 	for _, n := range m.g.Outside {
 		held[strings.ToLower(n.ID)] = true
@@ -116,9 +117,10 @@ func (m *maker) listUnmanagedChildren() func() []UnmanagedChild {
 		readMembers[c] = append(readMembers[c], m.states[n])
 	}
 	var (
-		mu  sync.Mutex
-		wg  sync.WaitGroup
-		out []UnmanagedChild
+		mu    sync.Mutex
+		wg    sync.WaitGroup
+		out   []UnmanagedChild
+		diags diag.List
 	)
 	for _, st := range m.ordered {
 		collections := unmanagedCollections(st.node.Kind.ARMType)
@@ -139,7 +141,7 @@ func (m *maker) listUnmanagedChildren() func() []UnmanagedChild {
 				ids, err := m.childIDs(path, c.APIVersion, readLists[strings.ToLower(path)], readMembers, builtInOf(c.Type, path))
 				mu.Lock()
 				if err != nil {
-					m.diags.Add(diag.Warningf(st.node.Object.Source, "", "", "listing %s under %s for the unmanaged report: %v", c.Path, st.node.Address(), err))
+					diags.Add(diag.Warningf(st.node.Object.Source, "", "", "listing %s under %s for the unmanaged report: %v", c.Path, st.node.Address(), err))
 				}
 				for _, id := range ids {
 					if !held[strings.ToLower(id)] {
@@ -150,10 +152,10 @@ func (m *maker) listUnmanagedChildren() func() []UnmanagedChild {
 			}
 		}()
 	}
-	return func() []UnmanagedChild {
+	return func() ([]UnmanagedChild, diag.List) {
 		wg.Wait()
 		sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].ID) < strings.ToLower(out[j].ID) })
-		return out
+		return out, diags
 	}
 }
 
