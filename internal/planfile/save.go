@@ -351,11 +351,11 @@ func Stale(_ context.Context, saved, fresh *planner.Plan) []string {
 }
 
 // Fields of the saved form the checks above report, or that explain rather
-// than decide (reasons, notes, the unmanaged list), or that apply checks
+// than decide (reasons, notes, the unmanaged lists), or that apply checks
 // before it connects (the endpoint, see Endpoint.Mismatch): differences()
 // skips them.
 var (
-	reportedPlanFields     = map[string]bool{"resources": true, "subscription": true, "inputsDigest": true, "unmanaged": true, "secretSalt": true, planDigestKey: true, "endpoint": true}
+	reportedPlanFields     = map[string]bool{"resources": true, "subscription": true, "inputsDigest": true, "unmanaged": true, "unmanagedChildren": true, "secretSalt": true, planDigestKey: true, "endpoint": true}
 	reportedResourceFields = map[string]bool{"address": true, "exists": true, "fingerprint": true, "action": true, "desired": true, "reasons": true, "notes": true}
 )
 

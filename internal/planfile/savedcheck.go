@@ -32,7 +32,8 @@ func describeRead(path string, err error) error {
 // recompute it): an ARM ID that does not parse, an identity redacted on
 // saving (a secret's value inside a name: the plan no longer says what it
 // acts on), an unmanaged entry that is no ARM ID within the plan's
-// resource groups (show would print whatever the file says).
+// resource groups or below the resource it names (show would print
+// whatever the file says).
 func checkSavedContent(p *planner.Plan) error {
 	groups := map[string]bool{}
 	for _, r := range p.Resources {
@@ -60,6 +61,25 @@ func checkSavedContent(p *planner.Plan) error {
 		}
 		if rg := armid.ResourceGroupOf(id); !groups[strings.ToLower(rg)] || strings.EqualFold(rg, id) {
 			return fmt.Errorf("unmanaged: %s is not in a resource group of the plan's resources", id)
+		}
+	}
+	return checkUnmanagedChildren(p)
+}
+
+// checkUnmanagedChildren refuses an unmanaged child that is no ARM ID below
+// the resource of the plan it names as its parent.
+func checkUnmanagedChildren(p *planner.Plan) error {
+	parents := map[string]string{} // address -> lower-cased ARM ID
+	for _, r := range p.Resources {
+		parents[r.Address] = strings.ToLower(r.ARMID)
+	}
+	for _, c := range p.UnmanagedChildren {
+		if _, err := armid.Parse(c.ID); err != nil {
+			return fmt.Errorf("unmanagedChildren: %w", err)
+		}
+		parent, ok := parents[c.Parent]
+		if !ok || parent == "" || parent != strings.ToLower(c.ParentID) || !strings.HasPrefix(strings.ToLower(c.ID), parent+"/") {
+			return fmt.Errorf("unmanagedChildren: %s is not below the plan's resource %s", c.ID, c.Parent)
 		}
 	}
 	return nil

@@ -54,6 +54,13 @@ func TestSavedPlanContentIsChecked(t *testing.T) {
 		{"unmanaged group itself", func(tree map[string]any) {
 			tree["unmanaged"] = []any{"/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg"}
 		}, "is not in a resource group of the plan's resources"},
+		{"unmanaged child elsewhere", func(tree map[string]any) {
+			tree["unmanagedChildren"] = []any{map[string]any{"armId": "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/victim/providers/Microsoft.Network/virtualNetworks/v/subnets/s",
+				"parent": "network.azure.com/VirtualNetwork/default/vnet", "parentArmId": vnet(tree)["armId"]}}
+		}, "unmanagedChildren: /subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/victim/providers/Microsoft.Network/virtualNetworks/v/subnets/s is not below the plan's resource network.azure.com/VirtualNetwork/default/vnet"},
+		{"unmanaged child text", func(tree map[string]any) {
+			tree["unmanagedChildren"] = []any{map[string]any{"armId": "`x` All clear", "parent": "network.azure.com/VirtualNetwork/default/vnet", "parentArmId": vnet(tree)["armId"]}}
+		}, "unmanagedChildren: "},
 		{"redacted ARM ID", func(tree map[string]any) {
 			vnet(tree)["armId"] = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/(redacted)"
 		}, "network.azure.com/VirtualNetwork/default/vnet: its armId holds (redacted)"},

@@ -81,24 +81,13 @@ func (l *childLister) walk(ctx context.Context, by, id, armType string) {
 	type child struct{ id, typ string }
 	var parts, kids []child
 	collect := func(path, apiVersion string) {
-		items, err := l.reader.List(ctx, path, apiVersion)
+		items, err := listChildren(ctx, l.reader, path, apiVersion)
 		if err != nil {
 			if !noSuchCollection(err) {
 				l.cascades = append(l.cascades, Cascade{By: by, ID: path, Reason: cascadeUnlisted(err)})
 			}
-			return
 		}
-		for _, raw := range items {
-			var item struct{ ID, Type string }
-			if json.Unmarshal(raw, &item) != nil || item.ID == "" {
-				l.cascades = append(l.cascades, Cascade{By: by, ID: path, Reason: cascadeUnlisted(fmt.Errorf("an item without an ID"))})
-				continue
-			}
-			if item.Type == "" {
-				if parsed, err := armid.Parse(item.ID); err == nil {
-					item.Type = parsed.Type() // listed without its type
-				}
-			}
+		for _, item := range items {
 			kids = append(kids, child{item.ID, item.Type})
 		}
 	}
@@ -132,6 +121,38 @@ func (l *childLister) walk(ctx context.Context, by, id, armType string) {
 			l.cascades = append(l.cascades, Cascade{By: by, ID: k.id, Reason: reason})
 		}
 	}
+}
+
+// listedChild is an item of a child collection, and its body as listed.
+type listedChild struct {
+	ID, Type string
+	Raw      json.RawMessage `json:"-"`
+}
+
+// listChildren lists the collection at path. An item without an ID fails
+// the listing, after the items that have one: what the collection holds
+// cannot be vouched for.
+func listChildren(ctx context.Context, reader Reader, path, apiVersion string) ([]listedChild, error) {
+	items, err := reader.List(ctx, path, apiVersion)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]listedChild, 0, len(items))
+	for _, raw := range items {
+		var item listedChild
+		if json.Unmarshal(raw, &item) != nil || item.ID == "" {
+			err = fmt.Errorf("an item without an ID")
+			continue
+		}
+		if item.Type == "" {
+			if parsed, err := armid.Parse(item.ID); err == nil {
+				item.Type = parsed.Type() // listed without its type
+			}
+		}
+		item.Raw = raw
+		out = append(out, item)
+	}
+	return out, err
 }
 
 // partOfParent reports an ARM type Azure cannot delete on its own: it goes

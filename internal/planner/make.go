@@ -99,12 +99,14 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	badNames := namePending(ctx, g, opts.Reader)
 	m := newMaker(ctx, g, opts)
 	removed := m.removedNodes()
-	// The unmanaged listing and the inputs' digest are worked out while the
+	// The unmanaged listings and the inputs' digest are worked out while the
 	// reads wait for Azure, once the first have gone out.
 	unmanaged := make(chan func() []string, 1)
+	unmanagedChildren := make(chan func() ([]UnmanagedChild, diag.List), 1)
 	go func() {
 		<-m.readsSent
 		unmanaged <- m.listUnmanaged()
+		unmanagedChildren <- m.listUnmanagedChildren()
 	}()
 	digest := make(chan string, 1)
 	go func() {
@@ -140,6 +142,9 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 	p.Resources = append(p.Resources, rm.resources...)
 	orderUnique(p)
 	p.Unmanaged = withoutRemoved((<-unmanaged)(), rm.resources)
+	children, childDiags := (<-unmanagedChildren)()
+	p.UnmanagedChildren = keepUnmanagedChildren(children, p)
+	diags = append(diags, childDiags...)
 	m.replaceCascades(p) // once the unmanaged listing no longer adds to m.diags
 	noteSameTypeUnmanaged(p)
 	settleDriftPolicies(rm.resources...) // the decisions settled theirs when made

@@ -338,6 +338,10 @@ type Plan struct {
 	// Unmanaged lists ARM IDs that exist in the input's resource groups but
 	// are not in the input.
 	Unmanaged []string `json:"unmanaged,omitempty"`
+	// UnmanagedChildren are child resources Azure holds under resources of
+	// the input that the input does not hold, with their parent (see
+	// unmanagedCollections for which children are listed).
+	UnmanagedChildren []UnmanagedChild `json:"unmanagedChildren,omitempty"`
 	// Drift marks a drift report (azk plan --drift): Changes are what changed
 	// in Azure against the manifests, and nothing is proposed; such a plan
 	// cannot be applied.
@@ -385,6 +389,7 @@ type Summary struct {
 	// Reflected counts the resources whose manifests are to follow Azure
 	// (drift policy reflect: azk refresh).
 	Reflected int `json:"reflected,omitempty"`
+	// Unmanaged counts both unmanaged lists: the resource groups' and the children.
 	Unmanaged int `json:"unmanaged"`
 }
 
@@ -434,7 +439,7 @@ func (p *Plan) Summary() Summary {
 			}
 		}
 	}
-	s.Unmanaged = len(p.Unmanaged)
+	s.Unmanaged = len(p.Unmanaged) + len(p.UnmanagedChildren)
 	return s
 }
 

@@ -235,9 +235,15 @@ func Text(w io.Writer, p *planner.Plan, opts Options) error {
 		for _, id := range p.Unmanaged {
 			fmt.Fprintf(bw, "    %s\n", id)
 		}
-		if p.Inputs.Base == "" && !p.Drift {
-			fmt.Fprintf(bw, "%s\n", removalsNeedBase)
+	}
+	if len(p.UnmanagedChildren) > 0 {
+		fmt.Fprintf(bw, "\nunmanaged children: %d (under resources of the input, not in the input)\n", len(p.UnmanagedChildren))
+		for _, line := range unmanagedChildLines(p, func(id string) string { return id }) {
+			fmt.Fprintf(bw, "    %s\n", line)
 		}
+	}
+	if len(p.Unmanaged)+len(p.UnmanagedChildren) > 0 && p.Inputs.Base == "" && !p.Drift {
+		fmt.Fprintf(bw, "%s\n", removalsNeedBase)
 	}
 	writePreflightText(bw, p, paint)
 	if !p.Drift && !p.HasChanges() && !p.HasErrors() {
@@ -580,6 +586,12 @@ func Markdown(w io.Writer, p *planner.Plan, opts Options) error {
 	var unmanagedBlock string
 	if len(p.Unmanaged) > 0 {
 		unmanagedBlock = fmt.Sprintf("<details><summary>unmanaged: %d</summary>\n\n```\n%s\n```\n</details>\n\n", len(p.Unmanaged), strings.Join(p.Unmanaged, "\n"))
+	}
+	if len(p.UnmanagedChildren) > 0 {
+		unmanagedBlock += fmt.Sprintf("<details><summary>unmanaged children: %d</summary>\n\n- %s\n</details>\n\n", len(p.UnmanagedChildren),
+			strings.Join(unmanagedChildLines(p, func(id string) string { return "`" + id + "`" }), "\n- "))
+	}
+	if unmanagedBlock != "" {
 		if p.Inputs.Base == "" && !p.Drift {
 			unmanagedBlock += "_" + strings.TrimSpace(removalsNeedBase) + "_\n\n"
 		}
@@ -596,7 +608,7 @@ func Markdown(w io.Writer, p *planner.Plan, opts Options) error {
 		unchangedBlock = fmt.Sprintf("_%d %s unchanged (not listed: the comment would be too long)._\n\n", len(unchanged), plural(len(unchanged), "resource", "resources"))
 	}
 	if size(blocks) > MarkdownLimit && unmanagedBlock != "" {
-		unmanagedBlock = fmt.Sprintf("_unmanaged: %d (not listed: the comment would be too long)._\n\n", len(p.Unmanaged))
+		unmanagedBlock = fmt.Sprintf("_unmanaged: %d (not listed: the comment would be too long)._\n\n", s.Unmanaged)
 	}
 	shortened := 0
 	for i := len(blocks) - 1; i >= 0 && size(blocks) > MarkdownLimit; i-- {
