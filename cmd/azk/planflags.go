@@ -25,6 +25,9 @@ type planFlags struct {
 	replace []string
 	// driftPolicy is --drift-policy: merge, enforce or reflect.
 	driftPolicy string
+	// unmanagedChildren is --unmanaged-children: list the children of
+	// managed resources that the manifests do not hold.
+	unmanagedChildren bool
 }
 
 func (f *planFlags) register(cmd *cobra.Command) {
@@ -35,6 +38,7 @@ func (f *planFlags) register(cmd *cobra.Command) {
 	fl.Var(baseValue{&f.base}, "base", "the manifests before the change under review, GITREF (a revision of the repository holding the inputs) or DIR (a checkout of it): the plan tells this change from drift, deletes or detaches what the change removes, sends the Secrets it rotates, and flags what it adopts")
 	fl.StringArrayVar(&f.replace, "replace", nil, "delete this resource and create it again, with the children ARM deletes with it (ADDRESS as for --send-secrets; repeatable; Terraform's -replace=ADDRESS)")
 	fl.StringVar(&f.driftPolicy, "drift-policy", "", "what the PUT does with values Azure holds that the manifests do not say, for resources whose manifest and Namespace set no azk.azkcli.io/drift annotation: enforce (the operator's: reset them), merge (keep them: only the fields the manifests set change) or reflect (keep Azure's values where Azure differs; azk refresh writes them into the manifests) (default enforce)")
+	fl.BoolVar(&f.unmanagedChildren, "unmanaged-children", true, "list the children Azure holds under the managed resources that the manifests do not (a subnet or firewall rule added in the portal); a list per child collection of each resource: =false saves those reads on a large estate")
 	_ = cmd.RegisterFlagCompletionFunc("drift-policy", completeValues(graph.DriftPolicies...))
 	_ = cmd.RegisterFlagCompletionFunc("replace", completeAddresses)
 	_ = cmd.RegisterFlagCompletionFunc("reconcile-policy-if-exists", completeValues(policies...))
@@ -72,6 +76,7 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, in *inputFlag
 		SendSecrets:             pf.sendSecrets,
 		Replace:                 pf.replace,
 		DriftPolicy:             pf.driftPolicy,
+		NoUnmanagedChildren:     !pf.unmanagedChildren,
 		Secrets:                 g.secrets,
 	})
 	if p != nil {

@@ -44,14 +44,16 @@ func TestPlanListsUnmanagedChildren(t *testing.T) {
 	putAndWait(t, portal, childrenDB+"/databases/azure_maintenance", "2024-08-01", map[string]any{"properties": map[string]any{"charset": "UTF8"}})
 
 	var (
-		mu     sync.Mutex
-		writes []string
+		mu            sync.Mutex
+		writes, reads []string
 	)
 	front := proxyTo(t, run.URL, func(_ http.ResponseWriter, r *http.Request) bool {
+		mu.Lock()
+		defer mu.Unlock()
 		if r.Method != http.MethodGet && r.Method != http.MethodHead && !readOnlyCheck(r) {
-			mu.Lock()
 			writes = append(writes, r.Method+" "+r.URL.Path)
-			mu.Unlock()
+		} else if r.Method == http.MethodGet {
+			reads = append(reads, r.URL.Path)
 		}
 		return false
 	})
@@ -94,6 +96,26 @@ func TestPlanListsUnmanagedChildren(t *testing.T) {
 	mu.Lock()
 	if len(writes) > 0 {
 		t.Errorf("the plans sent writes: %v", writes)
+	}
+	mu.Unlock()
+
+	// --unmanaged-children=false lists none, and saves the reads: no GET
+	// of a collection the plan's own reads do not list.
+	mu.Lock()
+	reads = nil
+	mu.Unlock()
+	out, errOut, code := azk(t, "", append([]string{"plan", childrenStack, "--detailed-exitcode", "-o", "json", "--unmanaged-children=false"}, endpointFlags(front)...)...)
+	var without planner.Plan
+	if err := json.Unmarshal([]byte(out), &without); code != 0 || err != nil || len(without.UnmanagedChildren) != 0 {
+		t.Errorf("plan --unmanaged-children=false: exit %d (%v), %d unmanaged children, want 0 and none\n%s", code, err, len(without.UnmanagedChildren), errOut)
+	}
+	mu.Lock()
+	for _, r := range reads {
+		for _, collection := range []string{"/firewallRules", "/containers", "/databases"} {
+			if strings.HasSuffix(r, collection) {
+				t.Errorf("plan --unmanaged-children=false listed %s", r)
+			}
+		}
 	}
 	mu.Unlock()
 

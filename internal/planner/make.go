@@ -62,6 +62,10 @@ type Options struct {
 	// DriftPolicy is --drift-policy: the drift policy of resources whose
 	// manifest and Namespace set none (graph.DriftPolicies); "" means enforce.
 	DriftPolicy string
+	// NoUnmanagedChildren skips listing the children of the resources of
+	// the manifests that the manifests do not hold (Plan.UnmanagedChildren):
+	// a list per child collection of each resource.
+	NoUnmanagedChildren bool
 	// Secrets are the run's secret values: each string of Azure's bodies
 	// that holds one reads as redact.Text, so that no plan, rendering, saved
 	// plan or refresh holds it (Azure's values are free text azk does not

@@ -103,6 +103,9 @@ var unmanagedCollectionsOf sync.Map
 // report is informational, so unlike the cascade guard it never stops a
 // plan.
 func (m *maker) listUnmanagedChildren() func() ([]UnmanagedChild, diag.List) {
+	if m.opts.NoUnmanagedChildren {
+		return func() ([]UnmanagedChild, diag.List) { return nil, nil }
+	}
 	held := map[string]bool{}
 	for _, n := range m.g.Outside {
 		held[strings.ToLower(n.ID)] = true
