@@ -98,6 +98,7 @@ func (f *azureFlags) client(ctx context.Context, g *globalOptions) (*arm.Client,
 		Retry:             arm.RetryOptions{MaxAttempts: f.maxAttempts, MaxDelay: f.maxDelay},
 		OperationDuration: registry.Default().OperationDuration,
 		Redact:            g.secrets.String,
+		Version:           versionString(),
 	}
 	var cleanups []func()
 	release := func() {
@@ -107,6 +108,8 @@ func (f *azureFlags) client(ctx context.Context, g *globalOptions) (*arm.Client,
 	}
 	if f.debug {
 		arm.LogRequestsTo(g.stderr)
+		// Every request carries the run ID: it finds this run's writes in Azure's records.
+		fmt.Fprintf(g.stderr, "azk run ID (x-ms-correlation-request-id): %s\n", arm.RunID())
 		cleanups = append(cleanups, func() { arm.LogRequestsTo(nil) })
 	}
 	switch {

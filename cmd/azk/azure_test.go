@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/emulator"
 )
 
@@ -56,6 +57,9 @@ func TestEmulatorFlagStartsAndStopsAnEmulator(t *testing.T) {
 	}
 	if !strings.Contains(log, "PUT "+endpoint+rgPath) || strings.Contains(log, "azk-emulator") {
 		t.Errorf("--debug log is wrong:\n%s", log)
+	}
+	if !strings.Contains(log, "azk run ID (x-ms-correlation-request-id): "+arm.RunID()) || !strings.Contains(log, "X-Ms-Correlation-Request-Id: "+arm.RunID()) {
+		t.Errorf("--debug log names no run ID, or the requests do not carry it:\n%s", log)
 	}
 	if _, err := os.Stat(filepath.Join(".azk", "emulator")); err != nil {
 		t.Fatalf("no state in .azk/emulator: %v", err)

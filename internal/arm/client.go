@@ -14,6 +14,7 @@ package arm
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -85,6 +86,13 @@ type Options struct {
 	// carries them: a resource provider can quote the request body, secrets
 	// included (see package redact). Nil keeps them as they are.
 	Redact func(string) string
+
+	// Version is azk's version, sent as "azk/<version>" at the head of every
+	// request's User-Agent ("" sends "azk/dev").
+	Version string
+	// RunID is sent as every request's x-ms-correlation-request-id; "" uses
+	// the process's RunID().
+	RunID string
 
 	// principal names the identity requests are sent as (a credential
 	// Secret's name; "" for the client's own): ARM keeps a budget for each.
@@ -217,7 +225,7 @@ func newClient(o Options, shared *sharedState) (*Client, error) {
 					"x-ms-ratelimit-remaining-subscription-global-reads", "x-ms-ratelimit-remaining-subscription-global-writes", "x-ms-ratelimit-remaining-subscription-global-deletes"},
 				AllowedQueryParams: []string{"api-version", "$filter", "$skiptoken"},
 			},
-			Telemetry: policy.TelemetryOptions{ApplicationID: "azk"},
+			Telemetry: policy.TelemetryOptions{ApplicationID: userAgentID(o.Version)},
 			// The retry policy clamps a server's Retry-After to MaxDelay instead of
 			// giving up: an apply should wait out a long throttle, not fail on it.
 			// The budget paces each try and sends 429s again itself.
@@ -227,7 +235,7 @@ func newClient(o Options, shared *sharedState) (*Client, error) {
 		DisableRPRegistration: o.Endpoint != "",
 	}
 	// The token stays with ARM: nothing is sent, or followed, elsewhere.
-	copts.PerCallPolicies = []policy.Policy{endpointOnly{endpoint: endpoint}}
+	copts.PerCallPolicies = []policy.Policy{endpointOnly{endpoint: endpoint}, correlationPolicy{id: cmp.Or(o.RunID, RunID())}}
 	if shared.limiter != nil {
 		copts.PerCallPolicies = append(copts.PerCallPolicies, shared.limiter)
 	}
