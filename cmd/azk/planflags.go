@@ -25,6 +25,9 @@ type planFlags struct {
 	replace []string
 	// driftPolicy is --drift-policy: merge, enforce or reflect.
 	driftPolicy string
+	// history is --history: read Azure's change history to classify what
+	// the manifests leave unsaid; showDefaults is --show-defaults.
+	history, showDefaults bool
 }
 
 func (f *planFlags) register(cmd *cobra.Command) {
@@ -35,6 +38,8 @@ func (f *planFlags) register(cmd *cobra.Command) {
 	fl.Var(baseValue{&f.base}, "base", "the manifests before the change under review, GITREF (a revision of the repository holding the inputs) or DIR (a checkout of it): the plan tells this change from drift, deletes or detaches what the change removes, sends the Secrets it rotates, and flags what it adopts")
 	fl.StringArrayVar(&f.replace, "replace", nil, "delete this resource and create it again, with the children ARM deletes with it (ADDRESS as for --send-secrets; repeatable; Terraform's -replace=ADDRESS)")
 	fl.StringVar(&f.driftPolicy, "drift-policy", "", "what the PUT does with values Azure holds that the manifests do not say, for resources whose manifest and Namespace set no azk.azkcli.io/drift annotation: enforce (the operator's: reset them), merge (keep them: only the fields the manifests set change) or reflect (keep Azure's values where Azure differs; azk refresh writes them into the manifests) (default enforce)")
+	fl.BoolVar(&f.history, "history", true, "read Azure's change history (Resource Graph's change records, the Activity Log for older writes) of the resources read, to tell the values Azure set and nobody changed (never \"may reset\") from what another principal changed since azk's last write (drift, with who, when and through what) and from what Azure keeps where the manifests say otherwise; --history=false skips it")
+	fl.BoolVar(&f.showDefaults, "show-defaults", false, "list the values Azure set at creation or at azk's write that nobody changed since (the history's defaults), which the plan otherwise leaves out")
 	_ = cmd.RegisterFlagCompletionFunc("drift-policy", completeValues(graph.DriftPolicies...))
 	_ = cmd.RegisterFlagCompletionFunc("replace", completeAddresses)
 	_ = cmd.RegisterFlagCompletionFunc("reconcile-policy-if-exists", completeValues(policies...))
@@ -42,7 +47,7 @@ func (f *planFlags) register(cmd *cobra.Command) {
 }
 
 func (f *planFlags) render(g *globalOptions) views.Options {
-	return views.Options{Color: g.color(), ShowUnchanged: f.showUnchanged}
+	return views.Options{Color: g.color(), ShowUnchanged: f.showUnchanged, ShowDefaults: f.showDefaults}
 }
 
 // plan reads every resource from Azure and decides what applying would do;
@@ -62,7 +67,7 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, in *inputFlag
 			return nil, diag.List{diag.Errorf(diag.Source{}, "", "", "%v", err)}
 		}
 	}
-	p, diags := planner.Make(ctx, s.graph, planner.Options{
+	opts := planner.Options{
 		Reader:                  s.client,
 		ReconcilePolicyIfExists: pf.ifExists,
 		Inputs:                  inputs,
@@ -73,7 +78,11 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, in *inputFlag
 		Replace:                 pf.replace,
 		DriftPolicy:             pf.driftPolicy,
 		Secrets:                 g.secrets,
-	})
+	}
+	if pf.history {
+		opts.History = s.client
+	}
+	p, diags := planner.Make(ctx, s.graph, opts)
 	if p != nil {
 		p.Endpoint = &s.endpoint
 		if base != nil {

@@ -71,7 +71,7 @@ type fakeGraph struct {
 
 var queryShape = regexp.MustCompile(`^resourcechanges \| extend targetResourceId = tolower\(tostring\(properties\.targetResourceId\)\), changeTime = todatetime\(properties\.changeAttributes\.timestamp\) \| where targetResourceId in \(('[^']+'(, '[^']+')*)\) \| order by changeTime asc$`)
 
-func (f *fakeGraph) QueryResourceGraph(_ context.Context, request any) (json.RawMessage, error) {
+func (f *fakeGraph) QueryResourceGraph(_ context.Context, subscription string, request any) (json.RawMessage, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -89,7 +89,7 @@ func (f *fakeGraph) QueryResourceGraph(_ context.Context, request any) (json.Raw
 		f.t.Fatal(err)
 	}
 	m := queryShape.FindStringSubmatch(req.Query)
-	if m == nil || req.Options.ResultFormat != "objectArray" || len(req.Subscriptions) != 1 {
+	if m == nil || req.Options.ResultFormat != "objectArray" || len(req.Subscriptions) != 1 || req.Subscriptions[0] != subscription {
 		f.t.Fatalf("a query the emulator refuses: %s", b)
 	}
 	var ids []string

@@ -15,9 +15,10 @@ import (
 // Client sends the history's requests. *arm.Client satisfies it, pacing
 // them by the subscription's read budget as the plan's reads are.
 type Client interface {
-	// QueryResourceGraph posts a query to Resource Graph
-	// (POST /providers/Microsoft.ResourceGraph/resources) and returns the answer.
-	QueryResourceGraph(ctx context.Context, request any) (json.RawMessage, error)
+	// QueryResourceGraph posts a query of one subscription to Resource
+	// Graph (POST /providers/Microsoft.ResourceGraph/resources) and returns
+	// the answer.
+	QueryResourceGraph(ctx context.Context, subscription string, request any) (json.RawMessage, error)
 	// ActivityLog lists the subscription's Activity Log events that match
 	// filter, every page.
 	ActivityLog(ctx context.Context, subscription, filter string) ([]json.RawMessage, error)
@@ -168,7 +169,7 @@ func (r *Reader) changes(ctx context.Context, sub string, batch []string) ([]Rec
 	req := graphRequest{Subscriptions: []string{sub}, Query: ChangesQuery(batch), Options: graphOptions{ResultFormat: "objectArray", Top: pageSize}}
 	var records []Record
 	for {
-		raw, err := r.Client.QueryResourceGraph(ctx, req)
+		raw, err := r.Client.QueryResourceGraph(ctx, sub, req)
 		if err != nil {
 			return nil, fmt.Errorf("reading the change records: %w", err)
 		}
