@@ -235,7 +235,7 @@ func newClient(o Options, shared *sharedState) (*Client, error) {
 		DisableRPRegistration: o.Endpoint != "",
 	}
 	// The token stays with ARM: nothing is sent, or followed, elsewhere.
-	copts.PerCallPolicies = []policy.Policy{endpointOnly{endpoint: endpoint}, correlationPolicy{id: cmp.Or(o.RunID, RunID())}}
+	copts.PerCallPolicies = []policy.Policy{endpointOnly{endpoint: endpoint}, correlationPolicy{id: cmp.Or(o.RunID, RunID())}, runtime.NewRequestIDPolicy()}
 	if shared.limiter != nil {
 		copts.PerCallPolicies = append(copts.PerCallPolicies, shared.limiter)
 	}

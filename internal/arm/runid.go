@@ -59,7 +59,9 @@ func IsAzkCorrelationID(id string) bool {
 var RunID = sync.OnceValue(NewRunID)
 
 // correlationPolicy puts the run ID on every request that carries no
-// correlation ID of its own.
+// correlation ID of its own. (Each request also gets its own
+// x-ms-client-request-id, azcore's request ID policy, which the Activity
+// Log shows as its httpRequest's clientRequestId.)
 type correlationPolicy struct{ id string }
 
 func (p correlationPolicy) Do(req *policy.Request) (*http.Response, error) {

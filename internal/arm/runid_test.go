@@ -53,6 +53,9 @@ func TestRequestsCarryRunIDAndUserAgent(t *testing.T) {
 	)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
+		if r.Header.Get("x-ms-client-request-id") == "" {
+			t.Errorf("%s %s carries no x-ms-client-request-id", r.Method, r.URL.Path)
+		}
 		seen = append(seen, r.Method+" "+r.Header.Get("x-ms-correlation-request-id")+" "+r.Header.Get("User-Agent"))
 		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")

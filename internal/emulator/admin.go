@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/azkcli/azk/internal/emulator/armcore"
 )
@@ -29,6 +30,7 @@ const adminPrefix = "/_emulator/"
 //	GET  /_emulator/faults  the Faults in force
 //	PUT  /_emulator/faults  replace them (JSON Faults)
 //	POST /_emulator/drift   {"id": ARM ID, "patch": JSON merge patch}: change a resource as the portal would
+//	GET|POST /_emulator/history  {"changesRetention": "336h", "activityRetention": "0s"}: how long the change history and the Activity Log keep a write
 //	GET|PUT /_emulator/names, offerings, quotas, vmsizes: the world outside the emulator (admin_seeds.go)
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	if !s.adminAuthorized(r.Header.Get("Authorization")) {
@@ -72,6 +74,42 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	case "history":
+		switch r.Method {
+		case http.MethodGet:
+			armcore.WriteJSON(w, http.StatusOK, retentionJSON(s.HistoryRetention()))
+			return
+		case http.MethodPost:
+			var req struct {
+				Changes  *string `json:"changesRetention"`
+				Activity *string `json:"activityRetention"`
+			}
+			if err := json.NewDecoder(io.LimitReader(r.Body, s.opts.coreConfig().BodyLimit())).Decode(&req); err != nil {
+				armcore.WriteError(w, http.StatusBadRequest, "InvalidRequestContent", "history: %v", err)
+				return
+			}
+			ret := s.HistoryRetention()
+			for _, f := range []struct {
+				given *string
+				set   *time.Duration
+			}{{req.Changes, &ret.Changes}, {req.Activity, &ret.Activity}} {
+				if f.given == nil {
+					continue
+				}
+				d, err := time.ParseDuration(*f.given)
+				if err != nil || d < 0 {
+					armcore.WriteError(w, http.StatusBadRequest, "InvalidRequestContent", "history: retention %q is not a duration of 0s or more (such as 336h)", *f.given)
+					return
+				}
+				*f.set = d
+			}
+			if err := s.SetHistoryRetention(ret); err != nil {
+				armcore.WriteARMError(w, err)
+				return
+			}
+			armcore.WriteJSON(w, http.StatusOK, retentionJSON(ret))
 			return
 		}
 	default:
@@ -124,6 +162,17 @@ func (c *AdminClient) SetFaults(ctx context.Context, f Faults) error {
 // Drift merges patch (a JSON merge patch) into the resource id, as a change made in the portal would.
 func (c *AdminClient) Drift(ctx context.Context, id string, patch any) error {
 	return c.do(ctx, http.MethodPost, "drift", map[string]any{"id": id, "patch": patch}, nil)
+}
+
+// SetHistoryRetention sets how long the change history and the Activity
+// Log keep a write (0 keeps nothing), dropping what they no longer keep.
+func (c *AdminClient) SetHistoryRetention(ctx context.Context, r HistoryRetention) error {
+	return c.do(ctx, http.MethodPost, "history", retentionJSON(r), nil)
+}
+
+// retentionJSON is a retention as the admin API reads and answers it.
+func retentionJSON(r HistoryRetention) map[string]string {
+	return map[string]string{"changesRetention": r.Changes.String(), "activityRetention": r.Activity.String()}
 }
 
 func (c *AdminClient) do(ctx context.Context, method, path string, in, out any) error {

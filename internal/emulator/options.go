@@ -9,8 +9,11 @@
 package emulator
 
 import (
+	"time"
+
 	"github.com/azkcli/azk/internal/emulator/armcore"
 	"github.com/azkcli/azk/internal/emulator/faults"
+	"github.com/azkcli/azk/internal/emulator/history"
 )
 
 // Options configure a Server. The zero Options is an in-memory emulator with
@@ -51,6 +54,31 @@ type Options struct {
 	// (GET /subscriptions lists it, with every subscription something is
 	// stored in); empty means DefaultSubscription.
 	Subscription string
+	// ChangesRetention is how long Resource Graph's change history
+	// (resourcechanges) keeps a write: 0 means 14 days, as Azure; negative
+	// keeps nothing.
+	ChangesRetention time.Duration
+	// ActivityRetention is how long the Activity Log keeps a write: 0 means
+	// 90 days, as Azure; negative keeps nothing.
+	ActivityRetention time.Duration
+}
+
+// HistoryRetention is how long the change history (Changes) and the
+// Activity Log (Activity) keep a write; 0 keeps nothing.
+type HistoryRetention = history.Retention
+
+// historyRetention is the retention the options give.
+func (o Options) historyRetention() HistoryRetention {
+	keep := func(d, def time.Duration) time.Duration {
+		switch {
+		case d == 0:
+			return def
+		case d < 0:
+			return 0
+		}
+		return d
+	}
+	return HistoryRetention{Changes: keep(o.ChangesRetention, history.DefaultChangesRetention), Activity: keep(o.ActivityRetention, history.DefaultActivityRetention)}
 }
 
 // DefaultSubscription is the subscription an emulator knows from the start

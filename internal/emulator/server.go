@@ -8,6 +8,7 @@ import (
 	"github.com/azkcli/azk/internal/emulator/armcore"
 	"github.com/azkcli/azk/internal/emulator/deploy"
 	"github.com/azkcli/azk/internal/emulator/faults"
+	"github.com/azkcli/azk/internal/emulator/history"
 	"github.com/azkcli/azk/internal/emulator/identity"
 	"github.com/azkcli/azk/internal/emulator/middleware"
 	"github.com/azkcli/azk/internal/emulator/providers"
@@ -25,6 +26,9 @@ type Server struct {
 	st      *store.Store
 	core    *armcore.Core
 	deploys *deploy.Engine
+	// history is Azure's record of the writes: Resource Graph's change
+	// history and the Activity Log.
+	history *history.Log
 	// seeds are the world outside the emulator the admin API sets.
 	seeds *providers.Seeds
 	// arm serves the ARM surface: the core with its middleware.
@@ -54,6 +58,11 @@ func New(opts Options) (*Server, error) {
 	// included, as ARM's engine meets the same throttling.
 	s.deploys = deploy.New(s.core, s.arm, opts.StateDir)
 	s.core.Register(s.deploys)
+	if s.history, err = history.Open(s.core, opts.StateDir, opts.historyRetention()); err != nil {
+		s.core.Close()
+		return nil, err
+	}
+	s.core.Register(s.history)
 	prov.Register(s.core)
 	s.tokens = &identity.Service{Issuer: s.core.Issuer(), UserAssigned: s.userAssignedIdentity}
 	return s, nil
@@ -62,7 +71,11 @@ func New(opts Options) (*Server, error) {
 // Close stops drift timers and flushes the state to disk.
 func (s *Server) Close() error {
 	s.deploys.Stop()
-	return s.core.Close()
+	err := s.core.Close()
+	if herr := s.history.Close(); err == nil {
+		err = herr
+	}
+	return err
 }
 
 // Faults returns the faults in force.
@@ -90,13 +103,20 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// HistoryRetention is how long the change history and the Activity Log keep a write.
+func (s *Server) HistoryRetention() HistoryRetention { return s.history.Retention() }
+
+// SetHistoryRetention replaces how long the change history and the
+// Activity Log keep a write (0 keeps nothing), dropping what they no longer keep.
+func (s *Server) SetHistoryRetention(r HistoryRetention) error { return s.history.SetRetention(r) }
+
 // Drift merges patch (a JSON merge patch) into the stored resource id, as a
 // change made outside the client would; the resource gets a new ETag.
 func (s *Server) Drift(id string, patch json.RawMessage) error { return s.core.Drift(id, patch) }
 
 // Warnings reports the damaged lines of the state files found at start;
 // each was skipped and the rest of the state loaded.
-func (s *Server) Warnings() []string { return s.st.Warnings() }
+func (s *Server) Warnings() []string { return append(s.st.Warnings(), s.history.Warnings()...) }
 
 // ResourceIDs are the ARM IDs of every resource the emulator holds now,
 // sorted: what a test compares before and after a run whose deletions

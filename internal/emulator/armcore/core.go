@@ -276,15 +276,21 @@ func (c *Core) Drift(id string, patch json.RawMessage) error {
 		return err
 	}
 	merged := mergePatch(cur, p).(map[string]any)
+	now := time.Now()
 	next := *rec
 	next.ETag = fmt.Sprintf(`W/"%s"`, c.newUUID())
 	merged["etag"] = next.ETag
 	if sd, ok := merged["systemData"].(map[string]any); ok {
-		sd["lastModifiedBy"] = "portal@example.com"
-		sd["lastModifiedAt"] = time.Now().UTC().Format(time.RFC3339Nano)
+		sd["lastModifiedBy"] = DriftPrincipal
+		sd["lastModifiedAt"] = now.UTC().Format(time.RFC3339Nano)
 	}
+	factsOf(rec.Type).dropSecrets(merged) // a patch naming a secret changes nothing the store keeps
 	if next.Body, err = json.Marshal(merged); err != nil {
 		return err
 	}
-	return c.st.PutResource(k, &next)
+	if err := c.st.PutResource(k, &next); err != nil {
+		return err
+	}
+	c.recordWrite(Write{ID: next.ID, Type: next.Type, Before: rec.Body, After: next.Body, At: now})
+	return nil
 }

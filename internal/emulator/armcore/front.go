@@ -44,6 +44,7 @@ func requestIDs(next http.Handler) http.Handler {
 		correlation := r.Header.Get("x-ms-correlation-request-id")
 		if correlation == "" {
 			correlation = uuid.NewString()
+			r.Header.Set("x-ms-correlation-request-id", correlation) // what the request's records show
 		}
 		h.Set("x-ms-correlation-request-id", correlation)
 		if id := r.Header.Get("x-ms-client-request-id"); id != "" {

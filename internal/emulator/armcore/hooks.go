@@ -67,8 +67,40 @@ type BackReferencer interface {
 	BackReferences(tx Tx, rec *store.Record) (path []string, value []byte)
 }
 
+// WriteRecorder learns of every change the core makes to a stored resource
+// (PUT, PATCH, DELETE, drift), after it is stored: Azure's change history
+// (package history) keeps a record of each.
+type WriteRecorder interface {
+	RecordWrite(tx Tx, w Write)
+}
+
+// Write is one change of a stored resource.
+type Write struct {
+	// Request is the client's request (its caller, User-Agent and
+	// correlation ID); nil for a change made outside any client (drift).
+	Request  *http.Request
+	ID, Type string
+	// Before and After are the stored bodies, with no secret and no
+	// write-only value (the store keeps none); Before is nil on create,
+	// After on delete.
+	Before, After []byte
+	At            time.Time
+}
+
+// recordWrite tells the WriteRecorders of w.
+func (c *Core) recordWrite(w Write) {
+	for _, rc := range c.hooks.recorders {
+		rc.RecordWrite(Tx{c}, w)
+	}
+}
+
+// DriftPrincipal is who a drift (Core.Drift, the admin API's drift) acts as:
+// a person in the portal, not the client under test.
+const DriftPrincipal = "portal-user@contoso.example"
+
 // hooks are the registered provider behaviours, in registration order.
 type hooks struct {
+	recorders    []WriteRecorder
 	routers      []Router
 	validators   []Validator
 	putPreparers []PutPreparer
@@ -98,6 +130,9 @@ func (c *Core) Register(ext any) {
 	}
 	if v, ok := ext.(BackReferencer); ok {
 		c.hooks.backRefs, n = append(c.hooks.backRefs, v), n+1
+	}
+	if v, ok := ext.(WriteRecorder); ok {
+		c.hooks.recorders, n = append(c.hooks.recorders, v), n+1
 	}
 	if n == 0 {
 		panic(fmt.Sprintf("armcore: %T implements no provider interface", ext))

@@ -290,6 +290,13 @@ func (c *Core) put(w http.ResponseWriter, r *http.Request, t armpath.Target, bod
 	if err := c.st.PutResource(k, rec); err != nil {
 		return err
 	}
+	if !fails {
+		var before []byte
+		if existing != nil {
+			before = existing.Body
+		}
+		c.recordWrite(Write{Request: r, ID: rec.ID, Type: rec.Type, Before: before, After: rec.Body, At: now})
+	}
 	if err := c.applyChildren(children, k, now, finalState, rec.Pending); err != nil {
 		return err
 	}
@@ -640,6 +647,13 @@ func (c *Core) delete(w http.ResponseWriter, r *http.Request, t armpath.Target) 
 	}
 	if err := c.subtreeInUse(k); err != nil {
 		return err
+	}
+	// The delete is accepted: it records now, for the resource and
+	// everything it takes with it, as ARM's change history does.
+	for _, sk := range c.subtree(k) {
+		if gone := c.st.Resource(sk); gone != nil {
+			c.recordWrite(Write{Request: r, ID: gone.ID, Type: gone.Type, Before: gone.Body, At: now})
+		}
 	}
 	timing := c.cfg.timingFor(rec.Type, opDelete)
 	if timing.duration <= 0 {
