@@ -2,6 +2,7 @@ package history
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 )
@@ -56,6 +57,8 @@ type Finding struct {
 	Path  string
 	Class Class
 	By    *Attribution
+	// New is the value the change set, as Azure renders it (Outside only).
+	New string
 }
 
 // Verdict is the classes of one resource's paths.
@@ -69,6 +72,11 @@ type Verdict struct {
 	// Findings are the classified paths, in the order given. A difference
 	// that is none of the classes (the manifests changed it) is absent.
 	Findings []Finding
+	// Outside are the leaf paths others changed after Since that neither
+	// list names (values the plan does not list, as a provider's defaults
+	// are not), each with its latest change: changedOutside all the same,
+	// so that no change by another principal goes unsaid.
+	Outside []Finding
 }
 
 // Classify classifies a resource's paths by its trail: azureOnly are the
@@ -88,7 +96,9 @@ func Classify(t Trail, azureOnly []string, differences []Difference, own func(co
 		return v
 	}
 	v := Verdict{Since: since}
+	named := map[string]bool{}
 	for _, p := range azureOnly {
+		named[p] = true
 		if by := lastOutside(window, p); by != nil {
 			v.Findings = append(v.Findings, Finding{Path: p, Class: ChangedOutside, By: by})
 		} else {
@@ -96,6 +106,7 @@ func Classify(t Trail, azureOnly []string, differences []Difference, own func(co
 		}
 	}
 	for _, d := range differences {
+		named[d.Path] = true
 		switch by := lastOutside(window, d.Path); {
 		case by != nil:
 			v.Findings = append(v.Findings, Finding{Path: d.Path, Class: ChangedOutside, By: by})
@@ -105,7 +116,35 @@ func Classify(t Trail, azureOnly []string, differences []Difference, own func(co
 			v.Findings = append(v.Findings, Finding{Path: d.Path, Class: AzureKeeps})
 		}
 	}
+	v.Outside = outsideUnnamed(window, named)
 	return v
+}
+
+// outsideUnnamed are the latest changes in window at leaf paths that no
+// path of named touches, by path.
+func outsideUnnamed(window []Record, named map[string]bool) []Finding {
+	latest := map[string]Finding{}
+	for _, r := range window {
+	leaves:
+		for p, c := range r.Changes {
+			for n := range named {
+				if touches(p, n) {
+					continue leaves
+				}
+			}
+			latest[p] = Finding{Path: p, Class: ChangedOutside, By: attribution(r), New: c.New}
+		}
+	}
+	paths := make([]string, 0, len(latest))
+	for p := range latest {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	out := make([]Finding, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, latest[p])
+	}
+	return out
 }
 
 // windowOf is the records after the point the classes count from (azk's

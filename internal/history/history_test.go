@@ -295,6 +295,19 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// Changes by others at paths the plan lists nowhere (a provider's own
+// defaults the differ leaves out) are changedOutside all the same.
+func TestClassifyOutsideUnlistedPaths(t *testing.T) {
+	v := classifyOf(t, portalDrift(), nil, []string{"tags.owner"}, nil)
+	if len(v.Outside) != 1 || v.Outside[0].Path != "properties.dhcpOptions.dnsServers[0]" || v.Outside[0].New != "10.9.9.9" ||
+		v.Outside[0].Class != ChangedOutside || v.Outside[0].By.ChangedBy != portal {
+		t.Errorf("outside: %+v", v.Outside)
+	}
+	if v := classifyOf(t, nil, nil, nil, nil); len(v.Outside) != 0 || v.Unknown == "" {
+		t.Errorf("nothing retained: %+v", v)
+	}
+}
+
 func TestTouches(t *testing.T) {
 	for _, c := range []struct {
 		record, path string

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -100,7 +101,7 @@ func (m *maker) classifyHistory(res history.Result) {
 		if !read {
 			trail = &history.Trail{} // every path is unknown
 		}
-		r.History = verdictOf(r, history.Classify(*trail, azureOnlyPaths(r), differences(r, m.threeWay()), arm.IsAzkCorrelationID))
+		r.History = verdictOf(r, st.current, history.Classify(*trail, azureOnlyPaths(r), differences(r, m.threeWay()), arm.IsAzkCorrelationID))
 		if !read {
 			r.History.Unknown = "the change history could not be read: " + res.Failed[key]
 		}
@@ -138,10 +139,10 @@ func differences(r *Resource, threeWay bool) []history.Difference {
 	return out
 }
 
-// verdictOf applies a verdict to r: defaults leave AzureOnly, what Azure
-// keeps leaves Changes (an update left with no change is none), and every
-// class is recorded.
-func verdictOf(r *Resource, v history.Verdict) *History {
+// verdictOf applies a verdict to r, whose Azure body is current: defaults
+// leave AzureOnly, what Azure keeps leaves Changes (an update left with no
+// change is none), and every class is recorded.
+func verdictOf(r *Resource, current map[string]any, v history.Verdict) *History {
 	h := &History{Unknown: v.Unknown, Since: v.Since}
 	class := map[string]history.Finding{}
 	for _, f := range v.Findings {
@@ -177,6 +178,13 @@ func verdictOf(r *Resource, v history.Verdict) *History {
 		}
 	}
 	r.Changes = changes
+	for _, f := range v.Outside {
+		value, held := valueAt(current, f.Path)
+		if !held && f.New != "" {
+			value = f.New
+		}
+		h.Findings = append(h.Findings, finding(f, value, false))
+	}
 	if len(h.Keeps) > 0 && r.Action == ActionUpdate && r.Reason == ReasonChanged && !compared(changes) {
 		r.Action, r.Reason, r.Changes, r.AzureOnly = ActionNoChange, ReasonMatches, nil, nil
 		r.Kept, r.Reflected = nil, nil
@@ -204,4 +212,31 @@ func finding(f history.Finding, value any, sensitive bool) HistoryFinding {
 		out.ChangedBy, out.ClientType, out.Timestamp, out.Operation = f.By.ChangedBy, f.By.ClientType, &at, f.By.Operation
 	}
 	return out
+}
+
+// valueAt is the value of body at a change record's leaf path
+// ("properties.networkAcls.ipRules[0].value"), and whether body holds one.
+func valueAt(body map[string]any, path string) (any, bool) {
+	var at any = body
+	for _, part := range strings.Split(path, ".") {
+		name, rest, _ := strings.Cut(part, "[")
+		m, ok := at.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if at, ok = m[name]; !ok {
+			return nil, false
+		}
+		for rest != "" {
+			index, after, _ := strings.Cut(rest, "]")
+			rest = strings.TrimPrefix(after, "[")
+			list, ok := at.([]any)
+			i, err := strconv.Atoi(index)
+			if !ok || err != nil || i < 0 || i >= len(list) {
+				return nil, false
+			}
+			at = list[i]
+		}
+	}
+	return at, true
 }
