@@ -128,7 +128,7 @@ func outsideUnnamed(window []Record, named map[string]bool) []Finding {
 	leaves:
 		for p, c := range r.Changes {
 			for n := range named {
-				if touches(p, n) {
+				if Touches(p, n) {
 					continue leaves
 				}
 			}
@@ -193,7 +193,7 @@ func lastOutside(window []Record, path string) *Attribution {
 	for i := len(window) - 1; i >= 0; i-- {
 		r := window[i]
 		for p := range r.Changes {
-			if touches(p, path) {
+			if Touches(p, path) {
 				return attribution(r)
 			}
 		}
@@ -201,11 +201,11 @@ func lastOutside(window []Record, path string) *Attribution {
 	return nil
 }
 
-// touches reports whether a change record's leaf path and a plan's path
+// Touches reports whether a change record's leaf path and a plan's path
 // name the same value, or one holds the other: "properties.a.b[0]" touches
 // "properties.a.b" and "properties.a.b[0].c". Property names compare
 // without case, as ARM's do.
-func touches(recordPath, path string) bool {
+func Touches(recordPath, path string) bool {
 	a, b := strings.ToLower(recordPath), strings.ToLower(path)
 	return a == b || within(a, b) || within(b, a)
 }

@@ -320,8 +320,8 @@ func TestTouches(t *testing.T) {
 		{"tags.owner", "tags.ownerTeam", false},
 		{"properties.dhcpOptions.dnsServers[0]", "properties.dhcpOptions.dnsServersExtra", false},
 	} {
-		if got := touches(c.record, c.path); got != c.want {
-			t.Errorf("touches(%q, %q) = %v", c.record, c.path, got)
+		if got := Touches(c.record, c.path); got != c.want {
+			t.Errorf("Touches(%q, %q) = %v", c.record, c.path, got)
 		}
 	}
 }

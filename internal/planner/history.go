@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -101,9 +102,28 @@ func (m *maker) classifyHistory(res history.Result) {
 		if !read {
 			trail = &history.Trail{} // every path is unknown
 		}
-		r.History = verdictOf(r, st.current, history.Classify(*trail, azureOnlyPaths(r), differences(r, m.threeWay()), arm.IsAzkCorrelationID))
+		r.History = verdictOf(r, st.current, m.maySendAgain(st), history.Classify(*trail, azureOnlyPaths(r), differences(r, m.threeWay()), arm.IsAzkCorrelationID))
 		if !read {
 			r.History.Unknown = "the change history could not be read: " + res.Failed[key]
+		}
+	}
+}
+
+// maySendAgain is, for a value Azure holds that the body omits, whether
+// the manifests may have sent it at azk's last write and dropped it since:
+// then the PUT resets it as the manifests mean, and it is no default. A
+// three-way plan knows from the base (the manifests as last applied); a
+// drift report proposes nothing, so what it leaves out decides nothing;
+// any other plan cannot tell, so nothing is a default there.
+func (m *maker) maySendAgain(st *nodeState) func(path string) bool {
+	switch d := st.baseDiff; {
+	case m.opts.Drift:
+		return func(string) bool { return false }
+	case !m.threeWay() || !d.inBase || d.whole:
+		return func(string) bool { return true }
+	default:
+		return func(path string) bool {
+			return slices.ContainsFunc(d.paths, func(p string) bool { return history.Touches(p, path) })
 		}
 	}
 }
@@ -141,8 +161,9 @@ func differences(r *Resource, threeWay bool) []history.Difference {
 
 // verdictOf applies a verdict to r, whose Azure body is current: defaults
 // leave AzureOnly, what Azure keeps leaves Changes (an update left with no
-// change is none), and every class is recorded.
-func verdictOf(r *Resource, current map[string]any, v history.Verdict) *History {
+// change is none), and every class is recorded. A value the manifests
+// may have sent before (sentBefore) is no default: it keeps no class.
+func verdictOf(r *Resource, current map[string]any, sentBefore func(path string) bool, v history.Verdict) *History {
 	h := &History{Unknown: v.Unknown, Since: v.Since}
 	class := map[string]history.Finding{}
 	for _, f := range v.Findings {
@@ -151,7 +172,7 @@ func verdictOf(r *Resource, current map[string]any, v history.Verdict) *History 
 	var azureOnly []PathValue
 	for _, pv := range r.AzureOnly {
 		f, ok := class[pv.Path]
-		if !ok {
+		if !ok || f.Class == history.Default && sentBefore(pv.Path) {
 			azureOnly = append(azureOnly, pv)
 			continue
 		}
