@@ -56,6 +56,12 @@ One emulator at a time may use a state folder.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.StateDir = stateDir
+			// On the command line 0 keeps nothing; in Options it means Azure's default.
+			for _, d := range []*time.Duration{&opts.ChangesRetention, &opts.ActivityRetention} {
+				if *d <= 0 {
+					*d = -1
+				}
+			}
 			var err error
 			if opts.LRO, err = parseLRORules(lro); err != nil {
 				return err
@@ -133,6 +139,8 @@ One emulator at a time may use a state folder.`,
 	f.DurationVar(&opts.Faults.ReplicationLag, "replication-lag", 0, "window after a resource group is created during which PUTs into it get 404")
 	f.Float64Var(&opts.Faults.ReplicationLagRate, "replication-lag-rate", 0, "share of PUTs in the lag window that get 404 (0: all)")
 	f.StringArrayVar(&fail, "fail", nil, "make writes of a type fail: GLOB=AFTER[,CODE] (repeatable)")
+	f.DurationVar(&opts.ChangesRetention, "changes-retention", emulator.DefaultChangesRetention, "how long Resource Graph's change history (resourcechanges) keeps a write, 0 none (also POST /_emulator/history)")
+	f.DurationVar(&opts.ActivityRetention, "activity-retention", emulator.DefaultActivityRetention, "how long the Activity Log keeps a write, 0 none (also POST /_emulator/history)")
 	f.StringArrayVar(&drft, "drift", nil, "change resources of a type after each write: GLOB=AFTER,JSON_MERGE_PATCH (repeatable)")
 	return cmd
 }

@@ -63,6 +63,13 @@ type Options struct {
 	ActivityRetention time.Duration
 }
 
+// How long Azure keeps a write: Resource Graph's change history 14 days,
+// the Activity Log 90.
+const (
+	DefaultChangesRetention  = history.DefaultChangesRetention
+	DefaultActivityRetention = history.DefaultActivityRetention
+)
+
 // HistoryRetention is how long the change history (Changes) and the
 // Activity Log (Activity) keep a write; 0 keeps nothing.
 type HistoryRetention = history.Retention

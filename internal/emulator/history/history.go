@@ -84,6 +84,8 @@ type Log struct {
 	// lastSnapshot is each resource's (by key) newest snapshot ID.
 	lastSnapshot map[string]string
 	journal      *os.File // nil in memory
+	// journalLines counts the journal's lines, kept or since dropped.
+	journalLines int
 	dir          string
 	now          func() time.Time
 	warnings     []string
@@ -92,7 +94,12 @@ type Log struct {
 // Open reads the history kept in dir (none when dir is empty) and keeps it
 // from now on, dropping what the retention no longer keeps.
 func Open(core *armcore.Core, dir string, retention Retention) (*Log, error) {
-	l := &Log{core: core, retention: retention, lastSnapshot: map[string]string{}, dir: dir, now: time.Now}
+	return open(core, dir, retention, time.Now)
+}
+
+// open is Open with a clock.
+func open(core *armcore.Core, dir string, retention Retention, now func() time.Time) (*Log, error) {
+	l := &Log{core: core, retention: retention, lastSnapshot: map[string]string{}, dir: dir, now: now}
 	if dir == "" {
 		return l, nil
 	}
@@ -197,6 +204,7 @@ func (l *Log) rewriteLocked() error {
 		}
 		w.Write(append(line, '\n'))
 	}
+	l.journalLines = len(l.entries)
 	if err := w.Flush(); err != nil {
 		f.Close()
 		return err
@@ -211,24 +219,35 @@ func (l *Log) rewriteLocked() error {
 	return err
 }
 
-// add keeps e, appending it to the journal.
+// add keeps e, appending it to the journal, and drops the entries the
+// retention no longer keeps from the front (the oldest), rewriting the
+// journal once its dropped lines outnumber the kept ones by compactAfter.
 func (l *Log) add(e *Entry) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.retention.keptFor() <= 0 {
-		return nil // kept for no time at all
+	keep := l.retention.keptFor()
+	i := 0
+	for i < len(l.entries) && !l.within(l.entries[i], keep) {
+		i++
 	}
-	l.entries = append(l.entries, e)
+	l.entries = append(slices.Delete(l.entries, 0, i), e)
 	if l.journal == nil {
 		return nil
+	}
+	if l.journalLines > 2*len(l.entries)+compactAfter {
+		return l.rewriteLocked()
 	}
 	line, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
+	l.journalLines++
 	_, err = l.journal.Write(append(line, '\n'))
 	return err
 }
+
+// compactAfter is the least number of dropped lines worth rewriting the journal for.
+const compactAfter = 10000
 
 // kept are the entries younger than d, oldest first.
 func (l *Log) kept(d time.Duration) []*Entry {
@@ -245,6 +264,9 @@ func (l *Log) kept(d time.Duration) []*Entry {
 
 // RecordWrite keeps a change record of a write (armcore.WriteRecorder).
 func (l *Log) RecordWrite(tx armcore.Tx, w armcore.Write) {
+	if l.Retention().keptFor() <= 0 {
+		return // kept for no time at all
+	}
 	e := &Entry{
 		ChangeID:   tx.NewUUID(),
 		TargetID:   w.ID,
