@@ -28,6 +28,9 @@ type planFlags struct {
 	// unmanagedChildren is --unmanaged-children: list the children of
 	// managed resources that the manifests do not hold.
 	unmanagedChildren bool
+	// history is --history: read Azure's change history to classify what
+	// the manifests leave unsaid; showDefaults is --show-defaults.
+	history, showDefaults bool
 }
 
 func (f *planFlags) register(cmd *cobra.Command) {
@@ -39,6 +42,8 @@ func (f *planFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.replace, "replace", nil, "delete this resource and create it again, with the children ARM deletes with it (ADDRESS as for --send-secrets; repeatable; Terraform's -replace=ADDRESS)")
 	fl.StringVar(&f.driftPolicy, "drift-policy", "", "what the PUT does with values Azure holds that the manifests do not say, for resources whose manifest and Namespace set no azk.azkcli.io/drift annotation: enforce (the operator's: reset them), merge (keep them: only the fields the manifests set change) or reflect (keep Azure's values where Azure differs; azk refresh writes them into the manifests) (default enforce)")
 	fl.BoolVar(&f.unmanagedChildren, "unmanaged-children", true, "list the children Azure holds under the managed resources that the manifests do not (a subnet or firewall rule added in the portal); a list per child collection of each resource: =false saves those reads on a large estate")
+	fl.BoolVar(&f.history, "history", true, "read Azure's change history (Resource Graph's change records, the Activity Log for older writes) of the resources read, to tell the values Azure set and nobody changed (never \"may reset\") from what another principal changed since azk's last write (drift, with who, when and through what) and from what Azure keeps where the manifests say otherwise; --history=false skips it")
+	fl.BoolVar(&f.showDefaults, "show-defaults", false, "list the values Azure set at creation or at azk's write that nobody changed since (the history's defaults), which the plan otherwise leaves out")
 	_ = cmd.RegisterFlagCompletionFunc("drift-policy", completeValues(graph.DriftPolicies...))
 	_ = cmd.RegisterFlagCompletionFunc("replace", completeAddresses)
 	_ = cmd.RegisterFlagCompletionFunc("reconcile-policy-if-exists", completeValues(policies...))
@@ -46,7 +51,7 @@ func (f *planFlags) register(cmd *cobra.Command) {
 }
 
 func (f *planFlags) render(g *globalOptions) views.Options {
-	return views.Options{Color: g.color(), ShowUnchanged: f.showUnchanged}
+	return views.Options{Color: g.color(), ShowUnchanged: f.showUnchanged, ShowDefaults: f.showDefaults}
 }
 
 // plan reads every resource from Azure and decides what applying would do;
@@ -66,7 +71,7 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, in *inputFlag
 			return nil, diag.List{diag.Errorf(diag.Source{}, "", "", "%v", err)}
 		}
 	}
-	p, diags := planner.Make(ctx, s.graph, planner.Options{
+	opts := planner.Options{
 		Reader:                  s.client,
 		ReconcilePolicyIfExists: pf.ifExists,
 		Inputs:                  inputs,
@@ -78,7 +83,11 @@ func (s *azureSession) plan(ctx context.Context, g *globalOptions, in *inputFlag
 		DriftPolicy:             pf.driftPolicy,
 		NoUnmanagedChildren:     !pf.unmanagedChildren,
 		Secrets:                 g.secrets,
-	})
+	}
+	if pf.history {
+		opts.History = s.client
+	}
+	p, diags := planner.Make(ctx, s.graph, opts)
 	if p != nil {
 		p.Endpoint = &s.endpoint
 		if base != nil {

@@ -40,10 +40,14 @@ func watchWrites(t *testing.T, target string) string {
 }
 
 // readOnlyCheck reports a POST that ARM documents as changing nothing: a
-// deployment's validate, a name check, a policy check (the pre-flight's).
+// deployment's validate, a name check, a policy check (the pre-flight's), a
+// Resource Graph query (the plan's change history).
 func readOnlyCheck(r *http.Request) bool {
 	if r.Method != http.MethodPost {
 		return false
+	}
+	if strings.EqualFold(r.URL.Path, "/providers/Microsoft.ResourceGraph/resources") {
+		return true
 	}
 	op := strings.ToLower(r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:])
 	if op == "validate" || op == "checkpolicyrestrictions" {

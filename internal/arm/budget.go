@@ -272,7 +272,7 @@ type budgetPolicy struct {
 func (p budgetPolicy) Do(req *policy.Request) (*http.Response, error) {
 	ctx := req.Raw().Context()
 	rc := classify(req.Raw().Method, req.Raw().URL.Path, p.subscription)
-	bk := p.all.of(rc.subscription, p.principal).bucketFor(rc.method)
+	bk := p.all.of(rc.subscription, p.principal).bucketFor(budgetMethod(ctx, rc.method))
 	prio := priorityOf(ctx)
 	for {
 		bk.waitElsewhere(1)

@@ -12,6 +12,7 @@ import (
 	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/history"
 	"github.com/azkcli/azk/internal/redact"
 	"github.com/azkcli/azk/internal/registry"
 )
@@ -66,6 +67,10 @@ type Options struct {
 	// the manifests that the manifests do not hold (Plan.UnmanagedChildren):
 	// a list per child collection of each resource.
 	NoUnmanagedChildren bool
+	// History reads Azure's change history of the resources the plan reads
+	// (*arm.Client does), to classify what the manifests leave unsaid (see
+	// History); nil skips it (azk plan --history=false).
+	History history.Client
 	// Secrets are the run's secret values: each string of Azure's bodies
 	// that holds one reads as redact.Text, so that no plan, rendering, saved
 	// plan or refresh holds it (Azure's values are free text azk does not
@@ -123,7 +128,11 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 		r.resources, r.diags = m.planRemovals(removed)
 		removals <- r
 	}()
+	readHistory := m.startHistory()
 	m.readAll(badNames)
+	if readHistory != nil {
+		m.classifyHistory(readHistory())
+	}
 	p := &Plan{
 		FormatVersion: FormatVersion,
 		Subscription:  g.Subscription,

@@ -200,6 +200,9 @@ type Resource struct {
 	// resource, and whether the provider keeps an omitted value or resets
 	// it varies. Listed for updates, and for every resource in a drift report.
 	AzureOnly []PathValue `json:"azureOnly,omitempty"`
+	// History is what Azure's change history says of AzureOnly and Changes
+	// (azk plan --history); nil when it was not read.
+	History *History `json:"history,omitempty"`
 	// NotReturned are properties the body sets that Azure's GET does not
 	// return: what a GET shows says nothing about them, so they are not
 	// compared (not changes).
@@ -426,7 +429,7 @@ func (p *Plan) Summary() Summary {
 		if len(r.Reflected) > 0 {
 			s.Reflected++
 		}
-		if p.Drift && r.Exists && len(r.Changes) > 0 {
+		if p.Drift && r.Exists && r.Drifted() {
 			s.Drifted++
 		}
 		if p.Inputs.Base != "" && !p.Drift {
@@ -449,7 +452,7 @@ func (p *Plan) Summary() Summary {
 func (p *Plan) HasChanges() bool {
 	for _, r := range p.Resources {
 		if p.Drift {
-			if r.Exists && len(r.Changes) > 0 {
+			if r.Exists && r.Drifted() {
 				return true
 			}
 			continue
@@ -474,6 +477,13 @@ func (p *Plan) HasErrors() bool {
 		}
 	}
 	return false
+}
+
+// Drifted reports, in a drift report, a resource whose Azure state differs
+// from the manifests or that another principal changed since azk's last
+// write, whether or not the manifests set what it changed.
+func (r *Resource) Drifted() bool {
+	return len(r.Changes) > 0 || len(r.History.ChangedOutside()) > 0
 }
 
 // SkipMissing reports a skip decision for a resource that does not exist:

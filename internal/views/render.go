@@ -36,6 +36,9 @@ type Options struct {
 	// ShowUnchanged lists the resources that stay as they are, which are
 	// otherwise one count line.
 	ShowUnchanged bool
+	// ShowDefaults lists the values Azure set that nobody changed since
+	// (planner.History.Defaults), which are otherwise left out.
+	ShowDefaults bool
 }
 
 // look is how an action is shown: its symbol, colour and phrase.
@@ -47,7 +50,7 @@ func lookOf(r *planner.Resource, drift bool) look {
 	switch {
 	case drift && !r.Exists:
 		return look{"?", ansiDim, "does not exist in Azure"}
-	case drift && len(r.Changes) > 0:
+	case drift && r.Drifted():
 		return look{"~", ansiYellow, "has drifted"}
 	case drift:
 		return look{"=", ansiDim, "matches the manifests"}
@@ -160,14 +163,14 @@ func skipMissing(p *planner.Plan) int {
 // ShowUnchanged: it is not written, not blocked, and says nothing new.
 func quiet(r *planner.Resource, drift bool) bool {
 	if drift {
-		return r.Exists && len(r.Changes) == 0 && len(r.AzureOnly) == 0
+		return r.Exists && !r.Drifted() && len(r.AzureOnly) == 0 && !keeps(r)
 	}
 	if len(r.OperatorDiffers) > 0 {
 		return false
 	}
 	switch r.Action {
 	case planner.ActionNoChange:
-		return r.Adopt == nil && r.Moved == nil && r.RecordPolicy == nil && len(r.Ignored) == 0 && len(r.Reflected) == 0
+		return r.Adopt == nil && r.Moved == nil && r.RecordPolicy == nil && len(r.Ignored) == 0 && len(r.Reflected) == 0 && !keeps(r)
 	case planner.ActionSkip:
 		return r.Exists && r.Adopt == nil && r.Moved == nil && r.RecordPolicy == nil && len(r.Reflected) == 0
 	}
@@ -208,7 +211,7 @@ func Text(w io.Writer, p *planner.Plan, opts Options) error {
 		}
 		l := lookOf(r, p.Drift)
 		fmt.Fprintf(bw, "\n%s %s %s\n", paint(l.color, l.symbol), paint(ansiBold, r.Kind+" "+r.Namespace+"/"+r.Name), l.phrase)
-		for _, line := range detailLines(r, p.Drift) {
+		for _, line := range append(detailLines(r, p.Drift), historyLines(r, opts.ShowDefaults)...) {
 			if line.color != "" {
 				line.text = paint(line.color, line.symbol) + " " + line.text
 			} else if line.symbol != "" {
@@ -543,7 +546,7 @@ func Markdown(w io.Writer, p *planner.Plan, opts Options) error {
 	placed := make(map[*planner.Resource]bool, len(list.resources))
 	for _, section := range list.sections() {
 		for _, rank := range []func(*planner.Resource) bool{
-			func(r *planner.Resource) bool { return r.Writes() || r.Removed() || p.Drift && len(r.Changes) > 0 },
+			func(r *planner.Resource) bool { return r.Writes() || r.Removed() || p.Drift && r.Drifted() },
 			func(r *planner.Resource) bool { return r.Action == planner.ActionBlocked },
 			func(r *planner.Resource) bool { return r.Action == planner.ActionReplace },
 			func(r *planner.Resource) bool { return true },
@@ -567,7 +570,7 @@ func Markdown(w io.Writer, p *planner.Plan, opts Options) error {
 		if title := list.next(r); title != "" {
 			heading = "#### " + title + "\n\n"
 		}
-		full[i], short[i] = heading+markdownResource(r, p.Drift, true), heading+markdownResource(r, p.Drift, false)
+		full[i], short[i] = heading+markdownResource(r, p.Drift, true, opts), heading+markdownResource(r, p.Drift, false, opts)
 	}
 	var unchangedBlock string
 	if len(unchanged) > 0 {
@@ -631,7 +634,7 @@ func Markdown(w io.Writer, p *planner.Plan, opts Options) error {
 
 // markdownResource is one resource's block: its header line, and with
 // detail its ID, reasons, notes and changes in a collapsible section.
-func markdownResource(r *planner.Resource, drift, detail bool) string {
+func markdownResource(r *planner.Resource, drift, detail bool, opts Options) string {
 	l := lookOf(r, drift)
 	header := fmt.Sprintf("<code>%s</code> %s <code>%s</code> %s", l.symbol, r.Kind, escapeHTML(r.Namespace+"/"+r.Name), l.phrase)
 	if !detail {
@@ -642,8 +645,10 @@ func markdownResource(r *planner.Resource, drift, detail bool) string {
 	var diff, resets []string
 	var resetsHeading string
 	var blocks markdownBlocks
-	for _, line := range detailLines(r, drift) {
+	for _, line := range append(detailLines(r, drift), historyLines(r, opts.ShowDefaults)...) {
 		switch {
+		case line.block == blockChangedOutside:
+			// a table of its own, below
 		case line.indent == "    " && strings.HasPrefix(line.text, "azure-only: "):
 			resetsHeading = strings.TrimPrefix(line.text, "azure-only: ")
 		case line.block != "":
@@ -670,6 +675,7 @@ func markdownResource(r *planner.Resource, drift, detail bool) string {
 	if len(diff) > 0 {
 		writeBlock(diff)
 	}
+	b.WriteString(changedOutsideTable(r))
 	if len(resets) > 0 {
 		fmt.Fprintf(&b, "\n%s\n", escapeHTML(strings.ToUpper(resetsHeading[:1])+resetsHeading[1:]))
 		writeBlock(resets)
