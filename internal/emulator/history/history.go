@@ -56,6 +56,8 @@ type Entry struct {
 	PreviousSnapshot string                    `json:"previousSnapshot,omitempty"`
 	NewSnapshot      string                    `json:"newSnapshot,omitempty"`
 	Changes          map[string]PropertyChange `json:"changes"`
+
+	lowerTarget string // TargetID lower-cased, once: queries match on it
 }
 
 // PropertyChange is one leaf property's change, its values rendered as
@@ -256,6 +258,24 @@ func (l *Log) kept(d time.Duration) []*Entry {
 	var out []*Entry
 	for _, e := range l.entries {
 		if l.within(e, d) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// keptOf are the entries retention d keeps whose lower-cased target ID is
+// in targets, oldest first: one pass over the log, with no parse or copy of
+// the entries a query does not ask for.
+func (l *Log) keptOf(d time.Duration, targets map[string]bool) []*Entry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []*Entry
+	for _, e := range l.entries {
+		if e.lowerTarget == "" {
+			e.lowerTarget = strings.ToLower(e.TargetID)
+		}
+		if targets[e.lowerTarget] && l.within(e, d) {
 			out = append(out, e)
 		}
 	}

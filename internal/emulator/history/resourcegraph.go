@@ -158,12 +158,12 @@ func (l *Log) changeRows(ids []string, subs map[string]bool) []map[string]any {
 	for _, id := range ids {
 		want[id] = true
 	}
-	entries := l.kept(l.Retention().Changes)
+	entries := l.keptOf(l.Retention().Changes, want)
 	slices.SortStableFunc(entries, func(a, b *Entry) int { return a.At.Compare(b.At) })
 	rows := []map[string]any{}
 	for _, e := range entries {
 		t, _ := armpath.Parse(e.TargetID)
-		if !want[strings.ToLower(e.TargetID)] || !inScope(subs, t.Sub) {
+		if !inScope(subs, t.Sub) {
 			continue
 		}
 		rows = append(rows, changeRow(e, t))
