@@ -189,8 +189,11 @@ func TestHistoryPasswordRotationShowsNoProviderDefaults(t *testing.T) {
 	mustContain(t, "plan --show-defaults", shown, "defaults: Azure set these at creation or at azk's write, and nobody changed them since")
 }
 
-// forcingProxy plays a provider that forces soft delete on for every vault
-// azk writes, whatever the body says, as Key Vault does.
+// forcingProxy plays a provider that forces a setting on for every vault
+// azk writes, whatever the body says (RBAC authorization, which no rule of
+// the differ knows about: soft delete, which Key Vault does force, is a
+// one-way setting the REST spec documents, so the differ's rule already
+// reads it as no change).
 func forcingProxy(t *testing.T, target string) string {
 	t.Helper()
 	return proxyTo(t, target, func(_ http.ResponseWriter, r *http.Request) bool {
@@ -204,7 +207,7 @@ func forcingProxy(t *testing.T, target string) string {
 			return false
 		}
 		if props, ok := body["properties"].(map[string]any); ok {
-			props["enableSoftDelete"] = true
+			props["enableRbacAuthorization"] = true
 		}
 		raw, _ = json.Marshal(body)
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(raw)), int64(len(raw))
@@ -215,7 +218,7 @@ func forcingProxy(t *testing.T, target string) string {
 func vaultStack() string {
 	return "apiVersion: resources.azure.com/v1api20200601\nkind: ResourceGroup\nmetadata:\n  name: kvg\nspec:\n  location: westus2\n---\n" +
 		"apiVersion: keyvault.azure.com/v1api20230701\nkind: Vault\nmetadata:\n  name: kvhist\nspec:\n  location: westus2\n  owner: {name: kvg}\n" +
-		"  properties:\n    tenantId: 00000000-0000-0000-0000-000000000000\n    sku: {family: A, name: standard}\n    enableSoftDelete: false\n    accessPolicies: []\n"
+		"  properties:\n    tenantId: 00000000-0000-0000-0000-000000000000\n    sku: {family: A, name: standard}\n    enableRbacAuthorization: false\n    accessPolicies: []\n"
 }
 
 // A value the provider forces in answer to azk's own write, which nobody
@@ -242,15 +245,15 @@ func TestHistoryForcedValueAndZeroRetention(t *testing.T) {
 	if kv.Action != planner.ActionNoChange || len(kv.Changes) != 0 {
 		t.Errorf("the vault: %s with changes %+v, want no-change", kv.Action, kv.Changes)
 	}
-	if f := findingsOf(kv)["properties.enableSoftDelete"]; f.Class != planner.ClassAzureKeeps || f.Value != true {
-		t.Errorf("enableSoftDelete: %+v, want azureKeeps of true", f)
+	if f := findingsOf(kv)["properties.enableRbacAuthorization"]; f.Class != planner.ClassAzureKeeps || f.Value != true {
+		t.Errorf("enableRbacAuthorization: %+v, want azureKeeps of true", f)
 	}
 	text, _, _ := azk(t, "", with("plan", "--base", base, dir)...)
-	mustContain(t, "plan", text, "Azure keeps properties.enableSoftDelete = true where the manifests say false: write properties.enableSoftDelete = true into the manifests")
+	mustContain(t, "plan", text, "Azure keeps properties.enableRbacAuthorization = true where the manifests say false: write properties.enableRbacAuthorization = true into the manifests")
 	// Without a base azk cannot tell a forced value from an edited
 	// manifest: the difference stays a change.
 	out, _, _ = azk(t, "", with("plan", "-o", "json", dir)...)
-	if _, byName, _ := decodePlan(t, out); changeAt(byName["Vault/kvhist"], "properties.enableSoftDelete") == nil {
+	if _, byName, _ := decodePlan(t, out); changeAt(byName["Vault/kvhist"], "properties.enableRbacAuthorization") == nil {
 		t.Errorf("without --base the forced value is not a change: %+v", byName["Vault/kvhist"])
 	}
 
@@ -265,8 +268,8 @@ func TestHistoryForcedValueAndZeroRetention(t *testing.T) {
 	}
 	_, byName, _ = decodePlan(t, out)
 	kv = byName["Vault/kvhist"]
-	if kv.Action != planner.ActionUpdate || changeAt(kv, "properties.enableSoftDelete") == nil || kv.History == nil ||
-		!strings.Contains(kv.History.Unknown, "no change record or Activity Log event reaches back") || findingsOf(kv)["properties.enableSoftDelete"].Class != planner.ClassUnknown {
+	if kv.Action != planner.ActionUpdate || changeAt(kv, "properties.enableRbacAuthorization") == nil || kv.History == nil ||
+		!strings.Contains(kv.History.Unknown, "no change record or Activity Log event reaches back") || findingsOf(kv)["properties.enableRbacAuthorization"].Class != planner.ClassUnknown {
 		t.Errorf("the vault with nothing retained: %s, changes %+v, history %+v; want the usual update and unknown", kv.Action, kv.Changes, kv.History)
 	}
 	if want := rules["Vault/kvhist"]; !reflect.DeepEqual(kv.AzureOnly, want.AzureOnly) || !reflect.DeepEqual(kv.Changes, want.Changes) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -129,7 +130,7 @@ func (f *fakeGraph) QueryResourceGraph(_ context.Context, subscription string, r
 }
 
 func (f *fakeGraph) ActivityLog(_ context.Context, subscription, filter string) ([]json.RawMessage, error) {
-	m := regexp.MustCompile(`^eventTimestamp ge '([^']+)' and eventTimestamp le '([^']+)' and resourceUri eq '([^']+)'$`).FindStringSubmatch(filter)
+	m := regexp.MustCompile(`^eventTimestamp ge '([^']+)' and eventTimestamp le '([^']+)' and (resourceUri|resourceGroupName) eq '([^']+)'$`).FindStringSubmatch(filter)
 	if m == nil || subscription != sub {
 		f.t.Fatalf("an Activity Log filter Azure refuses: %s (subscription %s)", filter, subscription)
 	}
@@ -139,9 +140,18 @@ func (f *fakeGraph) ActivityLog(_ context.Context, subscription, filter string) 
 		f.t.Errorf("the Activity Log is read over %s, not the 90 days it keeps", got)
 	}
 	f.mu.Lock()
-	f.logReads = append(f.logReads, m[3])
+	f.logReads = append(f.logReads, m[4])
 	f.mu.Unlock()
-	return f.events[m[3]], nil
+	if m[3] == "resourceUri" {
+		return f.events[m[4]], nil
+	}
+	var events []json.RawMessage
+	for id, e := range f.events {
+		if strings.Contains(strings.ToLower(id), "/resourcegroups/"+strings.ToLower(m[4])+"/") {
+			events = append(events, e...)
+		}
+	}
+	return events, nil
 }
 
 func reader(f *fakeGraph) *Reader {
@@ -188,9 +198,10 @@ func TestReadBatchesPerSubscriptionAndPages(t *testing.T) {
 		t.Errorf("trail across pages: %+v", trail.Records)
 	}
 	// The Activity Log is read for the resources whose records reach back
-	// to neither azk's write nor the creation: all but the two with a record.
-	if len(f.logReads) != 249 {
-		t.Errorf("%d Activity Log reads, want 249", len(f.logReads))
+	// to neither azk's write nor the creation (all but the two with a
+	// record), once for their resource group.
+	if !slices.Equal(f.logReads, []string{"rg"}) {
+		t.Errorf("Activity Log reads %v, want one of the resource group rg", f.logReads)
 	}
 }
 
@@ -322,6 +333,40 @@ func TestTouches(t *testing.T) {
 	} {
 		if got := Touches(c.record, c.path); got != c.want {
 			t.Errorf("Touches(%q, %q) = %v", c.record, c.path, got)
+		}
+	}
+}
+
+// withResource is an Activity Log event of another resource than vnetID.
+func withResource(e json.RawMessage, id string) json.RawMessage {
+	var m map[string]any
+	_ = json.Unmarshal(e, &m)
+	m["resourceId"] = id
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// A resource group holding several resources whose records do not reach
+// back is read from the Activity Log once, each resource taking its own
+// writes; a resource alone in its group is read by itself.
+func TestActivityLogReadOncePerResourceGroup(t *testing.T) {
+	in := func(group, name string) string {
+		return "/subscriptions/" + sub + "/resourceGroups/" + group + "/providers/Microsoft.Network/virtualNetworks/" + name
+	}
+	a, b, lone := in("rg", "a"), in("rg", "b"), in("other", "c")
+	f := &fakeGraph{t: t, events: map[string][]json.RawMessage{
+		strings.ToLower(a):    {withResource(event("2026-10-01T00:00:00Z", "azk-sp", azkRun, "Succeeded"), a)},
+		strings.ToLower(b):    {withResource(event("2026-10-02T00:00:00Z", "someone", "c0ffee00-0000-0000-0000-000000000000", "Succeeded"), b)},
+		strings.ToLower(lone): {withResource(event("2026-10-03T00:00:00Z", "azk-sp", azkRun, "Succeeded"), lone)},
+	}}
+	res := reader(f).Read(context.Background(), []string{a, b, lone})
+	slices.Sort(f.logReads)
+	if want := []string{strings.ToLower(lone), "rg"}; !slices.Equal(f.logReads, want) {
+		t.Errorf("Activity Log reads %v, want %v", f.logReads, want)
+	}
+	for id, caller := range map[string]string{a: "azk-sp", b: "someone", lone: "azk-sp"} {
+		if w := res.Trails[strings.ToLower(id)].Writes; len(w) != 1 || w[0].Caller != caller {
+			t.Errorf("%s: writes %+v, want one by %s", id, w, caller)
 		}
 	}
 }

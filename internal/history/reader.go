@@ -69,6 +69,7 @@ func (r *Reader) Read(ctx context.Context, ids []string) Result {
 		bySub[sub] = append(bySub[sub], key)
 	}
 	var mu sync.Mutex
+	behind := map[string][]string{} // by subscription: the trails the Activity Log completes
 	fail := func(keys []string, err error) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -99,31 +100,73 @@ func (r *Reader) Read(ctx context.Context, ids []string) Result {
 						t.Records = append(t.Records, rec)
 					}
 				}
-				// The Activity Log answers for one resource a request: those
-				// go out together, paced by the read budget.
-				var logs sync.WaitGroup
 				for _, key := range batch {
-					if r.reachesBack(inBatch[key]) {
-						continue
+					if !r.reachesBack(inBatch[key]) {
+						mu.Lock()
+						behind[sub] = append(behind[sub], key)
+						mu.Unlock()
 					}
-					logs.Go(func() {
-						writes, err := r.writes(ctx, sub, key)
-						if err != nil {
-							fail([]string{key}, err)
-							return
-						}
-						inBatch[key].Writes = writes
-					})
 				}
-				logs.Wait()
 			})
 		}
 	}
 	wg.Wait()
+	r.readWrites(ctx, behind, res.Trails, fail)
 	for k := range res.Failed {
 		delete(res.Trails, k)
 	}
 	return res
+}
+
+// readWrites completes from the Activity Log the trails of keys (by
+// subscription) whose change records do not reach back. Its filter names
+// one resource or one resource group: where a group holds several such
+// resources, one listing of the group's writes serves them all, so a quiet
+// estate's plan costs a read per group rather than one per resource.
+func (r *Reader) readWrites(ctx context.Context, behind map[string][]string, trails map[string]*Trail, fail func([]string, error)) {
+	var wg sync.WaitGroup
+	for sub, keys := range behind {
+		byGroup := map[string][]string{}
+		for _, key := range keys {
+			group := ""
+			if rg := armid.ResourceGroupOf(key); rg != "" {
+				group = rg[strings.LastIndexByte(rg, '/')+1:]
+			}
+			byGroup[group] = append(byGroup[group], key)
+		}
+		for group, keys := range byGroup {
+			scopes := [][]string{keys}
+			if group == "" || len(keys) == 1 {
+				scopes = scopes[:0]
+				for _, key := range keys {
+					scopes = append(scopes, []string{key})
+				}
+			}
+			for _, scope := range scopes {
+				wg.Go(func() {
+					filter := "resourceUri eq '" + scope[0] + "'"
+					if len(scope) > 1 {
+						filter = "resourceGroupName eq '" + group + "'"
+					}
+					writes, err := r.writes(ctx, sub, filter)
+					if err != nil {
+						fail(scope, err)
+						return
+					}
+					inScope := map[string]*Trail{}
+					for _, key := range scope {
+						inScope[key] = trails[key]
+					}
+					for _, w := range writes {
+						if t := inScope[strings.ToLower(w.ResourceID)]; t != nil {
+							t.Writes = append(t.Writes, w)
+						}
+					}
+				})
+			}
+		}
+	}
+	wg.Wait()
 }
 
 // reachesBack reports whether a trail's change records hold azk's last
@@ -193,17 +236,16 @@ func (r *Reader) changes(ctx context.Context, sub string, batch []string) ([]Rec
 	return records, nil
 }
 
-// writes reads the Activity Log's succeeded writes of the resource id over
-// the 90 days it keeps, oldest first.
-func (r *Reader) writes(ctx context.Context, sub, id string) ([]Write, error) {
+// writes reads the Activity Log's succeeded writes that match filter (a
+// resource or a resource group) over the 90 days it keeps, oldest first.
+func (r *Reader) writes(ctx context.Context, sub, filter string) ([]Write, error) {
 	now := time.Now
 	if r.Now != nil {
 		now = r.Now
 	}
 	end := now().UTC()
-	filter := fmt.Sprintf("eventTimestamp ge '%s' and eventTimestamp le '%s' and resourceUri eq '%s'",
-		end.Add(-activityLogWindow).Format(time.RFC3339), end.Format(time.RFC3339), id)
-	events, err := r.Client.ActivityLog(ctx, sub, filter)
+	events, err := r.Client.ActivityLog(ctx, sub, fmt.Sprintf("eventTimestamp ge '%s' and eventTimestamp le '%s' and %s",
+		end.Add(-activityLogWindow).Format(time.RFC3339), end.Format(time.RFC3339), filter))
 	if err != nil {
 		return nil, fmt.Errorf("reading the Activity Log: %w", err)
 	}

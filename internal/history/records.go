@@ -47,6 +47,8 @@ type PropertyChange struct {
 // Write is one write of the Activity Log: who wrote a resource and when,
 // without the properties it changed.
 type Write struct {
+	// ResourceID is the resource written, as the event names it.
+	ResourceID    string
 	Timestamp     time.Time
 	Caller        string
 	Operation     string
@@ -145,5 +147,5 @@ func parseWrite(raw json.RawMessage) (w Write, ok bool, err error) {
 	if err != nil {
 		return Write{}, false, fmt.Errorf("Activity Log event of %s: eventTimestamp %q: %w", e.ResourceID, e.EventTimestamp, err)
 	}
-	return Write{Timestamp: at, Caller: e.Caller, Operation: e.OperationName.Value, CorrelationID: e.CorrelationID}, true, nil
+	return Write{ResourceID: e.ResourceID, Timestamp: at, Caller: e.Caller, Operation: e.OperationName.Value, CorrelationID: e.CorrelationID}, true, nil
 }
