@@ -115,6 +115,22 @@ func (m *maker) createOnlyChanges(n *graph.Node, desired, current map[string]any
 	return out
 }
 
+// CreateOnlyFactAt is the kind's create-only fact that covers a change at
+// body path (as plans print it), or nil.
+func CreateOnlyFactAt(k *registry.Kind, path string) *registry.CreateOnly {
+	p, err := armjson.ParsePath(path)
+	if err != nil {
+		return nil
+	}
+	schema := bodydiff.For(k).SchemaOf(p)
+	for i := range k.CreateOnly {
+		if (createOnlyFact{schema: k.CreateOnly[i].Path}).covers(schema, p) {
+			return &k.CreateOnly[i]
+		}
+	}
+	return nil
+}
+
 // covers reports whether a change at body path p (schema path schema) is
 // at the fact's property or inside it.
 func (f createOnlyFact) covers(schema string, p armjson.Path) bool {
