@@ -154,3 +154,18 @@ func TestRefusedUpdateIsReportedReplaceRequired(t *testing.T) {
 	js, _, _ := azk(t, "", with("apply", "--auto-approve", "-o", "json", dir)...)
 	mustContain(t, "apply -o json", js, `"replaceRequired":{"property":"properties.resource.defaultTtl","source":"ARM refused: PropertyChangeNotAllowed","replace":"-replace=`+containerAddress+`"}`)
 }
+
+// azk explain shows, per field, that Azure accepts it only at creation and
+// where that fact comes from; an updatable field says nothing of it.
+func TestExplainShowsCreateOnlyFields(t *testing.T) {
+	out, errOut, code := azk(t, "", "explain", "SqlDatabaseContainer.spec.resource")
+	if code != 0 {
+		t.Fatalf("explain: exit %d\n%s", code, errOut)
+	}
+	mustContain(t, "explain", out, "  partitionKey\t<Object>\n      ARM: properties.resource.partitionKey\n      create-only: Azure accepts it only when the resource is created (provider: ARM answers BadRequest)\n",
+		"  defaultTtl\t<integer>\n      ARM: properties.resource.defaultTtl\n  id\t")
+	out, _, _ = azk(t, "", "explain", "ManagedCluster.spec.dnsPrefix", "--api-version", "v1api20250801")
+	mustContain(t, "explain dnsPrefix", out, "create-only: Azure accepts it only when the resource is created (REST spec: Microsoft.ContainerService/managedClusters@2025-08-01; CRD: containerservice.azure.com/v1api20250801)")
+	out, _, _ = azk(t, "", "explain", "RoleAssignment", "-o", "json")
+	mustContain(t, "explain -o json", out, `"path": "spec.principalId"`, `"createOnly": "identity: ARM answers RoleAssignmentUpdateNotPermitted"`)
+}
