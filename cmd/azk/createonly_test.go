@@ -169,3 +169,23 @@ func TestExplainShowsCreateOnlyFields(t *testing.T) {
 	out, _, _ = azk(t, "", "explain", "RoleAssignment", "-o", "json")
 	mustContain(t, "explain -o json", out, `"path": "spec.principalId"`, `"createOnly": "identity: ARM answers RoleAssignmentUpdateNotPermitted"`)
 }
+
+// A create-only path the ignore-changes annotation names keeps Azure's
+// value, so a change there is no replacement: the PUT sends Azure's.
+func TestIgnoredCreateOnlyPathIsNoReplacement(t *testing.T) {
+	_, flags := emulatorAt(t)
+	with := func(args ...string) []string { return append(args, flags...) }
+	ignore := "  annotations:\n    azk.azkcli.io/ignore-changes: properties.resource.partitionKey\n"
+	dir := writeStack(t, cosmosStack("/id", 60, ignore))
+	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", dir)...); code != 0 {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stack.yaml"), []byte(cosmosStack("/tenantId", 120, ignore)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := azk(t, "", with("apply", "--auto-approve", dir)...)
+	if code != 0 || strings.Contains(out, "needs replacing") {
+		t.Fatalf("apply: exit %d, want the TTL updated and the partition key kept\n%s\n%s", code, out, errOut)
+	}
+	mustContain(t, "apply", out, "Apply complete! Resources: 0 created, 1 updated, 0 failed.")
+}

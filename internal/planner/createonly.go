@@ -58,8 +58,9 @@ func createOnlyFacts(n *graph.Node) []createOnlyFact {
 // createOnlyChanges lists the create-only properties of n whose value in
 // the body azk sends (desired) differs from Azure's (current), as the
 // kind's comparison rules judge it (locations, IDs and enums compare as
-// ARM does). Secrets are never compared after creation (bodydiff), so
-// never listed.
+// ARM does). At paths of its ignore-changes annotation desired holds
+// Azure's value (keepIgnored), so they never differ. Secrets are never
+// compared after creation (bodydiff), so never listed.
 func (m *maker) createOnlyChanges(n *graph.Node, desired, current map[string]any) []CreateOnlyChange {
 	if current == nil || n.Kind == nil {
 		return nil
