@@ -135,7 +135,7 @@ func (m *maker) decide(st *nodeState) *Resource {
 		r.Action, r.Reason = ActionSkip, ReasonPolicySkip // never written, so nothing to replace either
 		return r
 	}
-	if reasons := replaceReasons(r.Address, r.Desired, st.current); len(reasons) > 0 {
+	if reasons := m.replaceReasons(n, r.Desired, st.current); len(reasons) > 0 {
 		r.Action, r.Reason, r.Reasons, r.Changes = ActionReplace, ReasonCannotUpdate, reasons, changes
 		return r
 	}
@@ -255,17 +255,6 @@ func fieldMessage(d *diag.Diagnostic) string {
 		return d.Field + ": " + d.Message
 	}
 	return d.Message
-}
-
-// replaceReasons lists changes Azure cannot make in place. azk deletes to
-// create again only when asked (-replace=address), so each is an error.
-func replaceReasons(address string, desired, current map[string]any) []string {
-	want, _ := desired["location"].(string)
-	have, _ := current["location"].(string)
-	if want != "" && have != "" && bodydiff.NormalLocation(want) != bodydiff.NormalLocation(have) {
-		return []string{fmt.Sprintf("location: Azure has %q, the manifest says %q; Azure cannot move it in place: -replace=%s deletes it and creates it again (with what ARM deletes with it), --allow-partial applies the rest", have, want, address)}
-	}
-	return nil
 }
 
 // fingerprint identifies the state a decision was made on.

@@ -4,6 +4,11 @@
 // field. The facts are generated from the ASO corpus by ./gen and embedded.
 package registry
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Scope says where in ARM a kind's resources live, and so how their ARM ID is built.
 type Scope string
 
@@ -81,6 +86,9 @@ type Kind struct {
 	Spec *Field `json:"spec,omitempty"`
 	// Status is the schema of .status; every field carries where it is read from in the ARM GET body.
 	Status *Field `json:"status,omitempty"`
+	// CreateOnly are the properties of the body Azure accepts only when the
+	// resource is created, sorted by path. Kept with the schemas.
+	CreateOnly []CreateOnly `json:"createOnly,omitempty"`
 }
 
 // IsARM reports whether resources of this kind are ARM resources azk can plan.
@@ -223,6 +231,66 @@ type BodyFacts struct {
 	// description says nothing of their order: the set of options they
 	// name is what counts.
 	EnumSets []string `json:"enumSets,omitempty"`
+}
+
+// CreateOnly is a property of a kind's ARM body that Azure accepts only when
+// the resource is created: a PUT that changes it is refused, so changing it
+// means deleting the resource and creating it again.
+type CreateOnly struct {
+	// Path is the ARM body path, written as BodyFacts paths are.
+	Path string `json:"path"`
+	// Sources say where the fact comes from (CreateOnlyFrom...), in that order.
+	Sources []string `json:"sources"`
+	// Code is the error code the provider answers a PUT that changes it
+	// with, when known.
+	Code string `json:"code,omitempty"`
+}
+
+// Sources of create-only facts, in the order CreateOnly.Sources lists them.
+const (
+	// CreateOnlyFromRESTSpec: the REST specification's description of the
+	// property says it is set only at creation (types.json carries no
+	// x-ms-mutability, so its wording is what the specification says).
+	CreateOnlyFromRESTSpec = "REST spec"
+	// CreateOnlyFromCRD: the CRD's description of the spec field says so.
+	CreateOnlyFromCRD = "CRD"
+	// CreateOnlyFromIdentity: the property names what the resource is (a
+	// role assignment's principal and role); the provider refuses to change it.
+	CreateOnlyFromIdentity = "identity"
+	// CreateOnlyFromProvider: the provider refuses to change it although its
+	// specification does not say so (a Cosmos DB container's partition key).
+	CreateOnlyFromProvider = "provider"
+	// CreateOnlyFromLocation: ARM never moves a resource to another region.
+	CreateOnlyFromLocation = "location"
+)
+
+// CreateOnlyAt finds the create-only fact at path, or nil.
+func (k *Kind) CreateOnlyAt(path string) *CreateOnly {
+	for i := range k.CreateOnly {
+		if k.CreateOnly[i].Path == path {
+			return &k.CreateOnly[i]
+		}
+	}
+	return nil
+}
+
+// CreateOnlySource says where the fact c of k comes from, as plans and azk
+// explain print it, e.g. "REST spec: Microsoft.X/y@2021-05-15; CRD: x.azure.com/v1api20210515".
+func (k *Kind) CreateOnlySource(c CreateOnly) string {
+	parts := make([]string, 0, len(c.Sources))
+	for _, s := range c.Sources {
+		switch s {
+		case CreateOnlyFromRESTSpec:
+			parts = append(parts, fmt.Sprintf("%s: %s@%s", s, k.ARMType, k.APIVersion))
+		case CreateOnlyFromCRD:
+			parts = append(parts, fmt.Sprintf("%s: %s", s, k.GVK.APIVersion()))
+		case CreateOnlyFromIdentity, CreateOnlyFromProvider:
+			parts = append(parts, fmt.Sprintf("%s: ARM answers %s", s, c.Code))
+		default:
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Selector is an enum property (Path) whose values name sibling objects

@@ -47,9 +47,10 @@ type typeNode struct {
 }
 
 type typeProperty struct {
-	Type        typeRef `json:"type"`
-	Flags       int     `json:"flags"`
-	Description string  `json:"description"`
+	Type  typeRef `json:"type"`
+	Flags int     `json:"flags"`
+	// Description is read only to find create-only wording; never written out.
+	Description string `json:"description"`
 }
 
 type typeRef struct {
@@ -98,6 +99,9 @@ func markBodyFacts(dir string, kinds []*registry.Kind) error {
 			k.Body.Unexpressed = slices.DeleteFunc(sortedNames(c.sent), func(p string) bool { return !beyond(p) })
 			k.Body.ReturnedOnly = slices.DeleteFunc(slices.Clone(k.Body.ReadOnly), func(p string) bool { return !beyond(p) })
 			k.Body.ReadOnly = slices.DeleteFunc(k.Body.ReadOnly, beyond)
+			for _, p := range sortedNames(c.createOnly) {
+				addCreateOnly(k, p, registry.CreateOnlyFromRESTSpec, "")
+			}
 		}
 	}
 	return nil
@@ -215,6 +219,7 @@ func readBodyFacts(file string, out map[string]*factCollector) error {
 			continue
 		}
 		key := strings.ToLower(n.Name)
+		w.armType, _, _ = strings.Cut(n.Name, "@")
 		if out[key] == nil {
 			out[key] = newFactCollector()
 		}
@@ -228,6 +233,8 @@ func readBodyFacts(file string, out map[string]*factCollector) error {
 type bodyWalker struct {
 	file  string
 	nodes []typeNode
+	// armType is the resource type whose body is walked (createOnlyText's subject).
+	armType string
 }
 
 // factCollector gathers the facts of one resource body.
@@ -244,12 +251,15 @@ type factCollector struct {
 	// enumLists are lists of enum values; orderedLists those whose
 	// description speaks of their order.
 	enumLists, orderedLists map[string]bool
+	// createOnly are the properties whose description says they are set
+	// only at creation (createOnlyText).
+	createOnly map[string]bool
 }
 
 func newFactCollector() *factCollector {
 	return &factCollector{writeOnly: map[string]bool{}, required: map[string]bool{}, sensitive: map[string]bool{},
 		maps: map[string]bool{}, readOnly: map[string]bool{}, sent: map[string]bool{}, enums: map[string][]string{}, selectors: map[string]registry.Selector{}, oneWay: map[string]bool{},
-		enumLists: map[string]bool{}, orderedLists: map[string]bool{}}
+		enumLists: map[string]bool{}, orderedLists: map[string]bool{}, createOnly: map[string]bool{}}
 }
 
 func (c *factCollector) facts() *registry.BodyFacts {
@@ -335,6 +345,9 @@ func (w *bodyWalker) walk(c *factCollector, ref typeRef, path string, depth int,
 					continue // never sent: nothing below it is compared
 				}
 				c.sent[child] = true
+				if createOnlyText(p.Description, w.armType+" "+child) {
+					c.createOnly[child] = true
+				}
 				if err := w.walk(c, p.Type, child, depth+1, onPath); err != nil {
 					return err
 				}
