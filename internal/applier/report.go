@@ -58,6 +58,10 @@ type Result struct {
 	BlockedBy string
 	// CascadedBy is the resource whose deletion took this one with it.
 	CascadedBy string
+	// DeletedFirst marks a not-attempted replacement whose DELETE went
+	// before what it waited for (readerDeletes): Azure lacks it until a
+	// run creates it again.
+	DeletedFirst bool
 	// RecordErr is why the reconcile-policy the plan said apply records
 	// could not be written into the manifest.
 	RecordErr error
@@ -146,6 +150,9 @@ func (r *Report) WriteText(w io.Writer) {
 			why := "stopped by the interrupt"
 			if res.BlockedBy != "" {
 				why = "waits for " + res.BlockedBy
+			}
+			if res.DeletedFirst {
+				why = "deleted, not created again: " + why
 			}
 			skipped = append(skipped, fmt.Sprintf("  %s (%s)", res.Address, why))
 		}
