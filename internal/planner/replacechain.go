@@ -174,6 +174,10 @@ func (m *maker) replacedByInputs(st *nodeState, r *Resource) bool {
 		return false
 	}
 	r.ReplacedInputs = slices.Clone(st.replacedInputs)
+	if r.Policy.Value == graph.PolicySkip {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s is replaced, and reconcile-policy skip never writes this one: it keeps the values it read from the old one", strings.Join(inputsFrom(r), ", ")))
+		return false
+	}
 	rules := bodydiff.For(st.node.Kind)
 	createOnly := false
 	for _, c := range m.createOnlyChanges(st.node, r.Desired, st.current) {
