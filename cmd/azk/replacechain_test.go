@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -280,4 +281,59 @@ func mustPlanJSON(t *testing.T, args []string) string {
 		t.Fatalf("%s: exit %d\n%s\n%s", strings.Join(args, " "), code, out, errOut)
 	}
 	return out
+}
+
+// A move Azure cannot make in place (the identity's location) is
+// replace-required, and what is built from it waits; resolved with
+// -replace in a saved plan, the replacement carries through as it does for
+// a plain -replace, and the identity and its readers end in the new region
+// with the new principal.
+func TestReplaceRequiredResolvedWithReplaceCarriesThrough(t *testing.T) {
+	run, flags := emulatorAt(t)
+	with := func(args ...string) []string { return append(args, flags...) }
+	dir := writeStack(t, chainStack())
+	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", dir)...); code != 0 {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	moved := strings.Replace(chainStack(), "    name: chain\n  location: westeurope\n  operatorSpec:", "    name: chain\n  location: northeurope\n  operatorSpec:", 1)
+	if moved == chainStack() {
+		t.Fatal("the identity's location was not found in the stack")
+	}
+	dir2 := writeStack(t, moved)
+	out, _, code := azk(t, "", with("plan", dir2)...)
+	if code != 1 {
+		t.Fatalf("plan of the move: exit %d, want 1\n%s", code, out)
+	}
+	mustContain(t, "plan of the move", out, "! UserAssignedIdentity default/gallery-web needs replacing: azk applies it only with -replace",
+		"depends on "+chainIdentityAddress+", which needs replacing")
+
+	saved := filepath.Join(t.TempDir(), "chain.azk")
+	if out, errOut, code := azk(t, "", with("plan", "-replace=UserAssignedIdentity/gallery-web", "-out", saved, dir2)...); code != 0 {
+		t.Fatalf("plan -replace -out: exit %d\n%s\n%s", code, out, errOut)
+	}
+	shown, errOut, code := azk(t, "", "show", "-json", saved)
+	if code != 0 {
+		t.Fatalf("show: exit %d\n%s", code, errOut)
+	}
+	_, byName, summary := decodePlan(t, shown)
+	if r := byName["RoleAssignment/gallery-web-reader"]; r.Reason != planner.ReasonInputReplaced || len(r.ReplacedInputs) != 1 {
+		t.Errorf("the saved plan's role assignment: %s %+v, want replace_because_input_replaced with its input", r.Reason, r.ReplacedInputs)
+	}
+	if summary.Replace != 4 || summary.Update != 1 || summary.ReplaceRequired != 0 {
+		t.Errorf("saved plan summary %+v, want 4 to replace, 1 to update, none replace-required", summary)
+	}
+	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", saved)...); code != 0 {
+		t.Fatalf("apply of the saved plan: exit %d\n%s\n%s", code, out, errOut)
+	}
+	ids := chainIDsOf(t, byName)
+	if loc := testkit.At[string](t, getBody(t, run, ids.identity, chainIdentityAPI), "location"); loc != "northeurope" {
+		t.Errorf("the identity is in %s, want northeurope", loc)
+	}
+	identity, reader, secrets, vault := ids.principals(t, run)
+	if reader != identity || secrets != identity || vault != identity {
+		t.Errorf("the consumers name %s, %s, %s; the identity is %s", reader, secrets, vault, identity)
+	}
+	if out, errOut, code := azk(t, "", with("plan", "--detailed-exitcode", dir2)...); code != 0 {
+		t.Errorf("re-plan: exit %d, want 0\n%s\n%s", code, out, errOut)
+	}
 }
