@@ -61,6 +61,7 @@ func Build(in *loader.Result, opts Options) (*Graph, diag.List) {
 		b.resolve(n)
 		b.credential(n)
 		b.ignoreChanges(n)
+		b.replaceOnChange(n)
 	}
 	b.g.Subscription = b.subscription(opts.Subscription, nodes)
 	b.g.Nodes = b.order(nodes)

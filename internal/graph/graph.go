@@ -74,6 +74,9 @@ type Node struct {
 	// IgnoreChanges are the ARM body paths whose Azure value the resource's
 	// ignore-changes annotation keeps (AnnotationIgnoreChanges).
 	IgnoreChanges []armjson.Path
+	// ReplaceOnChange are the ARM body paths the resource's replace-on-change
+	// annotation declares create-only (AnnotationReplaceOnChange).
+	ReplaceOnChange []armjson.Path
 	// Credential is the v1 Secret named by the serviceoperator.azure.com/credential-from
 	// annotation: the identity, and subscription, the operator uses for this resource.
 	Credential *loader.Object

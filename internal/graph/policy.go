@@ -1,16 +1,10 @@
 package graph
 
 import (
-	"strings"
-
-	"sigs.k8s.io/kustomize/kyaml/yaml"
-
 	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/loader"
-	"github.com/azkcli/azk/internal/validate"
-	"github.com/azkcli/azk/internal/yamlnode"
 )
 
 // The operator's adoption annotations.
@@ -98,42 +92,9 @@ func (g *Graph) NamespacePolicy(n *Node) (policy string, ok bool) {
 
 // ignoreChanges parses the ignore-changes annotation into n.IgnoreChanges.
 func (b *builder) ignoreChanges(n *Node) {
-	o := n.Object
-	v, ok := o.Node.GetAnnotations()[AnnotationIgnoreChanges]
-	if !ok {
-		return
-	}
-	keyLine := loader.FieldLine(o, "metadata", "annotations", AnnotationIgnoreChanges)
-	_, value := yamlnode.Entry(yamlnode.Value(yamlnode.Value(o.Node.YNode(), "metadata"), "annotations"), AnnotationIgnoreChanges)
-	field := "metadata.annotations." + AnnotationIgnoreChanges
-	for start, end := 0, 0; end <= len(v); end++ {
-		if end < len(v) && v[end] != ',' && v[end] != '\n' {
-			continue
-		}
-		s, at := strings.TrimSpace(v[start:end]), start
-		if start = end + 1; s == "" {
-			continue
-		}
-		// In a literal block (|) each path's own line is known.
-		line := keyLine
-		if value != nil && value.Style&yaml.LiteralStyle != 0 {
-			line = value.Line + 1 + strings.Count(v[:at], "\n")
-		}
-		p, err := armjson.ParsePath(s)
-		if err != nil {
-			b.errorf(o, line, field, "%v", err)
-			continue
-		}
-		if p[0].Key == "name" || p[0].Key == "id" || p[0].Key == "type" {
-			b.errorf(o, line, field, "%q: the resource's %s is part of its ARM ID and cannot be ignored", s, p[0].Key)
-			continue
-		}
-		if err := validate.IgnorePath(n.Kind, p); err != nil {
-			b.errorf(o, line, field, "%q: %v", s, err)
-			continue
-		}
+	b.annotationPaths(n, AnnotationIgnoreChanges, "and cannot be ignored", func(p armjson.Path) {
 		n.IgnoreChanges = append(n.IgnoreChanges, p)
-	}
+	})
 }
 
 // credential resolves the credential-from annotation to a Secret in the input.

@@ -7,6 +7,7 @@ import (
 	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/bodydiff"
 	"github.com/azkcli/azk/internal/graph"
+	"github.com/azkcli/azk/internal/registry"
 )
 
 // CreateOnlyChange is a difference at a property Azure accepts only when
@@ -23,38 +24,54 @@ type CreateOnlyChange struct {
 	Source string
 }
 
-// Sources of create-only facts.
+// Sources of create-only facts that the planner names itself; the others
+// are the registry's (registry.CreateOnly.Sources).
 const (
 	// CreateOnlyLocation: ARM never moves a resource to another region.
-	CreateOnlyLocation = "location"
-	// CreateOnlyIdentity: the property names what the resource is (a role
-	// assignment's principal and role); ARM refuses to change it.
-	CreateOnlyIdentity = "identity"
+	CreateOnlyLocation = registry.CreateOnlyFromLocation
+	// CreateOnlyAnnotation: the resource's own annotation says so.
+	CreateOnlyAnnotation = "annotation " + graph.AnnotationReplaceOnChange
 )
 
-// createOnlyFact is one property of a kind that Azure accepts only at creation.
+// createOnlyFact is one property of a resource that Azure accepts only at creation.
 type createOnlyFact struct {
-	path   string // ARM body path as bodydiff's schema paths write it
+	// schema is the property's schema path (list items "[]", map values
+	// "{}"); exact, when set, is the annotation's path, which may name list items.
+	schema string
+	exact  armjson.Path
 	source string
 }
 
-// identityFacts are the create-only properties that make up what a
-// resource of an ARM type (lower case) is, beyond its ARM ID. A role
-// assignment's scope is its owner, part of the ARM ID, so changing it names
-// another resource rather than changing this one. A federated identity
-// credential's issuer, subject and audiences are updated in place by ARM.
-var identityFacts = map[string][]createOnlyFact{
-	// ARM answers RoleAssignmentUpdateNotPermitted.
-	"microsoft.authorization/roleassignments": {
-		{path: "properties.principalId", source: CreateOnlyIdentity},
-		{path: "properties.roleDefinitionId", source: CreateOnlyIdentity},
-	},
+// createOnlyFacts lists the create-only properties of n: its kind's, then
+// those its replace-on-change annotation adds.
+func createOnlyFacts(n *graph.Node) []createOnlyFact {
+	var facts []createOnlyFact
+	for _, c := range n.Kind.CreateOnly {
+		facts = append(facts, createOnlyFact{schema: c.Path, source: CreateOnlySource(n.Kind, c)})
+	}
+	for _, p := range n.ReplaceOnChange {
+		facts = append(facts, createOnlyFact{schema: p.String(), exact: p, source: CreateOnlyAnnotation})
+	}
+	return facts
 }
 
-// createOnlyFacts lists the create-only properties of n's kind.
-func createOnlyFacts(n *graph.Node) []createOnlyFact {
-	facts := []createOnlyFact{{path: "location", source: CreateOnlyLocation}}
-	return append(facts, identityFacts[strings.ToLower(n.Kind.ARMType)]...)
+// CreateOnlySource says where a registry fact comes from, as plans and azk
+// explain print it, e.g. "REST spec: Microsoft.X/y@2021-05-15; CRD: x.azure.com/v1api20210515".
+func CreateOnlySource(k *registry.Kind, c registry.CreateOnly) string {
+	parts := make([]string, 0, len(c.Sources))
+	for _, s := range c.Sources {
+		switch s {
+		case registry.CreateOnlyFromRESTSpec:
+			parts = append(parts, fmt.Sprintf("%s: %s@%s", s, k.ARMType, k.APIVersion))
+		case registry.CreateOnlyFromCRD:
+			parts = append(parts, fmt.Sprintf("%s: %s", s, k.GVK.APIVersion()))
+		case registry.CreateOnlyFromIdentity, registry.CreateOnlyFromProvider:
+			parts = append(parts, fmt.Sprintf("%s: ARM answers %s", s, c.Code))
+		default:
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // createOnlyChanges lists the create-only properties of n whose value in
@@ -66,9 +83,12 @@ func (m *maker) createOnlyChanges(n *graph.Node, desired, current map[string]any
 		return nil
 	}
 	facts := createOnlyFacts(n)
+	if len(facts) == 0 {
+		return nil
+	}
 	rules := bodydiff.For(n.Kind)
 	var out []CreateOnlyChange
-	seen := map[string]bool{}
+	seen := map[int]bool{}
 	for _, c := range rules.Diff(desired, current) {
 		if c.Sensitive {
 			continue
@@ -78,46 +98,75 @@ func (m *maker) createOnlyChanges(n *graph.Node, desired, current map[string]any
 			continue
 		}
 		schema := rules.SchemaOf(p)
-		for _, f := range facts {
-			if !within(schema, f.path) || seen[f.path] {
+		for i, f := range facts {
+			if seen[i] || !f.covers(schema, p) {
 				continue
 			}
-			seen[f.path] = true
+			seen[i] = true
 			have, want := c.Before, c.After
-			if fp, err := armjson.ParsePath(f.path); err == nil && !strings.ContainsAny(f.path, "[]{}") {
+			if whole := f.whole(); whole != nil {
 				// The whole property, not only the item or key that differs.
-				have, _ = fp.Get(current)
-				want, _ = fp.Get(desired)
+				have, _ = whole.Get(current)
+				want, _ = whole.Get(desired)
 			}
-			out = append(out, CreateOnlyChange{Path: f.path, Have: have, Want: want, Source: f.source})
+			out = append(out, CreateOnlyChange{Path: f.schema, Have: have, Want: want, Source: f.source})
 		}
 	}
 	return out
 }
 
-// within reports whether the schema path is the property at fact or lies inside it.
-func within(schema, fact string) bool {
-	if !strings.HasPrefix(schema, fact) {
+// covers reports whether a change at body path p (schema path schema) is
+// at the fact's property or inside it.
+func (f createOnlyFact) covers(schema string, p armjson.Path) bool {
+	if f.exact == nil {
+		rest, ok := strings.CutPrefix(schema, f.schema)
+		return ok && (rest == "" || strings.ContainsRune(".[{", rune(rest[0])))
+	}
+	if len(p) < len(f.exact) {
 		return false
 	}
-	rest := schema[len(fact):]
-	return rest == "" || rest[0] == '.' || rest[0] == '[' || rest[0] == '{'
+	for i, st := range f.exact {
+		if st.Item != p[i].Item || !strings.EqualFold(st.Key, p[i].Key) {
+			return false
+		}
+	}
+	return true
+}
+
+// whole is the path of the fact's property in a body, when it names one
+// property (not every item of a list or value of a map).
+func (f createOnlyFact) whole() armjson.Path {
+	if f.exact != nil {
+		return f.exact
+	}
+	if strings.ContainsAny(f.schema, "[]{}") {
+		return nil
+	}
+	p, err := armjson.ParsePath(f.schema)
+	if err != nil {
+		return nil
+	}
+	return p
 }
 
 // replaceReasons lists the changes Azure cannot make in place, each with
 // where the fact comes from. azk deletes to create again only when asked
 // (-replace=address), so each is an error.
 func (m *maker) replaceReasons(n *graph.Node, desired, current map[string]any) []string {
-	address := n.Address()
 	var reasons []string
 	for _, c := range m.createOnlyChanges(n, desired, current) {
-		recipe := fmt.Sprintf("-replace=%s deletes it and creates it again (with what ARM deletes with it), --allow-partial applies the rest", address)
-		if c.Source == CreateOnlyLocation {
-			reasons = append(reasons, fmt.Sprintf("location: Azure has %q, the manifest says %q; Azure cannot move it in place: %s", c.Have, c.Want, recipe))
-			continue
-		}
-		reasons = append(reasons, fmt.Sprintf("%s: Azure has %s, the manifest says %s; Azure accepts it only at creation (%s): %s",
-			c.Path, bodydiff.Format(c.Have), bodydiff.Format(c.Want), c.Source, recipe))
+		reasons = append(reasons, ReplaceReason(n.Address(), c))
 	}
 	return reasons
+}
+
+// ReplaceReason says why a create-only change needs a replacement, and
+// how to make it.
+func ReplaceReason(address string, c CreateOnlyChange) string {
+	recipe := fmt.Sprintf("-replace=%s deletes it and creates it again (with what ARM deletes with it), --allow-partial applies the rest", address)
+	if c.Source == CreateOnlyLocation {
+		return fmt.Sprintf("location: Azure has %q, the manifest says %q; Azure cannot move it in place: %s", c.Have, c.Want, recipe)
+	}
+	return fmt.Sprintf("%s: Azure has %s, the manifest says %s; Azure accepts it only at creation (%s): %s",
+		c.Path, bodydiff.Format(c.Have), bodydiff.Format(c.Want), c.Source, recipe)
 }

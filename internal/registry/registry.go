@@ -48,6 +48,8 @@ type groupFile struct {
 		Spec    *int   `json:"spec"`
 		Status  *int   `json:"status"`
 		Body    *int   `json:"body"`
+		// CreateOnly are the kind's Kind.CreateOnly.
+		CreateOnly []CreateOnly `json:"createOnly"`
 	} `json:"kinds"`
 	Bodies []*BodyFacts `json:"bodies"`
 }
@@ -179,6 +181,7 @@ func (r *Registry) loadGroup(group string) error {
 			if k.Status, g.err = at(e.Status); g.err != nil {
 				return
 			}
+			k.CreateOnly = e.CreateOnly
 			if e.Body != nil {
 				if *e.Body < 0 || *e.Body >= len(file.Bodies) {
 					g.err = fmt.Errorf("%s: body facts index %d out of range", name, *e.Body)

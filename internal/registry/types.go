@@ -81,6 +81,9 @@ type Kind struct {
 	Spec *Field `json:"spec,omitempty"`
 	// Status is the schema of .status; every field carries where it is read from in the ARM GET body.
 	Status *Field `json:"status,omitempty"`
+	// CreateOnly are the properties of the body Azure accepts only when the
+	// resource is created, sorted by path. Kept with the schemas.
+	CreateOnly []CreateOnly `json:"createOnly,omitempty"`
 }
 
 // IsARM reports whether resources of this kind are ARM resources azk can plan.
@@ -209,6 +212,47 @@ type BodyFacts struct {
 	// a field for (systemData, a storage account's sku.tier): the only
 	// read-only paths a body can hold. Nothing below them is listed.
 	ReadOnly []string `json:"readOnly,omitempty"`
+}
+
+// CreateOnly is a property of a kind's ARM body that Azure accepts only when
+// the resource is created: a PUT that changes it is refused, so changing it
+// means deleting the resource and creating it again.
+type CreateOnly struct {
+	// Path is the ARM body path, written as BodyFacts paths are.
+	Path string `json:"path"`
+	// Sources say where the fact comes from (CreateOnlyFrom...), in that order.
+	Sources []string `json:"sources"`
+	// Code is the error code the provider answers a PUT that changes it
+	// with, when known.
+	Code string `json:"code,omitempty"`
+}
+
+// Sources of create-only facts, in the order CreateOnly.Sources lists them.
+const (
+	// CreateOnlyFromRESTSpec: the REST specification's description of the
+	// property says it is set only at creation (types.json carries no
+	// x-ms-mutability, so its wording is what the specification says).
+	CreateOnlyFromRESTSpec = "REST spec"
+	// CreateOnlyFromCRD: the CRD's description of the spec field says so.
+	CreateOnlyFromCRD = "CRD"
+	// CreateOnlyFromIdentity: the property names what the resource is (a
+	// role assignment's principal and role); the provider refuses to change it.
+	CreateOnlyFromIdentity = "identity"
+	// CreateOnlyFromProvider: the provider refuses to change it although its
+	// specification does not say so (a Cosmos DB container's partition key).
+	CreateOnlyFromProvider = "provider"
+	// CreateOnlyFromLocation: ARM never moves a resource to another region.
+	CreateOnlyFromLocation = "location"
+)
+
+// CreateOnlyAt finds the create-only fact at path, or nil.
+func (k *Kind) CreateOnlyAt(path string) *CreateOnly {
+	for i := range k.CreateOnly {
+		if k.CreateOnly[i].Path == path {
+			return &k.CreateOnly[i]
+		}
+	}
+	return nil
 }
 
 // Selector is an enum property (Path) whose values name sibling objects

@@ -48,6 +48,8 @@ type typeNode struct {
 type typeProperty struct {
 	Type  typeRef `json:"type"`
 	Flags int     `json:"flags"`
+	// Description is read only to find create-only wording; never written out.
+	Description string `json:"description"`
 }
 
 type typeRef struct {
@@ -92,6 +94,9 @@ func markBodyFacts(dir string, kinds []*registry.Kind) error {
 		if c := facts[strings.ToLower(k.ARMType)+"@"+k.APIVersion]; k.IsARM() && c != nil {
 			k.Body = c.facts()
 			k.Body.ReadOnly = slices.DeleteFunc(k.Body.ReadOnly, func(p string) bool { return !specReaches(k.Spec, p) })
+			for _, p := range sortedNames(c.createOnly) {
+				addCreateOnly(k, p, registry.CreateOnlyFromRESTSpec, "")
+			}
 		}
 	}
 	return nil
@@ -161,6 +166,7 @@ func readBodyFacts(file string, out map[string]*factCollector) error {
 			continue
 		}
 		key := strings.ToLower(n.Name)
+		w.armType, _, _ = strings.Cut(n.Name, "@")
 		if out[key] == nil {
 			out[key] = newFactCollector()
 		}
@@ -174,6 +180,8 @@ func readBodyFacts(file string, out map[string]*factCollector) error {
 type bodyWalker struct {
 	file  string
 	nodes []typeNode
+	// armType is the resource type whose body is walked (createOnlyText's subject).
+	armType string
 }
 
 // factCollector gathers the facts of one resource body.
@@ -185,11 +193,14 @@ type factCollector struct {
 	readOnly, sent map[string]bool
 	enums          map[string][]string
 	selectors      map[string]registry.Selector
+	// createOnly are the properties whose description says they are set
+	// only at creation (createOnlyText).
+	createOnly map[string]bool
 }
 
 func newFactCollector() *factCollector {
 	return &factCollector{writeOnly: map[string]bool{}, required: map[string]bool{}, sensitive: map[string]bool{},
-		maps: map[string]bool{}, readOnly: map[string]bool{}, sent: map[string]bool{}, enums: map[string][]string{}, selectors: map[string]registry.Selector{}}
+		maps: map[string]bool{}, readOnly: map[string]bool{}, sent: map[string]bool{}, enums: map[string][]string{}, selectors: map[string]registry.Selector{}, createOnly: map[string]bool{}}
 }
 
 func (c *factCollector) facts() *registry.BodyFacts {
@@ -260,6 +271,9 @@ func (w *bodyWalker) walk(c *factCollector, ref typeRef, path string, depth int,
 					continue // never sent: nothing below it is compared
 				}
 				c.sent[child] = true
+				if createOnlyText(p.Description, w.armType+" "+child) {
+					c.createOnly[child] = true
+				}
 				if err := w.walk(c, p.Type, child, depth+1, onPath); err != nil {
 					return err
 				}

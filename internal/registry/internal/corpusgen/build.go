@@ -96,6 +96,7 @@ func Build(dir, armTypes string) (*Result, error) {
 	if err := markBodyFacts(armTypes, all.Kinds); err != nil {
 		return nil, err
 	}
+	markCreateOnly(all.Kinds)
 	recs, err := readRecordings(dir)
 	if err != nil {
 		return nil, err
@@ -226,6 +227,9 @@ func (b *builder) kind(res *Result, crdPath, group, kind string, v crdVersion) (
 	if s := root.Properties["spec"]; s != nil {
 		p := &pairer{gvk: gvk, kind: normalize(kind), names: names, unpaired: &res.Unpaired, refMismatches: &res.RefLeafMismatches}
 		k.Spec = p.root(s, resource.field("Spec"), armSpec, "spec", k.IsARM())
+		for _, path := range crdCreateOnly(k.ARMType, s, k.Spec, "") {
+			addCreateOnly(k, path, registry.CreateOnlyFromCRD, "")
+		}
 	}
 	if s := root.Properties["status"]; s != nil {
 		p := &pairer{gvk: gvk, kind: normalize(kind), names: names, unpaired: &res.UnpairedStatus, refMismatches: &res.RefLeafMismatches}

@@ -47,6 +47,8 @@ type wireSchemas struct {
 	Spec    *int   `json:"spec,omitempty"`
 	Status  *int   `json:"status,omitempty"`
 	Body    *int   `json:"body,omitempty"`
+	// CreateOnly are the kind's create-only facts (Kind.CreateOnly).
+	CreateOnly []registry.CreateOnly `json:"createOnly,omitempty"`
 }
 
 // nodeTable interns Field subtrees, children first, so equal input gives an
@@ -92,7 +94,7 @@ func (t *nodeTable) intern(f *registry.Field) (*int, error) {
 }
 
 // Write stores the kinds under dir: index.json.gz holds every Kind without
-// its schemas and body facts; groups/<group>.json.gz holds those of one group. Group
+// its schemas, body facts and create-only facts; groups/<group>.json.gz holds those of one group. Group
 // files of groups that no longer exist are removed.
 func Write(kinds []*registry.Kind, dir string) error {
 	index := make([]registry.Kind, len(kinds))
@@ -102,7 +104,7 @@ func Write(kinds []*registry.Kind, dir string) error {
 	var order []string
 	for i, k := range kinds {
 		index[i] = *k
-		index[i].Spec, index[i].Status, index[i].Body = nil, nil, nil
+		index[i].Spec, index[i].Status, index[i].Body, index[i].CreateOnly = nil, nil, nil, nil
 		if groups[k.Group] == nil {
 			order = append(order, k.Group)
 			groups[k.Group] = &groupFile{}
@@ -118,7 +120,7 @@ func Write(kinds []*registry.Kind, dir string) error {
 			return err
 		}
 		g := groups[k.Group]
-		w := wireSchemas{Version: k.Version, Kind: k.Kind, Spec: spec, Status: status}
+		w := wireSchemas{Version: k.Version, Kind: k.Kind, Spec: spec, Status: status, CreateOnly: k.CreateOnly}
 		if k.Body != nil {
 			key, err := json.Marshal(k.Body)
 			if err != nil {
