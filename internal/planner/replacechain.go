@@ -186,13 +186,19 @@ func (m *maker) replacedByInputs(st *nodeState, r *Resource) bool {
 			if err != nil {
 				continue
 			}
-			if schema := rules.SchemaOf(p); within(schema, c.Path) || within(c.Path, schema) {
+			if schema := rules.SchemaOf(p); atOrUnder(schema, c.Path) || atOrUnder(c.Path, schema) {
 				r.ReplacedInputs[i].CreateOnly = c.Source
 				createOnly = true
 			}
 		}
 	}
 	return createOnly
+}
+
+// atOrUnder reports whether the schema path is parent's or inside it.
+func atOrUnder(schema, parent string) bool {
+	rest, ok := strings.CutPrefix(schema, parent)
+	return ok && (rest == "" || strings.ContainsRune(".[{", rune(rest[0])))
 }
 
 // inputsCause says why r is replaced with the resources it reads from.
