@@ -340,3 +340,39 @@ func TestReplaceRequiredResolvedWithReplaceCarriesThrough(t *testing.T) {
 		t.Errorf("re-plan: exit %d, want 0\n%s\n%s", code, out, errOut)
 	}
 }
+
+// A Secret a replaced resource exports is new too: the container app that
+// sends the storage account's key and connection string is updated with
+// the new ones (ARM never returns them, so nothing else would send them
+// again).
+func TestReplacedSecretExporterUpdatesItsReaders(t *testing.T) {
+	_, flags := emulatorAt(t)
+	with := func(args ...string) []string { return append(args, flags...) }
+	dir := copyExample(t, "storage-key-to-app")
+	if out, errOut, code := azk(t, "", with("apply", "--auto-approve", dir)...); code != 0 {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	_, byName, _ := decodePlan(t, mustPlanJSON(t, with("plan", "-replace=StorageAccount/azkkeysdata", "-o", "json", dir)))
+	app := byName["ContainerApp/azk-keys-app"]
+	if app == nil || app.Action != planner.ActionUpdate || app.Reason != planner.ReasonInputReplacedUpdate {
+		t.Fatalf("the container app: %+v, want update_because_input_replaced", app)
+	}
+	var paths []string
+	for _, in := range app.ReplacedInputs {
+		if in.From != "storage.azure.com/StorageAccount/default/azkkeysdata" || in.CreateOnly != "" {
+			t.Errorf("replaced input %+v, want one from the storage account, updatable", in)
+		}
+		paths = append(paths, in.Path)
+	}
+	if len(paths) != 2 {
+		t.Errorf("replaced inputs at %q, want the two secrets it sends", paths)
+	}
+	out, errOut, code := azk(t, "", with("apply", "--auto-approve", "-replace=StorageAccount/azkkeysdata", dir)...)
+	if code != 0 {
+		t.Fatalf("apply -replace: exit %d\n%s\n%s", code, out, errOut)
+	}
+	mustContain(t, "apply -replace", out, "app.azure.com/ContainerApp/default/azk-keys-app: Update complete")
+	if out, errOut, code := azk(t, "", with("plan", "--detailed-exitcode", dir)...); code != 0 {
+		t.Errorf("re-plan: exit %d, want 0\n%s\n%s", code, out, errOut)
+	}
+}
