@@ -24,6 +24,7 @@ func readerDeletes(resources []*planner.Resource, steps []*step, byAddress map[s
 	}
 	var added []*step
 	of := map[*step]*planner.Resource{}
+	deletes := map[string]*step{} // by address
 	for i, r := range resources {
 		if r.Reason != planner.ReasonInputReplaced || !r.Deletes() {
 			continue
@@ -31,21 +32,33 @@ func readerDeletes(resources []*planner.Resource, steps []*step, byAddress map[s
 		d := &step{index: next, cost: deleteCost(r.ID()), lane: laneOf(r.ID()), method: http.MethodDelete}
 		next++
 		added = append(added, d)
-		of[d] = r
+		of[d], deletes[r.Address] = r, d
 		put := steps[i]
 		put.deps = append(put.deps, d)
 		put.method, put.cost = http.MethodPut, costOf(r.ARMType, registry.OpCreate)
+	}
+	// The step that sends a resource's DELETE: a reader's own, else its
+	// step, or that of the owner ARM deletes it with.
+	deleterOf := func(r *planner.Resource) *step {
+		if r.CascadedBy != "" {
+			r = byAddr[r.CascadedBy]
+			if r == nil {
+				return nil
+			}
+		}
+		if d := deletes[r.Address]; d != nil {
+			return d
+		}
+		return byAddress[r.Address]
+	}
+	for _, d := range added {
 		var deleters []*step
-		for _, in := range r.ReplacedInputs {
+		for _, in := range of[d].ReplacedInputs {
 			from := byAddr[in.From]
 			if from == nil {
 				continue // not in this apply (--target)
 			}
-			deleter := byAddress[from.Address]
-			if from.CascadedBy != "" {
-				deleter = byAddress[from.CascadedBy]
-			}
-			if deleter != nil && !slices.Contains(deleters, deleter) {
+			if deleter := deleterOf(from); deleter != nil && !slices.Contains(deleters, deleter) {
 				deleters = append(deleters, deleter)
 				deleter.deps = append(deleter.deps, d)
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/azkcli/azk/internal/applier"
 	"github.com/azkcli/azk/internal/arm"
+	"github.com/azkcli/azk/internal/convert"
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/planner"
 	"github.com/azkcli/azk/internal/testkit"
@@ -122,5 +123,64 @@ func TestChainReaderDeleteFailureStopsTheReplacement(t *testing.T) {
 	}
 	if after := e.get(t, identity.ARMID, "2023-01-31"); after["properties"].(map[string]any)["principalId"] != before["properties"].(map[string]any)["principalId"] {
 		t.Error("the identity was replaced although the role assignment naming it could not be deleted")
+	}
+}
+
+// A chain two readers long (a reader that exports what another reads) is
+// deleted from its far end inwards and created from its start outwards,
+// each DELETE ended before the next begins: the plan's decisions are
+// applied as a saved plan is, by address.
+func TestChainOfReadersIsDeletedOutsideIn(t *testing.T) {
+	e := start(t, emulator.Options{}, 0)
+	put := func(id, apiVersion string, body map[string]any) {
+		t.Helper()
+		op, err := e.client.Put(testkit.Context(t), id, apiVersion, body)
+		if err == nil {
+			_, err = op.Wait(testkit.Context(t))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	rg := "/subscriptions/" + subscription + "/resourceGroups/chain"
+	put(rg, "2020-06-01", map[string]any{"location": "westus2"})
+	resource := func(name string, reason planner.Reason, from string) *planner.Resource {
+		id := rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/" + name
+		put(id, "2023-01-31", map[string]any{"location": "westus2"})
+		r := &planner.Resource{Address: "x/UserAssignedIdentity/default/" + name, Name: name, ARMID: id, ARMType: "Microsoft.ManagedIdentity/userAssignedIdentities",
+			APIVersion: "2023-01-31", Action: planner.ActionRecreate, Reason: reason,
+			Request: &convert.Request{Method: http.MethodPut, URL: id + "?api-version=2023-01-31", Body: map[string]any{"location": "westus2"}}}
+		if from != "" {
+			r.DependsOn = []string{from}
+			r.ReplacedInputs = []planner.ReplacedInput{{Path: "tags.principal", From: from, CreateOnly: "annotation"}}
+		}
+		return r
+	}
+	first := resource("first", planner.ReasonReplaceRequested, "")
+	middle := resource("middle", planner.ReasonInputReplaced, first.Address)
+	last := resource("last", planner.ReasonInputReplaced, middle.Address)
+	rec := &recorder{}
+	rep := e.apply(t, context.Background(), []*planner.Resource{first, middle, last}, applier.Options{Client: e.client, Parallelism: 10, Events: rec.record})
+	if rep.Failed() || len(rep.Results) != 3 || rep.Count(applier.OutcomeReplaced) != 3 {
+		t.Fatalf("apply: %+v, want three replaced", rep.Results)
+	}
+	at := func(r *planner.Resource, typ applier.EventType, method string, outcome applier.Outcome) int {
+		for i, ev := range rec.all() {
+			if ev.Address == r.Address && ev.Type == typ && ev.Method == method && ev.Outcome == outcome {
+				return i
+			}
+		}
+		t.Fatalf("no %s %s %s event for %s", typ, method, outcome, r.Name)
+		return -1
+	}
+	deleted := func(r *planner.Resource) int { return at(r, applier.EventEnd, "", applier.OutcomeDeleted) }
+	deleting := func(r *planner.Resource) int { return at(r, applier.EventStart, http.MethodDelete, "") }
+	created := func(r *planner.Resource) int { return at(r, applier.EventEnd, "", applier.OutcomeReplaced) }
+	creating := func(r *planner.Resource) int { return at(r, applier.EventStart, http.MethodPut, "") }
+	if !(deleted(last) < deleting(middle) && deleted(middle) < deleting(first)) {
+		t.Errorf("DELETEs not from the far end inwards: %+v", rec.all())
+	}
+	if !(created(first) < creating(middle) && created(middle) < creating(last)) {
+		t.Errorf("PUTs not from the start outwards: %+v", rec.all())
 	}
 }
