@@ -232,6 +232,9 @@ func TestReplaceCarriesThroughTheGraph(t *testing.T) {
 	if reader != identity || secrets != identity || vault != identity {
 		t.Errorf("after -replace the consumers name %s, %s, %s; the new identity is %s (the old one %s)", reader, secrets, vault, identity, old)
 	}
+	if fic := byName["FederatedIdentityCredential/gallery-web-aks"]; getBody(t, run, fic.ARMID, chainIdentityAPI) == nil {
+		t.Error("the federated credential is not there again under the new identity")
+	}
 	if out, errOut, code := azk(t, "", with("plan", "--detailed-exitcode", dir)...); code != 0 || !strings.Contains(out, "No changes") {
 		t.Errorf("re-plan: exit %d, want 0 and No changes\n%s\n%s", code, out, errOut)
 	}
