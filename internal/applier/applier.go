@@ -391,7 +391,7 @@ func (a *applier) write(ctx context.Context, r *planner.Resource) (Outcome, erro
 	outcome := map[planner.Action]Outcome{planner.ActionCreate: OutcomeCreated, planner.ActionUpdate: OutcomeUpdated, planner.ActionRecreate: OutcomeReplaced}[r.Action]
 	a.emit(Event{Type: EventStart, Address: r.Address, ARMID: r.ARMID, Action: string(r.Action), Method: "PUT"})
 	stop := heartbeat(a.opts.Heartbeat, a.emit, Event{Address: r.Address, ARMID: r.ARMID, Action: string(r.Action)}, started)
-	err := a.put(ctx, r)
+	err := replaceRequiredBy(r, a.put(ctx, r))
 	stop()
 	ev := Event{Type: EventEnd, Address: r.Address, ARMID: r.ARMID, Action: string(r.Action), Outcome: outcome, Elapsed: Seconds(time.Since(started))}
 	if err != nil {

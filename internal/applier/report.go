@@ -238,6 +238,9 @@ type Failure struct {
 	Code          string `json:"code,omitempty"`
 	Message       string `json:"message"`
 	CorrelationID string `json:"correlationId,omitempty"`
+	// ReplaceRequired is set when ARM refused an update for changing a
+	// property it accepts only at creation.
+	ReplaceRequired *ReplaceRequired `json:"replaceRequired,omitempty"`
 }
 
 func failureOf(err error) *Failure {
@@ -250,7 +253,11 @@ func failureOf(err error) *Failure {
 		if conflict := re.Conflict(); conflict != "" {
 			msg = conflict + ": nothing was overwritten; make a new plan"
 		}
-		return &Failure{Code: re.Code, Message: msg, CorrelationID: re.CorrelationID}
+		f := &Failure{Code: re.Code, Message: msg, CorrelationID: re.CorrelationID}
+		if rr := (*replaceRequiredError)(nil); errors.As(err, &rr) {
+			f.ReplaceRequired = &rr.what
+		}
+		return f
 	}
 	return &Failure{Message: err.Error()}
 }
@@ -351,6 +358,9 @@ func describeFailure(f *Failure) string {
 	s := f.Code + ": " + f.Message
 	if f.CorrelationID != "" {
 		s += " (correlation ID " + f.CorrelationID + ")"
+	}
+	if f.ReplaceRequired != nil {
+		s += "; " + describeReplace(f.ReplaceRequired)
 	}
 	return s
 }

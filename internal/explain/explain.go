@@ -76,6 +76,9 @@ type Field struct {
 	// by a GET; a secret.
 	WriteOnly bool `json:"writeOnly,omitempty"`
 	Sensitive bool `json:"sensitive,omitempty"`
+	// CreateOnly says where the fact that Azure accepts the value only when
+	// the resource is created comes from; empty when it is updatable.
+	CreateOnly string `json:"createOnly,omitempty"`
 	// Pattern and the bounds are the CRD's validation.
 	Pattern string   `json:"pattern,omitempty"`
 	Min     *float64 `json:"min,omitempty"`
@@ -273,11 +276,18 @@ func fieldNames(f *registry.Field) []string {
 	return out
 }
 
-// facts are the REST specification's flags by ARM path.
-type facts struct{ writeOnly, sensitive map[string]bool }
+// facts are the REST specification's flags by ARM path, and where each
+// create-only fact comes from.
+type facts struct {
+	writeOnly, sensitive map[string]bool
+	createOnly           map[string]string
+}
 
 func bodyFacts(k *registry.Kind) facts {
-	f := facts{writeOnly: map[string]bool{}, sensitive: map[string]bool{}}
+	f := facts{writeOnly: map[string]bool{}, sensitive: map[string]bool{}, createOnly: map[string]string{}}
+	for _, c := range k.CreateOnly {
+		f.createOnly[c.Path] = k.CreateOnlySource(c)
+	}
 	if k.Body != nil {
 		for _, p := range k.Body.WriteOnly {
 			f.writeOnly[p] = true
@@ -302,6 +312,9 @@ func (d *describer) field(f *registry.Field, path string, at armAt, top bool) Fi
 	if at.ok && at.path != "" {
 		out.ARMPath, out.WriteOnly = at.path, d.facts.writeOnly[at.path]
 		out.Sensitive = out.Sensitive || d.facts.sensitive[at.path]
+		if strings.HasPrefix(path, "spec") {
+			out.CreateOnly = d.facts.createOnly[at.path]
+		}
 	}
 	e, suffix := elements(f)
 	out.Enum = e.Enum

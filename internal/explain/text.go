@@ -103,6 +103,9 @@ func factLines(f Field) []string {
 	} else if f.Sensitive {
 		out = append(out, "secret")
 	}
+	if f.CreateOnly != "" {
+		out = append(out, "create-only: Azure accepts it only when the resource is created ("+f.CreateOnly+")")
+	}
 	return out
 }
 

@@ -47,31 +47,12 @@ type createOnlyFact struct {
 func createOnlyFacts(n *graph.Node) []createOnlyFact {
 	var facts []createOnlyFact
 	for _, c := range n.Kind.CreateOnly {
-		facts = append(facts, createOnlyFact{schema: c.Path, source: CreateOnlySource(n.Kind, c)})
+		facts = append(facts, createOnlyFact{schema: c.Path, source: n.Kind.CreateOnlySource(c)})
 	}
 	for _, p := range n.ReplaceOnChange {
 		facts = append(facts, createOnlyFact{schema: p.String(), exact: p, source: CreateOnlyAnnotation})
 	}
 	return facts
-}
-
-// CreateOnlySource says where a registry fact comes from, as plans and azk
-// explain print it, e.g. "REST spec: Microsoft.X/y@2021-05-15; CRD: x.azure.com/v1api20210515".
-func CreateOnlySource(k *registry.Kind, c registry.CreateOnly) string {
-	parts := make([]string, 0, len(c.Sources))
-	for _, s := range c.Sources {
-		switch s {
-		case registry.CreateOnlyFromRESTSpec:
-			parts = append(parts, fmt.Sprintf("%s: %s@%s", s, k.ARMType, k.APIVersion))
-		case registry.CreateOnlyFromCRD:
-			parts = append(parts, fmt.Sprintf("%s: %s", s, k.GVK.APIVersion()))
-		case registry.CreateOnlyFromIdentity, registry.CreateOnlyFromProvider:
-			parts = append(parts, fmt.Sprintf("%s: ARM answers %s", s, c.Code))
-		default:
-			parts = append(parts, s)
-		}
-	}
-	return strings.Join(parts, "; ")
 }
 
 // createOnlyChanges lists the create-only properties of n whose value in
@@ -113,6 +94,22 @@ func (m *maker) createOnlyChanges(n *graph.Node, desired, current map[string]any
 		}
 	}
 	return out
+}
+
+// CreateOnlyFactAt is the kind's create-only fact that covers a change at
+// body path (as plans print it), or nil.
+func CreateOnlyFactAt(k *registry.Kind, path string) *registry.CreateOnly {
+	p, err := armjson.ParsePath(path)
+	if err != nil {
+		return nil
+	}
+	schema := bodydiff.For(k).SchemaOf(p)
+	for i := range k.CreateOnly {
+		if (createOnlyFact{schema: k.CreateOnly[i].Path}).covers(schema, p) {
+			return &k.CreateOnly[i]
+		}
+	}
+	return nil
 }
 
 // covers reports whether a change at body path p (schema path schema) is

@@ -4,6 +4,11 @@
 // field. The facts are generated from the ASO corpus by ./gen and embedded.
 package registry
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Scope says where in ARM a kind's resources live, and so how their ARM ID is built.
 type Scope string
 
@@ -253,6 +258,25 @@ func (k *Kind) CreateOnlyAt(path string) *CreateOnly {
 		}
 	}
 	return nil
+}
+
+// CreateOnlySource says where the fact c of k comes from, as plans and azk
+// explain print it, e.g. "REST spec: Microsoft.X/y@2021-05-15; CRD: x.azure.com/v1api20210515".
+func (k *Kind) CreateOnlySource(c CreateOnly) string {
+	parts := make([]string, 0, len(c.Sources))
+	for _, s := range c.Sources {
+		switch s {
+		case CreateOnlyFromRESTSpec:
+			parts = append(parts, fmt.Sprintf("%s: %s@%s", s, k.ARMType, k.APIVersion))
+		case CreateOnlyFromCRD:
+			parts = append(parts, fmt.Sprintf("%s: %s", s, k.GVK.APIVersion()))
+		case CreateOnlyFromIdentity, CreateOnlyFromProvider:
+			parts = append(parts, fmt.Sprintf("%s: ARM answers %s", s, c.Code))
+		default:
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Selector is an enum property (Path) whose values name sibling objects

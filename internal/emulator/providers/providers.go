@@ -48,6 +48,7 @@ func (p *Providers) Register(c *armcore.Core) {
 	c.Register(endpoints{})
 	c.Register(publicIPs{})
 	c.Register(roles{c})
+	c.Register(createOnly{})
 	p.authz = rbac{c}
 	c.Register(p.authz)
 	// Before the key vault's createMode handling, which changes the store:
