@@ -277,6 +277,14 @@ func TestReplacementChainFailureReconverges(t *testing.T) {
 	if out, errOut, code := azk(t, "", with("plan", "--detailed-exitcode", dir)...); code != 0 {
 		t.Errorf("re-plan: exit %d, want 0\n%s\n%s", code, out, errOut)
 	}
+
+	// -o json says which resources Azure lacks after such a failure.
+	run.Server.SetFaults(emulator.Faults{Failures: []emulator.FailureRule{{Type: "Microsoft.ManagedIdentity/userAssignedIdentities", After: 20 * time.Millisecond, Code: "QuotaExceeded", Message: "the identity quota of the region is used up"}}})
+	out, _, code = azk(t, "", with("apply", "--auto-approve", "-o", "json", "-replace=UserAssignedIdentity/gallery-web", dir)...)
+	run.Server.SetFaults(emulator.Faults{})
+	if code != 1 || !strings.Contains(out, `{"address":"authorization.azure.com/RoleAssignment/default/gallery-web-reader","outcome":"not-attempted","blockedBy":"`+chainIdentityAddress+`","deletedFirst":true}`) {
+		t.Errorf("apply -o json with the identity's create failing: exit %d, want 1 and the role assignment deleted first\n%s", code, out)
+	}
 }
 
 // mustPlanJSON runs a plan that must succeed and returns its JSON.

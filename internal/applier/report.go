@@ -379,6 +379,8 @@ func (r *Report) WriteJSONSummary(w io.Writer) error {
 		Outcome   Outcome  `json:"outcome"`
 		Error     *Failure `json:"error,omitempty"`
 		BlockedBy string   `json:"blockedBy,omitempty"`
+		// DeletedFirst: not attempted, after its DELETE went (see Result).
+		DeletedFirst bool `json:"deletedFirst,omitempty"`
 		// RecordError: applied, but the policy record failed.
 		RecordError *Failure `json:"recordError,omitempty"`
 	}
@@ -394,7 +396,7 @@ func (r *Report) WriteJSONSummary(w io.Writer) error {
 	for _, res := range r.Results {
 		out.Counts[res.Outcome]++
 		if !res.Outcome.succeeded() || res.RecordErr != nil {
-			out.Problems = append(out.Problems, problem{Address: res.Address, Outcome: res.Outcome, Error: failureOf(res.Err), BlockedBy: res.BlockedBy, RecordError: failureOf(res.RecordErr)})
+			out.Problems = append(out.Problems, problem{Address: res.Address, Outcome: res.Outcome, Error: failureOf(res.Err), BlockedBy: res.BlockedBy, DeletedFirst: res.DeletedFirst, RecordError: failureOf(res.RecordErr)})
 		}
 	}
 	return json.NewEncoder(w).Encode(out)
