@@ -72,6 +72,11 @@ func listNotRecreated(p *Plan, states map[*graph.Node]*nodeState, replaced func(
 func (m *maker) replace(st *nodeState, r *Resource) bool {
 	n := st.node
 	root := m.replacedOwner(n)
+	if from := m.nameFromReplaced(n); from != nil {
+		r.Action, r.Reason = ActionBlocked, ReasonBlocked
+		r.Reasons = append(r.Reasons, fmt.Sprintf("its Azure name comes from %s (azureNameFromConfig), which is replaced: the new one names another %s, which azk cannot create in the same apply as it deletes this one; --allow-partial applies the rest, the next plan creates the new one, and this one stays in Azure until it is deleted", from.Address(), n.Kind.Kind))
+		return true
+	}
 	requested := m.replaceSet[r.Address] || root != nil
 	if !requested && !m.replacedByInputs(st, r) {
 		return false

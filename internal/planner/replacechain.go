@@ -67,6 +67,22 @@ func (m *maker) replacedProducers(n *graph.Node) map[*graph.Node]string {
 	return out
 }
 
+// nameFromReplaced is the replaced resource whose status gives n its Azure
+// name (azureNameFromConfig), nil when there is none: replacing it renames
+// n, another resource in ARM's eyes.
+func (m *maker) nameFromReplaced(n *graph.Node) *graph.Node {
+	// The edge, not NameSource: that is cleared once the name is known.
+	for _, e := range n.Edges {
+		if e.Kind != graph.EdgeConfigMap || e.Field != "spec.azureNameFromConfig" || e.To == nil {
+			continue
+		}
+		if _, replaced := m.replacedProducers(n)[e.To]; replaced {
+			return e.To
+		}
+	}
+	return nil
+}
+
 // sourcesAfterReplacing are what converting n reads once the replaced
 // resources are deleted: their exported values unknown, and nothing under
 // the ARM IDs deleted (theirs, and deleted when n itself is replaced).

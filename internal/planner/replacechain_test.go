@@ -83,3 +83,45 @@ func TestReplacementCarriesFromAReplacedOwner(t *testing.T) {
 		t.Errorf("the identity's notes do not show the chain: %q", notes)
 	}
 }
+
+// A resource named by a replaced resource's status (azureNameFromConfig)
+// would be another resource under the new name: it is blocked, saying so,
+// rather than left under the old one as though nothing changed.
+func TestReplacementRenamingAReaderBlocksIt(t *testing.T) {
+	az := startAzure(t, emulator.Faults{})
+	const file = "testdata/replacechain/named.yaml"
+	rg := "/subscriptions/" + testSub + "/resourceGroups/rc-pg"
+	identityID := rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/rc-admin"
+	az.Put(t, rg, "2020-06-01", map[string]any{"location": "westus2"})
+	az.Put(t, identityID, "2023-01-31", map[string]any{"location": "westus2"})
+	resp, err := az.Client.Get(testkit.Context(t), identityID, "2023-01-31")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var identity map[string]any
+	if err := json.Unmarshal(resp.Body, &identity); err != nil {
+		t.Fatal(err)
+	}
+	principal := testkit.At[string](t, identity, "properties", "principalId")
+	server := rg + "/providers/Microsoft.DBforPostgreSQL/flexibleServers/rc-pg1"
+	az.Put(t, server, "2025-08-01", map[string]any{"location": "westus2", "properties": map[string]any{"version": "16"}})
+	az.Put(t, server+"/administrators/"+principal, "2025-08-01", map[string]any{"properties": map[string]any{
+		"principalType": "ServicePrincipal", "principalName": "rc-admin", "tenantId": "72f988bf-0000-4000-8000-000000000000"}})
+	p, diags := planner.Make(context.Background(), loadScenario(t, file), planner.Options{Reader: az.Client, Replace: []string{"UserAssignedIdentity/rc-admin"}, Inputs: planner.Inputs{Paths: []string{file}, Namespace: "default"}})
+	if diags.HasErrors() {
+		t.Fatalf("Make: %v", diags.Err())
+	}
+	for _, r := range p.Resources {
+		if r.Name != "rc-admin1" {
+			continue
+		}
+		if !r.Exists || !strings.HasSuffix(r.ARMID, "/administrators/"+principal) {
+			t.Fatalf("the administrator: exists %v at %s, want the one named by the current principal", r.Exists, r.ARMID)
+		}
+		if r.Action != planner.ActionBlocked || !strings.Contains(strings.Join(r.Reasons, "\n"), "its Azure name comes from managedidentity.azure.com/UserAssignedIdentity/default/rc-admin (azureNameFromConfig), which is replaced") {
+			t.Errorf("the administrator: %s %q, want blocked: replacing the identity renames it", r.Action, r.Reasons)
+		}
+		return
+	}
+	t.Fatal("the administrator is not in the plan")
+}
