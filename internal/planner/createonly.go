@@ -58,7 +58,8 @@ func createOnlyFacts(n *graph.Node) []createOnlyFact {
 // createOnlyChanges lists the create-only properties of n whose value in
 // the body azk sends (desired) differs from Azure's (current), as the
 // kind's comparison rules judge it (locations, IDs and enums compare as
-// ARM does). Secrets are never compared, so never listed.
+// ARM does). Secrets are never compared after creation (bodydiff), so
+// never listed.
 func (m *maker) createOnlyChanges(n *graph.Node, desired, current map[string]any) []CreateOnlyChange {
 	if current == nil || n.Kind == nil {
 		return nil
@@ -71,9 +72,6 @@ func (m *maker) createOnlyChanges(n *graph.Node, desired, current map[string]any
 	var out []CreateOnlyChange
 	seen := map[int]bool{}
 	for _, c := range rules.Diff(desired, current) {
-		if c.Sensitive {
-			continue
-		}
 		p, err := armjson.ParsePath(c.Path)
 		if err != nil {
 			continue
