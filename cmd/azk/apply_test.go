@@ -67,7 +67,7 @@ func azk(t *testing.T, stdin string, args ...string) (string, string, int) {
 	if log != nil && (applied != nil || args[0] == "apply") {
 		// Announced writes are read after the run: a resource named from
 		// another's status has its ARM ID only then.
-		log.check(t, announcedWrites(applied), announcedReads(applied), code == 0)
+		log.check(t, announcedWrites(applied), announcedReads(applied), announcedOrder(applied), code == 0)
 	}
 	return out, errOut, code
 }

@@ -16,6 +16,8 @@ import (
 type writeLog struct {
 	mu   sync.Mutex
 	seen map[string]bool
+	// order is each write's first time, in the order they reached the emulator.
+	order []string
 }
 
 // writeLogs finds the log of a proxy by the endpoint azk is pointed at.
@@ -28,8 +30,12 @@ func watchWrites(t *testing.T, target string) string {
 	log := &writeLog{seen: map[string]bool{}}
 	front := proxyTo(t, target, func(_ http.ResponseWriter, r *http.Request) bool {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead && !strings.HasPrefix(r.URL.Path, "/_emulator/") && !readOnlyCheck(r) {
+			w := r.Method + " " + strings.ToLower(r.URL.Path)
 			log.mu.Lock()
-			log.seen[r.Method+" "+strings.ToLower(r.URL.Path)] = true
+			if !log.seen[w] {
+				log.order = append(log.order, w)
+			}
+			log.seen[w] = true
 			log.mu.Unlock()
 		}
 		return false
@@ -81,7 +87,7 @@ func writeLogFor(args []string) *writeLog {
 func (l *writeLog) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.seen = map[string]bool{}
+	l.seen, l.order = map[string]bool{}, nil
 }
 
 // announcedWrites are the writes a plan says apply makes: a PUT per create,
@@ -130,14 +136,63 @@ func announcedReads(p *planner.Plan) map[string]bool {
 	return out
 }
 
+// announcedOrder are the orders between writes a plan promises, each as
+// (first, then): a replacement's DELETE before its PUT, and in a chain
+// (planner.ReasonInputReplaced) the reader's DELETE before that of the
+// replaced resource it reads from (or of the owner ARM deletes it with),
+// and that resource's PUT before the reader's.
+func announcedOrder(p *planner.Plan) [][2]string {
+	if p == nil {
+		return nil
+	}
+	byAddress := map[string]*planner.Resource{}
+	for _, r := range p.Resources {
+		byAddress[r.Address] = r
+	}
+	put := func(r *planner.Resource) string { return "PUT " + strings.ToLower(r.ARMID) }
+	del := func(r *planner.Resource) string { return "DELETE " + strings.ToLower(r.ARMID) }
+	var out [][2]string
+	for _, r := range p.Resources {
+		if r.Action == planner.ActionRecreate && r.Deletes() {
+			out = append(out, [2]string{del(r), put(r)})
+		}
+		if r.Reason != planner.ReasonInputReplaced {
+			continue
+		}
+		for _, in := range r.ReplacedInputs {
+			from := byAddress[in.From]
+			if from == nil {
+				continue
+			}
+			deleter := from
+			if from.CascadedBy != "" {
+				deleter = byAddress[from.CascadedBy]
+			}
+			out = append(out, [2]string{del(r), del(deleter)}, [2]string{put(from), put(r)})
+		}
+	}
+	return out
+}
+
 // check compares the writes sent with those announced: none beyond them
 // (secret reads the plan announced aside), and all of them when the apply
-// succeeded.
-func (l *writeLog) check(t *testing.T, announced, reads map[string]bool, succeeded bool) {
+// succeeded, in the orders the plan promises (order) among those sent.
+func (l *writeLog) check(t *testing.T, announced, reads map[string]bool, order [][2]string, succeeded bool) {
 	t.Helper()
 	l.mu.Lock()
 	sent := maps.Clone(l.seen)
+	at := map[string]int{}
+	for i, w := range l.order {
+		at[w] = i
+	}
 	l.mu.Unlock()
+	for _, o := range order {
+		first, okFirst := at[o[0]]
+		then, okThen := at[o[1]]
+		if okThen && (!okFirst || first > then) {
+			t.Errorf("apply sent %s before %s, which the plan puts first", o[1], o[0])
+		}
+	}
 	for w := range sent {
 		if !announced[w] && !reads[w] {
 			t.Errorf("apply sent %s, which the plan did not announce", w)

@@ -113,12 +113,24 @@ func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Re
 			a.guarded[r] = true
 		}
 	}
+	added, deletedBefore := readerDeletes(resources, steps, byAddress, len(steps))
+	steps = append(steps, added...)
+	a.deletedBefore = map[*planner.Resource]bool{}
+	for _, r := range deletedBefore {
+		a.deletedBefore[r] = true
+	}
 	a.producers = producers(resources)
 	a.statusRead = statusReaders(resources, a.producers)
 	a.exports = exported.New(exported.Options{Client: opts.Client, Status: a.statusOf, Redact: opts.Redact})
 	flight := trackProgress(opts, a.emit, steps)
 	run(ctx, opts.Drain, steps, opts.Parallelism, admission(opts.Client), func(ctx context.Context, s *step) (Outcome, error) {
 		defer flight.enter(s)()
+		if r := deletedBefore[s]; r != nil {
+			if err := a.deleteFirst(ctx, r); err != nil {
+				return OutcomeFailed, err
+			}
+			return OutcomeDeleted, nil
+		}
 		if s.index >= len(resources) {
 			d := early[s.index-len(resources)]
 			if err := deleteOne(ctx, d, opts, a.emit); err != nil {
@@ -134,16 +146,31 @@ func Apply(ctx context.Context, resources []*planner.Resource, opts Options) *Re
 	flight.stop()
 	report := &Report{Operation: OperationApply, Interrupted: interrupted(ctx, opts.Drain)}
 	addressOf := func(s *step) string {
+		if r := deletedBefore[s]; r != nil {
+			return r.Address
+		}
 		if s.index >= len(resources) {
 			return early[s.index-len(resources)].Address
 		}
 		return resources[s.index].Address
 	}
+	deleteStepOf := map[*planner.Resource]*step{}
+	for d, r := range deletedBefore {
+		deleteStepOf[r] = d
+	}
 	for i, s := range steps {
+		if deletedBefore[s] != nil {
+			continue // reported with its resource's step
+		}
 		res := &Result{Outcome: s.outcome, Err: s.err}
 		if i < len(resources) {
 			r := resources[i]
 			res.Address, res.ARMID, res.Action, res.RecordErr = r.Address, r.ARMID, string(r.Action), a.recordErrs[r.Address]
+			if d := deleteStepOf[r]; d != nil && d.outcome == OutcomeFailed {
+				s.blockedBy, res.Outcome, res.Err = nil, OutcomeFailed, d.err // its own DELETE failed
+			} else if d != nil && d.outcome.succeeded() && s.outcome == OutcomeNotAttempted {
+				res.DeletedFirst = true
+			}
 		} else {
 			d := early[i-len(resources)]
 			res.Address, res.ARMID, res.Action = d.Address, d.ARMID, string(d.Action)
@@ -266,6 +293,9 @@ type applier struct {
 	statusRead map[*graph.Node]bool
 	// exports fetches the Secrets producers export, once each.
 	exports *exported.Fetcher
+	// deletedBefore are the replacements whose DELETE is a step of its own,
+	// before what they read from is deleted (readerDeletes).
+	deletedBefore map[*planner.Resource]bool
 	// recordErrs are the policy records that could not be written, by address.
 	recordErrs map[string]error
 	// guarded are the resources whose first write carries what the plan
@@ -317,7 +347,7 @@ func (a *applier) apply(ctx context.Context, r *planner.Resource) (Outcome, erro
 	}
 	switch r.Action {
 	case planner.ActionRecreate:
-		if r.CascadedBy == "" {
+		if r.CascadedBy == "" && !a.deletedBefore[r] {
 			if err := a.deleteFirst(ctx, r); err != nil {
 				return OutcomeFailed, err
 			}

@@ -58,6 +58,10 @@ type Result struct {
 	BlockedBy string
 	// CascadedBy is the resource whose deletion took this one with it.
 	CascadedBy string
+	// DeletedFirst marks a not-attempted replacement whose DELETE went
+	// before what it waited for (readerDeletes): Azure lacks it until a
+	// run creates it again.
+	DeletedFirst bool
 	// RecordErr is why the reconcile-policy the plan said apply records
 	// could not be written into the manifest.
 	RecordErr error
@@ -146,6 +150,9 @@ func (r *Report) WriteText(w io.Writer) {
 			why := "stopped by the interrupt"
 			if res.BlockedBy != "" {
 				why = "waits for " + res.BlockedBy
+			}
+			if res.DeletedFirst {
+				why = "deleted, not created again: " + why
 			}
 			skipped = append(skipped, fmt.Sprintf("  %s (%s)", res.Address, why))
 		}
@@ -372,6 +379,8 @@ func (r *Report) WriteJSONSummary(w io.Writer) error {
 		Outcome   Outcome  `json:"outcome"`
 		Error     *Failure `json:"error,omitempty"`
 		BlockedBy string   `json:"blockedBy,omitempty"`
+		// DeletedFirst: not attempted, after its DELETE went (see Result).
+		DeletedFirst bool `json:"deletedFirst,omitempty"`
 		// RecordError: applied, but the policy record failed.
 		RecordError *Failure `json:"recordError,omitempty"`
 	}
@@ -387,7 +396,7 @@ func (r *Report) WriteJSONSummary(w io.Writer) error {
 	for _, res := range r.Results {
 		out.Counts[res.Outcome]++
 		if !res.Outcome.succeeded() || res.RecordErr != nil {
-			out.Problems = append(out.Problems, problem{Address: res.Address, Outcome: res.Outcome, Error: failureOf(res.Err), BlockedBy: res.BlockedBy, RecordError: failureOf(res.RecordErr)})
+			out.Problems = append(out.Problems, problem{Address: res.Address, Outcome: res.Outcome, Error: failureOf(res.Err), BlockedBy: res.BlockedBy, DeletedFirst: res.DeletedFirst, RecordError: failureOf(res.RecordErr)})
 		}
 	}
 	return json.NewEncoder(w).Encode(out)

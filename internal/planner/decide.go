@@ -56,6 +56,7 @@ func (m *maker) pending(n *graph.Node, badName error) *Resource {
 
 func (m *maker) decide(st *nodeState) *Resource {
 	n := st.node
+	m.readReplacedInputs(st)
 	r := &Resource{
 		Address:    n.Address(),
 		Kind:       n.Kind.Kind,
@@ -151,6 +152,8 @@ func (m *maker) decide(st *nodeState) *Resource {
 		r.Notes = append(r.Notes, fmt.Sprintf("the value of a Secret it sends differs from the base's (compared by digest, never shown) at %s: the PUT sends it again", strings.Join(rotated, ", ")))
 	}
 	switch state := provisioningState(st.current); {
+	case len(r.ReplacedInputs) > 0:
+		r.Action, r.Reason = ActionUpdate, ReasonInputReplacedUpdate
 	case len(changes) > 0:
 		r.Action, r.Reason = ActionUpdate, ReasonChanged
 	case len(rotated) > 0:

@@ -148,6 +148,7 @@ func Make(ctx context.Context, g *graph.Graph, opts Options) (*Plan, diag.List) 
 		}
 	}
 	listNotRecreated(p, m.states, m.replacedOwner)
+	noteReplacedReaders(p)
 	diags = append(diags, m.matchSendSecrets(p)...)
 	diags = append(diags, m.matchReplace(p)...)
 	rm := <-removals
@@ -200,6 +201,9 @@ type nodeState struct {
 	// keptByPolicyIn is the replaced owner ARM deletes it with, when its
 	// policy keeps it from being created again (set by replace).
 	keptByPolicyIn *Resource
+	// replacedInputs are the values its body takes from resources this plan
+	// replaces, set by readReplacedInputs.
+	replacedInputs []ReplacedInput
 	// baseDiff is how the base's body differs from the manifests' (with
 	// Options.Base), set by decide.
 	baseDiff baseDiff

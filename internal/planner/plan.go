@@ -235,6 +235,10 @@ type Resource struct {
 	// ARM deletes it with (its owner, or the owner's owner): no DELETE of
 	// its own is sent.
 	CascadedBy string `json:"cascadedBy,omitempty"`
+	// ReplacedInputs are the values its body takes from resources this plan
+	// replaces (config maps and Secrets they export): known only once those
+	// are created again (see ReasonInputReplaced, ReasonInputReplacedUpdate).
+	ReplacedInputs []ReplacedInput `json:"replacedInputs,omitempty"`
 	// Cascades are what deleting it (delete, replace) would remove beyond
 	// what the plan deletes: resources not in the manifests, or marked
 	// detach-on-delete or skip. Apply refuses unless --allow-cascade.

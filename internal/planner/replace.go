@@ -62,17 +62,28 @@ func listNotRecreated(p *Plan, states map[*graph.Node]*nodeState, replaced func(
 	}
 }
 
-// replace decides r, which exists, as a replacement when -replace names it
-// or its owner is replaced, and reports whether it did. A replacement is a
-// DELETE then a PUT of the body a create sends (built as for a resource that
-// does not exist); a resource ARM deletes with its replaced owner gets only
-// the PUT. A policy that keeps the resource in Azure (detach-on-delete,
-// skip) blocks a requested replacement.
+// replace decides r, which exists, as a replacement when -replace names it,
+// its owner is replaced, or a value Azure accepts only at creation comes
+// from a replaced resource (replacedByInputs), and reports whether it did.
+// A replacement is a DELETE then a PUT of the body a create sends (built as
+// for a resource that does not exist); a resource ARM deletes with its
+// replaced owner gets only the PUT. A policy that keeps the resource in
+// Azure (detach-on-delete, skip) blocks a requested replacement.
 func (m *maker) replace(st *nodeState, r *Resource) bool {
 	n := st.node
 	root := m.replacedOwner(n)
-	if !m.replaceSet[r.Address] && root == nil {
+	if from := m.nameFromReplaced(n); from != nil {
+		r.Action, r.Reason = ActionBlocked, ReasonBlocked
+		r.Reasons = append(r.Reasons, fmt.Sprintf("its Azure name comes from %s (azureNameFromConfig), which is replaced: the new one names another %s, which azk cannot create in the same apply as it deletes this one; --allow-partial applies the rest, the next plan creates the new one, and this one stays in Azure until it is deleted", from.Address(), n.Kind.Kind))
+		return true
+	}
+	requested := m.replaceSet[r.Address] || root != nil
+	if !requested && !m.replacedByInputs(st, r) {
 		return false
+	}
+	why := "-replace"
+	if !requested {
+		why = inputsCause(r)
 	}
 	if root != nil && r.Policy.Value != graph.PolicyManage {
 		st.keptByPolicyIn = root
@@ -83,27 +94,19 @@ func (m *maker) replace(st *nodeState, r *Resource) bool {
 	}
 	if root == nil && r.Policy.Value != graph.PolicyManage {
 		r.Action, r.Reason = ActionBlocked, ReasonBlocked
-		r.Reasons = append(r.Reasons, fmt.Sprintf("-replace: under reconcile-policy %s azk never deletes it in Azure, so it cannot replace it", r.Policy.Value))
+		r.Reasons = append(r.Reasons, fmt.Sprintf("%s: under reconcile-policy %s azk never deletes it in Azure, so it cannot replace it", why, r.Policy.Value))
 		return true
 	}
 	if root == nil && n.Kind.NoDelete {
 		r.Action, r.Reason = ActionBlocked, ReasonBlocked
-		r.Reasons = append(r.Reasons, fmt.Sprintf("-replace: Azure cannot delete a %s on its own, so it cannot be replaced: replace its owner", n.Kind.Kind))
+		r.Reasons = append(r.Reasons, fmt.Sprintf("%s: Azure cannot delete a %s on its own, so it cannot be replaced: replace its owner", why, n.Kind.Kind))
 		return true
 	}
 	rootID := n.ID
 	if root != nil {
 		rootID = root.ARMID
 	}
-	src := m.sources(nil, n)
-	get := src.Get
-	src.Get = func(id, apiVersion string) (map[string]any, error) {
-		if l, rid := strings.ToLower(id), strings.ToLower(rootID); l == rid || strings.HasPrefix(l, rid+"/") {
-			return nil, nil // deleted before the PUT
-		}
-		return get(id, apiVersion)
-	}
-	req, diags := convert.Convert(m.g, n, src)
+	req, diags := convert.Convert(m.g, n, m.sourcesAfterReplacing(nil, n, m.replacedProducers(n), rootID))
 	var reasons []string
 	for _, d := range diags {
 		if d.Severity == diag.SeverityError {
@@ -124,6 +127,10 @@ func (m *maker) replace(st *nodeState, r *Resource) bool {
 		r.Notes = append(r.Notes, "ARM deletes it with "+root.Address+": it is created again after it")
 		return true
 	}
+	if !requested {
+		r.Reason = ReasonInputReplaced
+		r.Notes = append(r.Notes, fmt.Sprintf("deleted before %s, created again after it with the values it then exports", strings.Join(inputsFrom(r), ", ")))
+	}
 	r.Notes = append(r.Notes, "deleted, then created again: ARM deletes its children with it, and those in the manifests are created again after it")
 	if users := m.referrers(n); len(users) > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s refer to it and stay as they are: ARM may refuse to delete it while they do", strings.Join(users, ", ")))
@@ -131,8 +138,9 @@ func (m *maker) replace(st *nodeState, r *Resource) bool {
 	return true
 }
 
-// referrers are the addresses of the resources that depend on n without
-// being its children (which go with it).
+// referrers are the addresses of the resources that refer to n by ARM ID
+// without being its children (which go with it); those that read what it
+// exports carry the replacement on (replacedByInputs).
 func (m *maker) referrers(n *graph.Node) []string {
 	var out []string
 	for _, o := range m.g.Nodes {
@@ -143,8 +151,8 @@ func (m *maker) referrers(n *graph.Node) []string {
 		if owned {
 			continue
 		}
-		for _, d := range o.DependsOn() {
-			if d == n {
+		for _, e := range o.Edges {
+			if e.Kind == graph.EdgeReference && e.To == n {
 				out = append(out, o.Address())
 				break
 			}

@@ -73,6 +73,8 @@ func lookOf(r *planner.Resource, drift bool) look {
 			return look{"~", ansiYellow, "will be updated to send its secrets again" + adopt}
 		case planner.ReasonSecretChanged:
 			return look{"~", ansiYellow, "will be updated to send a changed Secret" + adopt}
+		case planner.ReasonInputReplacedUpdate:
+			return look{"~", ansiYellow, "will be updated with the values of " + replacedFrom(r) + ", which is replaced" + adopt}
 		}
 		return look{"~", ansiYellow, "will be updated in place" + adopt}
 	case planner.ActionNoChange:
@@ -95,6 +97,9 @@ func lookOf(r *planner.Resource, drift bool) look {
 	case planner.ActionRecreate:
 		if r.CascadedBy != "" {
 			return look{"-/+", ansiRed, "will be replaced: ARM deletes it with " + r.CascadedBy + ", then it is created"}
+		}
+		if r.Reason == planner.ReasonInputReplaced {
+			return look{"-/+", ansiRed, "will be replaced with " + replacedFrom(r) + ": deleted before it, created after it"}
 		}
 		return look{"-/+", ansiRed, "will be replaced: deleted, then created"}
 	case planner.ActionDelete:
@@ -333,6 +338,9 @@ func detailLines(r *planner.Resource, drift bool) []detailLine {
 	}
 	for _, reason := range r.Reasons {
 		out = append(out, detailLine{indent: "    ", symbol: "reason:", color: ansiRed, text: reason})
+	}
+	for _, text := range replacedInputLines(r) {
+		add(text)
 	}
 	for _, c := range r.Cascades {
 		what := c.ID
