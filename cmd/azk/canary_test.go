@@ -11,8 +11,8 @@ import (
 
 // TestCanarySecretsPlantedInAzure: values Azure returns are free text, so a
 // secret of the run planted there (an AZK_SECRET_* value in a tag, an input
-// Secret's value in the server's tag: its administratorLogin, which would
-// hold it best, Azure accepts only at creation) is never shown or written by plan
+// Secret's value in a tag and in the server's administratorLogin, a plain
+// property, as the server was created with it) is never shown or written by plan
 // (every format), a saved plan, show, refresh and the file it writes, or
 // import; the marker stands where it was, and the plan still shows the
 // difference (issue 34, item 6).
@@ -71,6 +71,11 @@ stringData:
 	pgBody := getBody(t, run, pg, "2025-08-01")
 	pgBody["tags"] = map[string]any{"owner": loginCanary}
 	putAndWait(t, client, pg, "2025-08-01", pgBody)
+	// Azure takes administratorLogin only at creation (a PUT changing it is
+	// refused): the emulator's drift sets it as a server made with it holds it.
+	if err := run.AdminClient().Drift(t.Context(), pg, map[string]any{"properties": map[string]any{"administratorLogin": loginCanary}}); err != nil {
+		t.Fatal(err)
+	}
 
 	leaks := func(what, text string) {
 		t.Helper()
@@ -95,8 +100,8 @@ stringData:
 		}
 		marked("plan -o "+format, out)
 		leaks("plan -o "+format+" (stderr)", errOut)
-		if !strings.Contains(out, "tags.owner") {
-			t.Errorf("plan -o %s does not show the server's tag to remove:\n%s", format, out)
+		if !strings.Contains(out, "tags.owner") || !strings.Contains(out, "administratorLogin") || !strings.Contains(out, "pgadmin") {
+			t.Errorf("plan -o %s does not show the server's tag to remove and its login to change:\n%s", format, out)
 		}
 	}
 
