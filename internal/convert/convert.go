@@ -359,7 +359,7 @@ func (c *converter) exportedSecret(n *yaml.Node, path string, from *graph.Node, 
 	if key != "" {
 		what += " key " + key
 	}
-	unknown := Unknown{Reason: what + " exported by " + from.Address(), Sensitive: true}
+	unknown := Unknown{Reason: what + " exported by " + from.Address(), Sensitive: true, ExportedBy: from}
 	if c.src.Secrets == nil {
 		return unknown
 	}
@@ -402,7 +402,7 @@ func (c *converter) configMap(n *yaml.Node, path string) any {
 // exported reads a config-map value that another resource publishes: from
 // its manifest at once, or from its status, known only once it exists.
 func (c *converter) exported(from *graph.Node, name, key string) any {
-	unknown := Unknown{Reason: fmt.Sprintf("config map %s key %s exported by %s", name, key, from.Address()), Export: &ExportRef{From: from, ConfigMap: name, Key: key}}
+	unknown := Unknown{Reason: fmt.Sprintf("config map %s key %s exported by %s", name, key, from.Address()), Export: &ExportRef{From: from, ConfigMap: name, Key: key}, ExportedBy: from}
 	e, ok := from.Export(name, key)
 	if !ok {
 		return unknown

@@ -51,6 +51,9 @@ type Unknown struct {
 	// resource: which one, and the config map name and key it is read from,
 	// so that a deployment template can read it there itself.
 	Export *ExportRef
+	// ExportedBy is the input resource whose export (a config map or a
+	// Secret) the value waits for; nil for a value no resource exports.
+	ExportedBy *graph.Node
 }
 
 // ExportRef names a config-map value another resource exports.

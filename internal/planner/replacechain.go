@@ -162,20 +162,11 @@ func replacedInputPaths(body map[string]any, producers map[*graph.Node]string) [
 	return out
 }
 
-// producerOf is the replaced resource an unknown value waits for: the
-// exporter a config-map value names, or the one whose Secret it is (the
-// converter names it in the reason, as it keeps no reference for secrets).
+// producerOf is the replaced resource an unknown value waits for: the one
+// whose config map or Secret it is read from.
 func producerOf(u convert.Unknown, producers map[*graph.Node]string) *graph.Node {
-	if u.Export != nil {
-		if _, ok := producers[u.Export.From]; ok {
-			return u.Export.From
-		}
-		return nil
-	}
-	for p := range producers {
-		if u.Sensitive && strings.HasSuffix(u.Reason, " exported by "+p.Address()) {
-			return p
-		}
+	if _, ok := producers[u.ExportedBy]; ok && u.ExportedBy != nil {
+		return u.ExportedBy
 	}
 	return nil
 }
