@@ -331,7 +331,7 @@ func (w *bodyWalker) walk(c *factCollector, ref typeRef, path string, depth int,
 				if p.Flags&flagRequired != 0 {
 					c.required[child] = true
 				}
-				if oneWay.MatchString(p.Description) && w.onOff(p.Type) {
+				if w.onOff(p.Type) && oneWay.MatchString(p.Description) {
 					c.oneWay[child] = true
 				}
 				if items := w.itemType(p.Type); items != nil && len(w.literals(*items)) > 0 {

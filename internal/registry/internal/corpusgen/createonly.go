@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/registry"
@@ -59,20 +60,50 @@ var sentenceEnd = regexp.MustCompile(`(\.\s+|\.$|<br\s*/?>|\n)`)
 // the property's path (a virtual machine's disk settings shared with scale
 // sets say "when you create the scale set", which is not about a VM).
 func createOnlyText(description, subject string) bool {
+	sentences := createOnlySentences(description)
+	if len(sentences) == 0 {
+		return false
+	}
 	subject = lettersOnly(subject)
-	for _, s := range sentenceEnd.Split(strings.ToLower(description), -1) {
-		s = strings.Join(strings.Fields(s), " ")
-		s = strings.TrimSuffix(s, ".")
-		if s == "" || notCreateOnlySentence.MatchString(s) {
-			continue
-		}
-		for _, re := range createOnlySentence {
-			if re.MatchString(s) && createdIs(s, subject) {
-				return true
-			}
+	for _, s := range sentences {
+		if createdIs(s, subject) {
+			return true
 		}
 	}
 	return false
+}
+
+// createOnlyWords are the words one of createOnlySentence needs: a
+// description with none of them is not read sentence by sentence.
+var createOnlyWords = []string{"creat", "updatable", "chang", "immutable"}
+
+// sentencesSaid memoizes createOnlySentences: the specs repeat a
+// description across api-versions and the types that share it.
+var sentencesSaid sync.Map // description -> []string
+
+// createOnlySentences are the sentences of a description, lower-cased and
+// normalized, that say without condition the value is given only at
+// creation.
+func createOnlySentences(description string) []string {
+	if said, ok := sentencesSaid.Load(description); ok {
+		return said.([]string)
+	}
+	var out []string
+	lower := strings.ToLower(description)
+	if slices.ContainsFunc(createOnlyWords, func(w string) bool { return strings.Contains(lower, w) }) {
+		for _, s := range sentenceEnd.Split(lower, -1) {
+			s = strings.Join(strings.Fields(s), " ")
+			s = strings.TrimSuffix(s, ".")
+			if s == "" || notCreateOnlySentence.MatchString(s) {
+				continue
+			}
+			if slices.ContainsFunc(createOnlySentence, func(re *regexp.Regexp) bool { return re.MatchString(s) }) {
+				out = append(out, s)
+			}
+		}
+	}
+	sentencesSaid.Store(description, out)
+	return out
 }
 
 // creationWord finds the words about creating in a sentence.
