@@ -138,11 +138,11 @@ spec:
 	if code == 0 {
 		t.Fatalf("plan with every read throttled exited 0\n%s", errOut)
 	}
-	mustContain(t, "the throttled plan's error", errOut, "reads of subscription "+emulatorSubscription+" are throttled: 3 answers of 429", "SubscriptionRequestsThrottled", "ARM's limit")
+	mustContain(t, "the throttled plan's error", errOut, "reads of subscription "+emulatorSubscription+" are throttled: ", " answers of 429 over ", "SubscriptionRequestsThrottled", "ARM's limit")
 	if took > 20*time.Second {
 		t.Errorf("the plan took %s, past its bound of 20s", took)
 	}
-	t.Logf("every read throttled: the plan ended after %s and %d answers of 429", took.Round(time.Millisecond), reads.Load())
+	t.Logf("every read throttled: the plan ended after %s and %d answers of 429:\n%s", took.Round(time.Millisecond), reads.Load(), errOut)
 
 	var posts atomic.Int64
 	front = throttle(func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/validate") }, &posts)
@@ -156,7 +156,7 @@ spec:
 			validate = append(validate, f)
 		}
 	}
-	if len(validate) != 1 || validate[0].Code != "CheckFailed" || !strings.Contains(validate[0].Message, "POST requests of subscription "+emulatorSubscription+" are throttled: 3 answers of 429") {
+	if len(validate) != 1 || validate[0].Code != "CheckFailed" || !strings.Contains(validate[0].Message, "POST requests of subscription "+emulatorSubscription+" are throttled: ") {
 		t.Errorf("validate's findings %+v, want one CheckFailed naming the throttled POSTs", validate)
 	}
 }

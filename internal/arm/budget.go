@@ -301,7 +301,7 @@ func (p budgetPolicy) Do(req *policy.Request) (*http.Response, error) {
 		if wait <= 0 {
 			wait = time.Second
 		}
-		if bound.exceeded(min(wait, p.all.maxWait)) {
+		if bound.exceeded(bk, min(wait, p.all.maxWait)) {
 			return nil, p.throttled(req.Raw(), rc, bk, bound, resp, providerThrottled)
 		}
 		runtime.Drain(resp)
@@ -318,8 +318,9 @@ func (p budgetPolicy) Do(req *policy.Request) (*http.Response, error) {
 func (p budgetPolicy) throttled(req *http.Request, rc request, bk *armBucket, bound *throttleBound, resp *http.Response, provider bool) error {
 	rerr := newResponseError(req.Method, req.URL.Path, resp, p.redact)
 	runtime.Drain(resp)
+	answers, since := bk.throttled()
 	return &ThrottledError{Kind: bk.kind, Subscription: rc.subscription, Method: req.Method, Path: req.URL.Path,
-		Answers: bound.answers, Over: time.Since(bound.started), Code: rerr.Code, Message: rerr.Message, Provider: provider}
+		Answers: max(answers, bound.answers), Over: time.Since(earlier(since, bound.started)), Code: rerr.Code, Message: rerr.Message, Provider: provider}
 }
 
 // request is what the budgets know a request by.
@@ -449,6 +450,11 @@ type bucket struct {
 	granted    uint64
 	inFlight   []ticket
 	answeredTo uint64
+	// streak are the 429s answered since the last answer that was not
+	// one, the first of them at streakSince: how long this kind of request
+	// has been refused (see throttleBound).
+	streak      int
+	streakSince time.Time
 }
 
 // ticket is a request's token: its place among the tokens the bucket
@@ -694,6 +700,12 @@ func (b *bucket) settleLocked(now time.Time, a answer, t *ticket) {
 	b.counts.Answered++
 	if a.status == http.StatusTooManyRequests {
 		b.counts.Throttled++
+		if b.streak == 0 {
+			b.streakSince = now
+		}
+		b.streak++
+	} else {
+		b.streak = 0
 	}
 	if a.known {
 		// Azure had remaining+1 tokens when it counted this request (a 429

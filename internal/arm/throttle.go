@@ -70,10 +70,13 @@ func (e *ThrottledError) bucket() RateLimit {
 // NonRetriable marks the error as final for azcore's retry policy.
 func (*ThrottledError) NonRetriable() {}
 
-// throttleBound counts one request's 429s and says when to give up on it.
-// Reads and POSTs (ARM's actions: pre-flight's checks, listing keys) are
-// bounded; a PUT, PATCH or DELETE waits out any throttle, since leaving an
-// apply half done costs more than waiting.
+// throttleBound counts one request's 429s and says when to give up on it:
+// after its own tries, or once requests of its kind have been refused for
+// longer than the bound (the bucket's streak), so that a plan of many reads
+// ends within the bound too rather than one bound per read. Reads and POSTs
+// (ARM's actions: pre-flight's checks, listing keys) are bounded; a PUT,
+// PATCH or DELETE waits out any throttle, since leaving an apply half done
+// costs more than waiting.
 type throttleBound struct {
 	tries   int
 	within  time.Duration
@@ -89,12 +92,31 @@ func newThrottleBound(ctx context.Context, method string, o RetryOptions) *throt
 	return &throttleBound{tries: o.ThrottledTries, within: o.ThrottledFor, started: time.Now()}
 }
 
-// exceeded counts a 429 and reports whether waiting wait for the next try
-// would pass the bound.
-func (t *throttleBound) exceeded(wait time.Duration) bool {
+// exceeded counts a 429 (the bucket has counted it already) and reports
+// whether waiting wait for the next try would pass the bound.
+func (t *throttleBound) exceeded(bk *armBucket, wait time.Duration) bool {
 	if t == nil {
 		return false
 	}
 	t.answers++
-	return t.answers >= t.tries || time.Since(t.started)+wait > t.within
+	_, since := bk.throttled()
+	return t.answers >= t.tries || time.Since(earlier(since, t.started))+wait > t.within
+}
+
+// throttled are the 429s this kind of request has been answered in a row,
+// and when the first of them came (now when none).
+func (b *bucket) throttled() (int, time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.streak == 0 {
+		return 0, time.Now()
+	}
+	return b.streak, b.streakSince
+}
+
+func earlier(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
