@@ -205,10 +205,7 @@ Exit status: 0 success, 1 error or any resource failed.`,
 					return err
 				}
 				ef.inProcess = az.emulator
-				if err := pre.registerNeeded(ctx, g, client, p); err != nil {
-					return err
-				}
-				return applyDeployment(g, &rf, &ef, p, client, saved != nil)
+				return applyDeployment(g, &rf, &ef, p, client, saved != nil, func() error { return pre.registerNeeded(ctx, g, client, p) })
 			}
 			if !p.HasChanges() {
 				return nothingToApply(g, saved != nil)

@@ -31,17 +31,19 @@ var emulatorStateDir = filepath.Join(".azk", "emulator")
 
 // azureFlags are the flags of every command that talks to Azure.
 type azureFlags struct {
-	auth         string
-	tenant       string
-	cloud        string
-	endpoint     string
-	insecureHTTP bool
-	emulator     bool
-	parallelism  int
-	rateLimit    string
-	maxAttempts  int
-	maxDelay     time.Duration
-	debug        bool
+	auth           string
+	tenant         string
+	cloud          string
+	endpoint       string
+	insecureHTTP   bool
+	emulator       bool
+	parallelism    int
+	rateLimit      string
+	maxAttempts    int
+	maxDelay       time.Duration
+	throttledTries int
+	throttledFor   time.Duration
+	debug          bool
 
 	// emulatorState and pin are a saved plan's emulator state folder and
 	// pinned certificate (see useSavedEndpoint); account is the subscription
@@ -62,6 +64,8 @@ func (f *azureFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.rateLimit, "rate-limit", "", "ARM's token buckets for each subscription, if not its defaults (reads=250:25,writes=200:10,deletes=200:10), and resource providers' counters (e.g. Microsoft.Compute/PutVMSubscriptionMaximum=1500:8.33): KIND=BURST:PER_SECOND, comma-separated")
 	fl.IntVar(&f.maxAttempts, "retry-max-attempts", 6, "tries of one request on throttling, server errors and transient ARM conflicts")
 	fl.DurationVar(&f.maxDelay, "retry-max-delay", time.Minute, "longest wait between tries, including a server's Retry-After")
+	fl.IntVar(&f.throttledTries, "throttle-max-tries", arm.DefaultThrottledTries, "tries of a read (or POST) ARM keeps answering 429 before the command fails naming the throttled requests")
+	fl.DurationVar(&f.throttledFor, "throttle-max-wait", arm.DefaultThrottledFor, "longest a read (or POST) ARM keeps answering 429 is tried before the command fails; writes and deletes wait out any throttle")
 	fl.BoolVar(&f.debug, "debug", false, "log every ARM request and response (tokens and bodies redacted) to standard error")
 	cmd.MarkFlagsMutuallyExclusive("emulator", "endpoint")
 	_ = cmd.RegisterFlagCompletionFunc("auth", completeValues("env", "cli", "msi", "workload", "device"))
@@ -81,6 +85,9 @@ func (f *azureFlags) client(ctx context.Context, g *globalOptions) (*arm.Client,
 	if f.maxAttempts <= 0 {
 		return nil, nil, fmt.Errorf("--retry-max-attempts %d: must be at least 1", f.maxAttempts)
 	}
+	if f.throttledTries <= 0 || f.throttledFor <= 0 {
+		return nil, nil, fmt.Errorf("--throttle-max-tries %d, --throttle-max-wait %s: both must be positive", f.throttledTries, f.throttledFor)
+	}
 	cfg, err := arm.CloudNamed(f.cloud)
 	if err != nil {
 		return nil, nil, err
@@ -95,7 +102,7 @@ func (f *azureFlags) client(ctx context.Context, g *globalOptions) (*arm.Client,
 		Cloud:             cfg,
 		Parallelism:       f.parallelism,
 		RateLimits:        limits,
-		Retry:             arm.RetryOptions{MaxAttempts: f.maxAttempts, MaxDelay: f.maxDelay},
+		Retry:             arm.RetryOptions{MaxAttempts: f.maxAttempts, MaxDelay: f.maxDelay, ThrottledTries: f.throttledTries, ThrottledFor: f.throttledFor},
 		OperationDuration: registry.Default().OperationDuration,
 		Redact:            g.secrets.String,
 		Version:           versionString(),

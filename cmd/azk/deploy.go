@@ -47,8 +47,10 @@ var followEvery = time.Second
 // applyDeployment hands the plan to ARM's deployment engine: it builds the
 // templates, confirms, submits them and follows their operations, reporting
 // per resource as the direct engine does. After an interrupt the
-// deployments go on in Azure; it prints how to follow them.
-func applyDeployment(g *globalOptions, rf *runFlags, f *engineFlags, p *planner.Plan, client *arm.Client, saved bool) error {
+// deployments go on in Azure; it prints how to follow them. register is
+// the one write before the templates (--register-providers): it runs only
+// once the plan is confirmed, so that "no" leaves Azure as it was.
+func applyDeployment(g *globalOptions, rf *runFlags, f *engineFlags, p *planner.Plan, client *arm.Client, saved bool, register func() error) error {
 	ctx := context.Background()
 	set, err := deployment.Build(p, deployment.Options{Unchanged: f.stack != ""})
 	if err != nil {
@@ -73,6 +75,9 @@ func applyDeployment(g *globalOptions, rf *runFlags, f *engineFlags, p *planner.
 		if err := rf.confirm(g, "Do you want to perform these actions?"); err != nil {
 			return err
 		}
+	}
+	if err := register(); err != nil {
+		return err
 	}
 	applying(p)
 	prefix := "azk-" + time.Now().UTC().Format("20060102-150405.000")

@@ -251,12 +251,14 @@ func (b *budgets) bySubscription() []SubscriptionBudget {
 // polls draw tokens too. o.Subscription stands for requests whose path
 // names no subscription.
 func (b *budgets) policy(o Options) policy.Policy {
-	return budgetPolicy{all: b, principal: o.principal, subscription: strings.ToLower(o.Subscription)}
+	return budgetPolicy{all: b, principal: o.principal, subscription: strings.ToLower(o.Subscription), retry: o.Retry, redact: o.Redact}
 }
 
 type budgetPolicy struct {
 	all                     *budgets
 	principal, subscription string
+	retry                   RetryOptions
+	redact                  func(string) string
 }
 
 // Do sends the request once it has its tokens. ARM's
@@ -268,12 +270,14 @@ type budgetPolicy struct {
 // increase, multiplicative decrease): the counter the answer shows empty,
 // else ARM's bucket. The throttled request waits its Retry-After and is
 // sent again here, with new tokens, so a 429 never uses up one of the
-// retries kept for real failures.
+// retries kept for real failures; a read or POST only until its
+// throttleBound runs out.
 func (p budgetPolicy) Do(req *policy.Request) (*http.Response, error) {
 	ctx := req.Raw().Context()
 	rc := classify(req.Raw().Method, req.Raw().URL.Path, p.subscription)
 	bk := p.all.of(rc.subscription, p.principal).bucketFor(budgetMethod(ctx, rc.method))
 	prio := priorityOf(ctx)
+	bound := newThrottleBound(ctx, req.Raw().Method, p.retry)
 	for {
 		bk.waitElsewhere(1)
 		held, err := p.all.counters.take(ctx, rc, prio)
@@ -297,6 +301,9 @@ func (p budgetPolicy) Do(req *policy.Request) (*http.Response, error) {
 		if wait <= 0 {
 			wait = time.Second
 		}
+		if bound.exceeded(bk, min(wait, p.all.maxWait)) {
+			return nil, p.throttled(req.Raw(), rc, bk, bound, resp, providerThrottled)
+		}
 		runtime.Drain(resp)
 		if err := sleep(ctx, min(wait, p.all.maxWait)); err != nil {
 			return nil, err
@@ -305,6 +312,15 @@ func (p budgetPolicy) Do(req *policy.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
+}
+
+// throttled is the error of a request whose throttleBound ran out.
+func (p budgetPolicy) throttled(req *http.Request, rc request, bk *armBucket, bound *throttleBound, resp *http.Response, provider bool) error {
+	rerr := newResponseError(req.Method, req.URL.Path, resp, p.redact)
+	runtime.Drain(resp)
+	answers, since := bk.throttled()
+	return &ThrottledError{Kind: bk.kind, Subscription: rc.subscription, Method: req.Method, Path: req.URL.Path,
+		Answers: max(answers, bound.answers), Over: time.Since(earlier(since, bound.started)), Code: rerr.Code, Message: rerr.Message, Provider: provider}
 }
 
 // request is what the budgets know a request by.
@@ -434,6 +450,11 @@ type bucket struct {
 	granted    uint64
 	inFlight   []ticket
 	answeredTo uint64
+	// streak are the 429s answered since the last answer that was not
+	// one, the first of them at streakSince: how long this kind of request
+	// has been refused (see throttleBound).
+	streak      int
+	streakSince time.Time
 }
 
 // ticket is a request's token: its place among the tokens the bucket
@@ -679,6 +700,12 @@ func (b *bucket) settleLocked(now time.Time, a answer, t *ticket) {
 	b.counts.Answered++
 	if a.status == http.StatusTooManyRequests {
 		b.counts.Throttled++
+		if b.streak == 0 {
+			b.streakSince = now
+		}
+		b.streak++
+	} else {
+		b.streak = 0
 	}
 	if a.known {
 		// Azure had remaining+1 tokens when it counted this request (a 429

@@ -108,6 +108,11 @@ type RetryOptions struct {
 	Delay time.Duration
 	// MaxDelay caps every wait, including a server's Retry-After (0 means 60s).
 	MaxDelay time.Duration
+	// ThrottledTries and ThrottledFor bound how often, and how long, a read
+	// or POST answered 429 is sent again before it fails with a
+	// ThrottledError (0 means DefaultThrottledTries, DefaultThrottledFor).
+	ThrottledTries int
+	ThrottledFor   time.Duration
 }
 
 func (o RetryOptions) withDefaults() RetryOptions {
@@ -119,6 +124,12 @@ func (o RetryOptions) withDefaults() RetryOptions {
 	}
 	if o.MaxDelay <= 0 {
 		o.MaxDelay = time.Minute
+	}
+	if o.ThrottledTries <= 0 {
+		o.ThrottledTries = DefaultThrottledTries
+	}
+	if o.ThrottledFor <= 0 {
+		o.ThrottledFor = DefaultThrottledFor
 	}
 	return o
 }

@@ -61,7 +61,7 @@ func (p *progress) print(prefix string) {
 	fmt.Fprintf(p.w, "%sreading Azure: %d/%d resources (%.0f/s)", prefix, done, p.total, rate)
 	if p.budget != nil {
 		reads := p.budget().Reads
-		fmt.Fprintf(p.w, ", %d waiting for ARM's read budget, %d throttled", reads.Queued, reads.Throttled)
+		fmt.Fprintf(p.w, ", %d waiting for ARM's read budget, %d throttled (429) so far", reads.Queued, reads.Throttled)
 	}
 }
 

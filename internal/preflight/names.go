@@ -35,7 +35,7 @@ func names(r *run) []planner.Finding {
 		avail, reason, message, err := r.askName(res, check, name)
 		switch {
 		case err != nil:
-			out = append(out, checkFailed(res, "names", err))
+			return []planner.Finding{checkFailed(res, "names", err)}
 		case avail:
 		case reason != "" && reason == check.InvalidReason:
 			out = append(out, finding(res, "names", "NameInvalid", planner.SeverityError, "the name %q is not valid for %s: %s", name, res.ARMType, message))

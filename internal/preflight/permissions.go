@@ -66,7 +66,6 @@ func requiredActions(res *planner.Resource) []string {
 func permissions(r *run) []planner.Finding {
 	var out []planner.Finding
 	cache := map[string][]permission{}
-	failed := map[string]bool{}
 	created := r.createdGroups()
 	var as *principalRoles
 	if r.opts.As != "" {
@@ -89,15 +88,15 @@ func permissions(r *run) []planner.Finding {
 		var err error
 		if as != nil {
 			perms, err = as.at(sub, res.ARMID)
-		} else if p, ok := cache[scope]; ok || failed[scope] {
+		} else if p, ok := cache[scope]; ok {
 			perms = p
 		} else {
 			perms, err = r.callerPermissions(scope)
-			cache[scope], failed[scope] = perms, err != nil
+			cache[scope] = perms
 		}
 		if err != nil {
-			out = append(out, checkFailed(res, "permissions", err))
-			continue
+			// Permissions not read are not missing: the check says it could not run, and nothing else.
+			return []planner.Finding{checkFailed(res, "permissions", err)}
 		}
 		var missing []string
 		for _, a := range actions {

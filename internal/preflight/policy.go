@@ -37,13 +37,11 @@ func policy(r *run) []planner.Finding {
 		}
 		op, err := r.client.Post(r.ctx, scopeID(sub, rg)+"/providers/Microsoft.PolicyInsights/checkPolicyRestrictions", PolicyInsightsAPIVersion, req)
 		if err != nil {
-			out = append(out, checkFailed(res, "policy", err))
-			continue
+			return []planner.Finding{checkFailed(res, "policy", err)}
 		}
 		resp, err := op.Wait(r.ctx)
 		if err != nil {
-			out = append(out, checkFailed(res, "policy", err))
-			continue
+			return []planner.Finding{checkFailed(res, "policy", err)}
 		}
 		var result struct {
 			ContentEvaluationResult struct {
@@ -71,8 +69,7 @@ func policy(r *run) []planner.Finding {
 			} `json:"contentEvaluationResult"`
 		}
 		if err := json.Unmarshal(resp.Body, &result); err != nil {
-			out = append(out, checkFailed(res, "policy", err))
-			continue
+			return []planner.Finding{checkFailed(res, "policy", err)}
 		}
 		for _, ev := range result.ContentEvaluationResult.PolicyEvaluations {
 			if !strings.EqualFold(ev.EvaluationResult, "NonCompliant") || ev.EffectDetails.PolicyEffect != "" && !strings.EqualFold(ev.EffectDetails.PolicyEffect, "deny") {

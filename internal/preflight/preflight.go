@@ -45,8 +45,8 @@ type Options struct {
 var Checks = []string{"validate", "names", "providers", "permissions", "policy", "quota", "steady-state"}
 
 // Run runs every check against Azure and returns their findings. A check
-// that cannot ask Azure reports so as a warning (code CheckFailed) and the
-// others go on.
+// that cannot ask Azure reports so as one error (code CheckFailed, see
+// settle) and nothing else, and the others go on.
 func Run(ctx context.Context, client *arm.Client, p *planner.Plan, opts Options) *planner.Preflight {
 	r := &run{ctx: ctx, client: client, plan: p, opts: opts}
 	funcs := map[string]func(*run) []planner.Finding{
@@ -59,7 +59,7 @@ func Run(ctx context.Context, client *arm.Client, p *planner.Plan, opts Options)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = funcs[name](r)
+			results[i] = settle(funcs[name](r))
 		}()
 	}
 	wg.Wait()
@@ -123,9 +123,17 @@ func finding(res *planner.Resource, check, code string, sev planner.Severity, fo
 	return f
 }
 
-// checkFailed is the warning of a check that could not ask Azure.
+// checkFailed is the error of a check that could not ask Azure: err names
+// the request (method and path) and ARM's answer (status, code, message).
+// It is the check's one finding (see settle), so it names no resource; res,
+// when known, is the resource the request was for.
 func checkFailed(res *planner.Resource, check string, err error) planner.Finding {
-	return finding(res, check, "CheckFailed", planner.SeverityWarning, "could not check: %v", err)
+	asked := ""
+	if res != nil {
+		asked = " (asking for " + res.Address + ")"
+	}
+	return finding(nil, check, "CheckFailed", planner.SeverityError,
+		"the %s check could not run, so it neither passed nor found anything: %v%s", check, err, asked)
 }
 
 // scopeOf is the resource group (else subscription) a resource lives in.

@@ -83,8 +83,7 @@ func quota(r *run) []planner.Finding {
 		if sizes[k] == nil {
 			s, err := r.vmSizes(sub, loc)
 			if err != nil {
-				out = append(out, checkFailed(res, "quota", err))
-				continue
+				return []planner.Finding{checkFailed(res, "quota", err)}
 			}
 			sizes[k] = s
 		}
@@ -114,11 +113,7 @@ func quota(r *run) []planner.Finding {
 		}
 		items, err := r.client.List(r.ctx, "/subscriptions/"+sub+"/providers/"+ns+"/locations/"+loc+"/usages", version)
 		if err != nil {
-			for _, d := range demands[k] {
-				out = append(out, checkFailed(d.by[0], "quota", err))
-				break
-			}
-			continue
+			return []planner.Finding{checkFailed(nil, "quota", err)}
 		}
 		usages := map[string]usage{}
 		for _, it := range items {
