@@ -51,6 +51,7 @@ func New(opts Options) (*Server, error) {
 	if opts.EnforceRBAC {
 		inner = append(inner, middleware.EnforceRBAC(prov))
 	}
+	inner = append(inner, middleware.EnforceLocks(prov))
 	// ARM authorizes before a resource provider counts the request.
 	inner = append(inner, middleware.ProviderThrottle(fs, cfg.Compression()))
 	s.arm = s.core.Handler([]armcore.Middleware{middleware.Latency(fs)}, inner)

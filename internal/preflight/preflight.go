@@ -42,7 +42,7 @@ type Options struct {
 }
 
 // Checks are the checks Run runs, in the order their findings are listed.
-var Checks = []string{"validate", "names", "providers", "permissions", "policy", "quota", "steady-state"}
+var Checks = []string{"validate", "names", "providers", "permissions", "policy", "quota", "steady-state", "locks"}
 
 // Run runs every check against Azure and returns their findings. A check
 // that cannot ask Azure reports so as one error (code CheckFailed, see
@@ -51,7 +51,7 @@ func Run(ctx context.Context, client *arm.Client, p *planner.Plan, opts Options)
 	r := &run{ctx: ctx, client: client, plan: p, opts: opts}
 	funcs := map[string]func(*run) []planner.Finding{
 		"validate": validate, "names": names, "providers": providers, "permissions": permissions,
-		"policy": policy, "quota": quota, "steady-state": steadyState,
+		"policy": policy, "quota": quota, "steady-state": steadyState, "locks": locks,
 	}
 	results := make([][]planner.Finding, len(Checks))
 	var wg sync.WaitGroup

@@ -20,8 +20,9 @@ import (
 type Providers struct {
 	network *network
 	seeds   *Seeds
-	// authz is set by Register.
+	// authz and locks are set by Register.
 	authz rbac
+	locks locks
 }
 
 // New returns the provider behaviours, with empty indexes and an empty world (NewSeeds).
@@ -34,6 +35,12 @@ func (p *Providers) Seeds() *Seeds { return p.seeds }
 // (see rbac.go); middleware.EnforceRBAC asks it. Call it after Register.
 func (p *Providers) Authorize(r *http.Request, t armpath.Target) error {
 	return p.authz.Authorize(r, t)
+}
+
+// CheckLocks refuses a request a management lock forbids (see locks.go);
+// middleware.EnforceLocks asks it. Call it after Register.
+func (p *Providers) CheckLocks(r *http.Request, t armpath.Target) error {
+	return p.locks.Check(r, t)
 }
 
 // Indexes are the store indexes the providers keep: open the store with
@@ -51,6 +58,8 @@ func (p *Providers) Register(c *armcore.Core) {
 	c.Register(createOnly{})
 	p.authz = rbac{c}
 	c.Register(p.authz)
+	p.locks = locks{c}
+	c.Register(p.locks)
 	// Before the key vault's createMode handling, which changes the store:
 	// ARM refuses a write these refuse before any provider acts on it.
 	c.Register(registration{c, p.seeds})
