@@ -72,3 +72,20 @@ func TestCosmosSQLRoleAssignmentScope(t *testing.T) {
 		}
 	}
 }
+
+// TestDeletedResourcesOfOtherKinds: the emulator soft-deletes key vaults
+// only, so the deleted paths of the other kinds that keep names (which the
+// pre-flight reads at the resource's api-version) answer 404.
+func TestDeletedResourcesOfOtherKinds(t *testing.T) {
+	c := start(t, Options{}, false)
+	for path, version := range map[string]string{
+		sub + "/providers/Microsoft.AppConfiguration/locations/westus2/deletedConfigurationStores/cfg":         "2022-05-01",
+		sub + "/providers/Microsoft.CognitiveServices/locations/westus2/resourceGroups/rg1/deletedAccounts/ai": "2023-05-01",
+		sub + "/providers/Microsoft.ApiManagement/locations/westus2/deletedservices/apim":                      "2022-08-01",
+	} {
+		resp, body := c.do(http.MethodGet, path+"?api-version="+version, nil)
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d %v, want 404", path, resp.StatusCode, body)
+		}
+	}
+}

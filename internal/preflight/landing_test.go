@@ -59,3 +59,32 @@ func TestIsGUID(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectReferences: the ARM IDs and tenant IDs a body writes, by path;
+// other strings (names, a tenantId that is not a GUID) are not references.
+func TestCollectReferences(t *testing.T) {
+	body := map[string]any{
+		"location": "westus2",
+		"properties": map[string]any{
+			"tenantId": "72f988bf-0000-4000-8000-000000000000",
+			"subnet":   map[string]any{"id": "/subscriptions/s2/resourceGroups/net/providers/Microsoft.Network/virtualNetworks/v/subnets/a"},
+			"rules":    []any{map[string]any{"sourceResourceId": "/SUBSCRIPTIONS/s3/resourceGroups/x"}, map[string]any{"name": "r"}},
+			"identity": map[string]any{"tenantId": "contoso.onmicrosoft.com"},
+		},
+	}
+	refs := map[string]string{}
+	collectReferences(body, "", refs)
+	want := map[string]string{
+		"properties.tenantId":                  "72f988bf-0000-4000-8000-000000000000",
+		"properties.subnet.id":                 "/subscriptions/s2/resourceGroups/net/providers/Microsoft.Network/virtualNetworks/v/subnets/a",
+		"properties.rules[0].sourceResourceId": "/SUBSCRIPTIONS/s3/resourceGroups/x",
+	}
+	if len(refs) != len(want) {
+		t.Errorf("references %v, want %v", refs, want)
+	}
+	for k, v := range want {
+		if refs[k] != v {
+			t.Errorf("%s = %q, want %q", k, refs[k], v)
+		}
+	}
+}
