@@ -68,17 +68,21 @@ func TestPreflightChecksDeletePermission(t *testing.T) {
 		return out
 	}
 	identity := func(name string) string { return "managedidentity.azure.com/UserAssignedIdentity/default/" + name }
-	want := "PermissionMissing: the caller cannot " + deleteAction + " in resource group app"
+	// A DELETE lands on the resource itself: the finding names it.
+	want := func(name string) string {
+		return "PermissionMissing: the caller cannot " + deleteAction + " in /subscriptions/" + emulatorSubscription +
+			"/resourceGroups/app/providers/Microsoft.ManagedIdentity/userAssignedIdentities/" + name + ", where this write lands"
+	}
 
 	p, errOut, code := preflightOf(t, flags, "manifests", "--base", "HEAD~1")
 	got := permissionErrors(p)
-	if code != 1 || len(got) != 1 || !strings.HasPrefix(got[identity("gone")], want) {
-		t.Fatalf("plan --base --preflight: exit %d, errors %v, want only %q at gone\n%s", code, got, want, errOut)
+	if code != 1 || len(got) != 1 || !strings.HasPrefix(got[identity("gone")], want("gone")) {
+		t.Fatalf("plan --base --preflight: exit %d, errors %v, want only %q at gone\n%s", code, got, want("gone"), errOut)
 	}
 	p, errOut, code = preflightOf(t, flags, "manifests", "--destroy") // destroys what the manifests hold: keep
 	got = permissionErrors(p)
-	if code != 1 || len(got) != 1 || !strings.HasPrefix(got[identity("keep")], want) {
-		t.Fatalf("plan --destroy --preflight: exit %d, errors %v, want only %q at keep\n%s", code, got, want, errOut)
+	if code != 1 || len(got) != 1 || !strings.HasPrefix(got[identity("keep")], want("keep")) {
+		t.Fatalf("plan --destroy --preflight: exit %d, errors %v, want only %q at keep\n%s", code, got, want("keep"), errOut)
 	}
 
 	writes.Store(0)

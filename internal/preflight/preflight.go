@@ -42,7 +42,7 @@ type Options struct {
 }
 
 // Checks are the checks Run runs, in the order their findings are listed.
-var Checks = []string{"validate", "names", "providers", "permissions", "policy", "quota", "steady-state", "locks"}
+var Checks = []string{"validate", "names", "providers", "permissions", "policy", "quota", "steady-state", "locks", "soft-deleted", "cross-scope"}
 
 // Run runs every check against Azure and returns their findings. A check
 // that cannot ask Azure reports so as one error (code CheckFailed, see
@@ -52,6 +52,7 @@ func Run(ctx context.Context, client *arm.Client, p *planner.Plan, opts Options)
 	funcs := map[string]func(*run) []planner.Finding{
 		"validate": validate, "names": names, "providers": providers, "permissions": permissions,
 		"policy": policy, "quota": quota, "steady-state": steadyState, "locks": locks,
+		"soft-deleted": softDeleted, "cross-scope": crossScope,
 	}
 	results := make([][]planner.Finding, len(Checks))
 	var wg sync.WaitGroup
@@ -78,6 +79,7 @@ func Run(ctx context.Context, client *arm.Client, p *planner.Plan, opts Options)
 	for _, fs := range results[1:] {
 		out.Findings = append(out.Findings, fs...)
 	}
+	out.Findings = withoutNameTakenBySoftDeleted(out.Findings)
 	return out
 }
 
@@ -90,6 +92,8 @@ var sameAs = map[string]string{
 	"VaultAlreadyExists":                  "NameAlreadyTaken",
 	"NameNotAvailable":                    "NameAlreadyTaken",
 	"RequestDisallowedByPolicy":           "PolicyDenied",
+	"ConflictError":                       "SoftDeletedName",
+	"BadRequest":                          "CrossScopeRefused",
 	"AuthorizationFailed":                 "PermissionMissing",
 }
 

@@ -82,8 +82,11 @@ func (keyVault) Removing(tx armcore.Tx, rec *store.Record, now time.Time) error 
 	}
 	t, _ := armpath.Parse(rec.ID)
 	var body struct {
-		Location string         `json:"location"`
-		Tags     map[string]any `json:"tags"`
+		Location   string         `json:"location"`
+		Tags       map[string]any `json:"tags"`
+		Properties struct {
+			EnablePurgeProtection bool `json:"enablePurgeProtection"`
+		} `json:"properties"`
 	}
 	_ = json.Unmarshal(rec.Body, &body)
 	id := deletedVaultID(t.Sub, body.Location, t.Name)
@@ -97,6 +100,8 @@ func (keyVault) Removing(tx armcore.Tx, rec *store.Record, now time.Time) error 
 			"tags":               body.Tags,
 			"deletionDate":       now.UTC().Format(time.RFC3339),
 			"scheduledPurgeDate": now.Add(vaultRetention).UTC().Format(time.RFC3339),
+			// The deleted vault tells whether it can be purged before that date.
+			"purgeProtectionEnabled": body.Properties.EnablePurgeProtection,
 		},
 	})
 	if err != nil {

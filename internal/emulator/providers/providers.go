@@ -66,6 +66,7 @@ func (p *Providers) Register(c *armcore.Core) {
 	c.Register(names{c, p.seeds})
 	c.Register(policy{c})
 	c.Register(quotas{c, p.seeds})
+	c.Register(cosmosRoles{})
 	c.Register(keyVault{c})
 	c.Register(actions{c})
 	c.Register(subscriptions{c})
