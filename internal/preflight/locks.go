@@ -52,8 +52,8 @@ func locks(r *run) []planner.Finding {
 			bySub[sub], failed[sub] = r.subscriptionLocks(sub)
 		}
 		if err := failed[sub]; err != nil {
-			out = append(out, checkFailed(res, "locks", err))
-			continue
+			// Locks not read are not absent: the check could not run, and says only that.
+			return []planner.Finding{checkFailed(nil, "locks", err)}
 		}
 		isGroup := strings.EqualFold(res.ARMType, "Microsoft.Resources/resourceGroups")
 		var refusing []mgmtLock

@@ -101,12 +101,7 @@ func TestLocksListingFailedIsCheckFailed(t *testing.T) {
 		{Address: "b", ARMID: lockGroup + "/providers/" + identType + "/b", ARMType: identType, Action: planner.ActionDelete},
 	}}
 	fs := locks(&run{ctx: context.Background(), client: lockClient(t, refusing.URL), plan: plan})
-	if len(fs) != 2 {
-		t.Fatalf("findings %+v, want one CheckFailed for each resource", fs)
-	}
-	for _, f := range fs {
-		if f.Code != "CheckFailed" || f.Severity != planner.SeverityWarning || !strings.Contains(f.Message, "AuthorizationFailed") {
-			t.Errorf("finding %+v, want a CheckFailed warning naming ARM's refusal", f)
-		}
+	if len(fs) != 1 || fs[0].Code != "CheckFailed" || fs[0].Severity != planner.SeverityError || !strings.Contains(fs[0].Message, "AuthorizationFailed") {
+		t.Errorf("findings %+v, want one CheckFailed error naming ARM's refusal and nothing else", fs)
 	}
 }
