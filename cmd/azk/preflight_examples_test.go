@@ -2,13 +2,15 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // TestPreflightPassesEveryExample: on a fresh emulator, apply --preflight
 // applies each shipped example: no check refuses a stack apply itself
 // deploys (values known only after apply, such as the principal of an
-// identity the same run creates, are not a validation error).
+// identity the same run creates or a key another resource exports, are not
+// a validation error), and every check runs.
 func TestPreflightPassesEveryExample(t *testing.T) {
 	for _, dir := range exampleDirs(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
@@ -18,6 +20,9 @@ func TestPreflightPassesEveryExample(t *testing.T) {
 				t.Fatalf("apply --preflight: exit %d\n%s\n%s", code, out, errOut)
 			}
 			mustContain(t, "apply --preflight", out, "Apply complete! Resources: ")
+			if strings.Contains(out, "CheckFailed]") {
+				t.Errorf("a check could not run:\n%s", out)
+			}
 		})
 	}
 }
