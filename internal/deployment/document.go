@@ -90,6 +90,10 @@ type bodyWriter struct {
 	newSecret func(path string, v convert.Sensitive) string
 	// lookup finds the plan item of the resource that exports a value.
 	lookup func(*convert.ExportRef) (*item, error)
+	// validation stands a value no template computes by reference() to
+	// its exporter, found by exporter (Options.Validation).
+	validation bool
+	exporter   func(*graph.Node) *item
 }
 
 func (w *bodyWriter) value(v any, path string) (any, error) {
@@ -128,19 +132,23 @@ func (w *bodyWriter) value(v any, path string) (any, error) {
 // once it exists: reference(id, apiVersion, 'Full') and the ARM path of the
 // status field the operator's config map export reads.
 func (w *bodyWriter) reference(u convert.Unknown, path string) (any, error) {
-	cannot := fmt.Errorf("%s: %s is known only after apply (%s), and a template cannot compute it: apply with the default engine", w.address, path, u.Reason)
-	if u.Export == nil || w.lookup == nil {
-		return nil, cannot
+	if u.Export != nil && w.lookup != nil {
+		if armPath, ok := exportedPath(u.Export.From, u.Export.ConfigMap, u.Export.Key); ok {
+			from, err := w.lookup(u.Export)
+			if err != nil {
+				return nil, err
+			}
+			return "[" + referenceExpr(from.id, from.apiVersion, armPath, w.scope) + "]", nil
+		}
 	}
-	armPath, ok := exportedPath(u.Export.From, u.Export.ConfigMap, u.Export.Key)
-	if !ok {
-		return nil, cannot
+	if w.validation && u.ExportedBy != nil && w.exporter != nil {
+		if from := w.exporter(u.ExportedBy); from != nil {
+			// A stand-in, never deployed: known only once the exporter is,
+			// as the value it stands for.
+			return "[" + referenceExpr(from.id, from.apiVersion, []string{"id"}, w.scope) + "]", nil
+		}
 	}
-	from, err := w.lookup(u.Export)
-	if err != nil {
-		return nil, err
-	}
-	return "[" + referenceExpr(from.id, from.apiVersion, armPath, w.scope) + "]", nil
+	return nil, fmt.Errorf("%s: %s is known only after apply (%s), and a template cannot compute it: apply with the default engine", w.address, path, u.Reason)
 }
 
 // referenceExpr reads the value at armPath of the resource id once it is

@@ -50,6 +50,13 @@ type Options struct {
 	Unchanged bool
 	// MaxResources and MaxBytes lower ARM's limits per template (tests).
 	MaxResources, MaxBytes int
+	// Validation builds templates only for ARM's validation, never
+	// deployed: a value known only after apply that a template cannot
+	// compute (a secret another resource exports, not a status field)
+	// stands as reference() to the resource it comes from, which validation
+	// takes as known only after deployment, as it does the values a
+	// template computes; so the property is there, as apply will send it.
+	Validation bool
 }
 
 // Set is the plan as deployments.
@@ -198,7 +205,7 @@ func Build(p *planner.Plan, opts Options) (*Set, error) {
 		}
 	}
 	for _, it := range items {
-		if err := it.convert(byNode, names); err != nil {
+		if err := it.convert(byNode, names, opts.Validation); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -361,7 +368,7 @@ func uniqueName(base string, names map[string]int) string {
 }
 
 // convert writes the item's template body.
-func (it *item) convert(byNode map[*graph.Node]*item, names map[string]int) error {
+func (it *item) convert(byNode map[*graph.Node]*item, names map[string]int, validation bool) error {
 	if it.late != nil {
 		if it.late.from = byNode[it.late.node]; it.late.from == nil {
 			return fmt.Errorf("%s: its Azure name comes from %s, which the deployment does not create", it.r.Address, it.late.node.Address())
@@ -369,8 +376,10 @@ func (it *item) convert(byNode map[*graph.Node]*item, names map[string]int) erro
 		it.late.param = uniqueName(it.r.Name+"_name", names)
 	}
 	w := &bodyWriter{
-		address: it.r.Address,
-		scope:   it.scope,
+		address:    it.r.Address,
+		scope:      it.scope,
+		validation: validation,
+		exporter:   func(n *graph.Node) *item { return byNode[n] },
 		newSecret: func(path string, v convert.Sensitive) string {
 			name := uniqueName(it.r.Name+"_"+path, names)
 			it.secrets = append(it.secrets, secret{name: name, value: v,

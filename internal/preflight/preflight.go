@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -65,14 +66,19 @@ func Run(ctx context.Context, client *arm.Client, p *planner.Plan, opts Options)
 	}
 	wg.Wait()
 	out := &planner.Preflight{Checks: Checks, As: opts.As, Findings: []planner.Finding{}}
+	// One finding per cause: validate's refusal is left out where another
+	// check tells its cause, which lists what it affects (a provider not
+	// registered, whatever --register-providers does about it, is one
+	// finding however many of its resources ARM refuses).
 	told := map[string]bool{}
 	for _, fs := range results[1:] {
 		for _, f := range fs {
 			told[f.Address+"|"+f.Code] = true
 		}
 	}
+	unregistered := registrationFindings(results[slices.Index(Checks, "providers")])
 	for _, f := range results[0] {
-		if !told[f.Address+"|"+sameAs[f.Code]] {
+		if !told[f.Address+"|"+sameAs[f.Code]] && !followsFromRegistration(f, unregistered) {
 			out.Findings = append(out.Findings, f)
 		}
 	}
@@ -86,7 +92,6 @@ func Run(ctx context.Context, client *arm.Client, p *planner.Plan, opts Options)
 // sameAs maps ARM's validation codes to the finding of the check that
 // tells the same refusal in more detail: validate's is then left out.
 var sameAs = map[string]string{
-	"MissingSubscriptionRegistration":     "ProviderNotRegistered",
 	"LocationNotAvailableForResourceType": "LocationNotOffered",
 	"StorageAccountAlreadyTaken":          "NameAlreadyTaken",
 	"VaultAlreadyExists":                  "NameAlreadyTaken",

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/azkcli/azk/internal/arm"
+	"github.com/azkcli/azk/internal/armid"
 	"github.com/azkcli/azk/internal/planner"
 )
 
@@ -96,13 +97,14 @@ func providers(r *run) []planner.Finding {
 		}
 		if p.RegistrationState != "Registered" && !reported[key] {
 			reported[key] = true
+			affects := strings.Join(r.writesOf(sub, ns), ", ")
 			if r.opts.RegisterProviders {
 				out = append(out, finding(res, "providers", "ProviderWillBeRegistered", planner.SeverityWarning,
-					"the resource provider %s is %s in subscription %s: azk apply registers it (--register-providers) before the first write", ns, strings.ToLower(p.RegistrationState), sub))
+					"the resource provider %s is %s in subscription %s: azk apply registers it (--register-providers) before the first write; it affects %s", ns, strings.ToLower(p.RegistrationState), sub, affects))
 			} else {
 				out = append(out, finding(res, "providers", "ProviderNotRegistered", planner.SeverityError,
-					"the resource provider %s is %s in subscription %s, so ARM refuses its types (MissingSubscriptionRegistration): register it (az provider register --namespace %s), or apply with --register-providers",
-					ns, strings.ToLower(p.RegistrationState), sub, ns))
+					"the resource provider %s is %s in subscription %s, so ARM refuses its types (MissingSubscriptionRegistration): register it (az provider register --namespace %s), or apply with --register-providers; it affects %s",
+					ns, strings.ToLower(p.RegistrationState), sub, ns, affects))
 			}
 		}
 		for _, rt := range p.ResourceTypes {
@@ -125,6 +127,65 @@ func providers(r *run) []planner.Finding {
 		}
 	}
 	return out
+}
+
+// writesOf are the addresses of the plan's writes of namespace ns in
+// subscription sub: what that provider's registration affects.
+func (r *run) writesOf(sub, ns string) []string {
+	var out []string
+	for _, res := range r.writes() {
+		if s, _ := scopeOf(res.ARMID); strings.EqualFold(s, sub) && strings.EqualFold(strings.SplitN(res.ARMType, "/", 2)[0], ns) {
+			out = append(out, res.Address)
+		}
+	}
+	return out
+}
+
+// registrationFindings are the providers check's findings of a provider
+// that is not registered, by subscription/namespace (lower-cased): the
+// cause validate's MissingSubscriptionRegistration refusals follow from.
+func registrationFindings(fs []planner.Finding) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range fs {
+		if f.Code == "ProviderNotRegistered" || f.Code == "ProviderWillBeRegistered" {
+			if key := providerKey(f.ARMID); key != "" {
+				out[key] = true
+			}
+		}
+	}
+	return out
+}
+
+// followsFromRegistration tells whether a validate finding is ARM refusing
+// a type of a provider registered (the key set of registrationFindings)
+// says is not registered: by the namespace of the resource it is about, or,
+// for one about a template's scope, the namespace its message names.
+func followsFromRegistration(f planner.Finding, unregistered map[string]bool) bool {
+	if f.Check != "validate" || f.Code != "MissingSubscriptionRegistration" {
+		return false
+	}
+	if unregistered[providerKey(f.ARMID)] {
+		return true
+	}
+	sub := strings.ToLower(armid.SubscriptionOf(f.ARMID))
+	message := strings.ToLower(f.Message)
+	for key := range unregistered {
+		s, ns, _ := strings.Cut(key, "/")
+		if s == sub && strings.Contains(message, ns) {
+			return true
+		}
+	}
+	return false
+}
+
+// providerKey is subscription/namespace (lower-cased) of the resource id
+// names: its own type's namespace, an extension resource's included.
+func providerKey(id string) string {
+	parsed, err := armid.Parse(id)
+	if err != nil || len(parsed.Providers) == 0 || parsed.Subscription == "" {
+		return ""
+	}
+	return strings.ToLower(parsed.Subscription + "/" + parsed.Providers[len(parsed.Providers)-1].Namespace)
 }
 
 // RegisterProviders registers, in each subscription the plan writes to, the

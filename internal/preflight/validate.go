@@ -13,13 +13,16 @@ import (
 // validate asks ARM's deployment validation about the exact bodies apply
 // sends: the templates azk export builds (creates and updates only), each
 // POSTed to {scope}/providers/Microsoft.Resources/deployments/{name}/validate.
+// A value known only after apply is a reference() expression, as in a
+// deployment (deployment.Options.Validation: also one no template computes),
+// so validation sees the property there and checks the rest.
 // The request carries the secret parameters, as a deployment would; no
 // answer is printed unredacted. Each refusal is mapped back to its
 // resource by the detail's target (the resource's ID or name), else by the
 // ID or name its message quotes; one no resource can be told from is
 // reported against the template's scope.
 func validate(r *run) []planner.Finding {
-	set, err := deployment.Build(r.plan, deployment.Options{})
+	set, err := deployment.Build(r.plan, deployment.Options{Validation: true})
 	if err != nil {
 		return []planner.Finding{finding(nil, "validate", "CheckFailed", planner.SeverityWarning, "the plan cannot be built into templates: %v", err)}
 	}

@@ -21,9 +21,11 @@ import (
 // Validators: provider registration, location offering, names taken,
 // policy deny) and against the REST specification of its type at its
 // api-version (required properties, which a PUT to the emulator does not
-// check). Nested deployments are validated with their resources. A body
-// that needs reference() to a resource not deployed yet is checked without
-// those values. The answer is 200 with the validated resources, or 400
+// check). Nested deployments are validated with their resources. A value
+// that needs reference() to a resource not deployed yet is known only
+// after deployment: it is not checked, but the property holding it is
+// there (so it is not a missing required property) and the objects around
+// it are kept. The answer is 200 with the validated resources, or 400
 // InvalidTemplateDeployment with one detail per refusal, each naming its
 // resource as target.
 
@@ -88,25 +90,27 @@ func (e *Engine) validateResources(r *http.Request, p *prepared, details *[]vali
 			continue
 		}
 		*validated = append(*validated, map[string]any{"id": tr.id})
-		body := map[string]any{}
+		raw := map[string]any{}
 		for k, v := range tr.raw {
-			if armtemplate.TemplateKey(k) {
-				continue
+			if !armtemplate.TemplateKey(k) {
+				raw[k] = v
 			}
-			ev, err := p.env.evalValue(v)
-			if err != nil {
-				continue // a value known after deployment: checked without it
-			}
-			body[k] = ev
 		}
+		body, _ := mapStrings(raw, func(s string) (any, error) {
+			v, err := p.env.evalString(s)
+			if err != nil {
+				return knownAfterDeployment{}, nil
+			}
+			return v, nil
+		})
 		refuse := func(code, format string, args ...any) {
 			*details = append(*details, validationDetail{Code: code, Message: fmt.Sprintf(format, args...), Target: tr.id})
 		}
-		for _, missing := range missingRequired(tr.typ, tr.apiVersion, body) {
+		for _, missing := range missingRequired(tr.typ, tr.apiVersion, body.(map[string]any)) {
 			refuse("InvalidRequestContent", "The request content was invalid and could not be deserialized: 'Required property '%s' not found in JSON. Path '%s'.'", missing.name, missing.path)
 		}
 		if v, ok := e.core.(writeValidator); ok {
-			if err := v.ValidateWrite(r, tr.id, body); err != nil {
+			if err := v.ValidateWrite(r, tr.id, withoutUnknown(body).(map[string]any)); err != nil {
 				var ae *armcore.Error
 				if errors.As(err, &ae) {
 					refuse(ae.Code, "%s", ae.Message)
@@ -148,6 +152,36 @@ func (e *Engine) validateNested(r *http.Request, parent *prepared, tr *templateR
 		return
 	}
 	e.validateResources(r, p, details, validated)
+}
+
+// knownAfterDeployment stands for a value the template computes from a
+// resource not deployed yet (reference() to one the same deployment
+// creates): the property is there, as the deployment will send it, so it
+// is never a missing required property; only its value is not checked.
+type knownAfterDeployment struct{}
+
+// withoutUnknown is body without the values known only after deployment,
+// their enclosing objects kept: what the write checks can look at.
+func withoutUnknown(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			if _, unknown := e.(knownAfterDeployment); !unknown {
+				out[k] = withoutUnknown(e)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, 0, len(t))
+		for _, e := range t {
+			if _, unknown := e.(knownAfterDeployment); !unknown {
+				out = append(out, withoutUnknown(e))
+			}
+		}
+		return out
+	}
+	return v
 }
 
 type missingProperty struct{ name, path string }
