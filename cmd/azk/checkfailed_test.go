@@ -217,6 +217,16 @@ spec:
 		t.Fatalf("the provider is %s after a refused apply", s)
 	}
 
+	// Answered "no" at the terminal: cancelled, and the provider still
+	// unregistered.
+	_, errOut, code = onTerminal(t, "no", args...)
+	if code == 0 || !strings.Contains(errOut, "cancelled: nothing was changed") || !strings.Contains(errOut, "Only 'yes' will be accepted") {
+		t.Fatalf("apply answered no exited %d, want cancelled\n%s", code, errOut)
+	}
+	if s := state(); s == "Registered" || s == "Registering" {
+		t.Fatalf("the provider is %s after apply was answered no", s)
+	}
+
 	_, errOut, code = azk(t, "", append(args, "--auto-approve")...)
 	if code != 0 || !strings.Contains(errOut, "Registered the resource provider Microsoft.ManagedIdentity") {
 		t.Fatalf("apply --auto-approve exited %d\n%s", code, errOut)
