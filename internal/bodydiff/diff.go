@@ -367,6 +367,13 @@ func (d *Rules) beyondWithin(c *Comparison, path, schema string, have any) {
 // acceptedPart is the part of a value at a path the spec lacks that a PUT
 // accepts: read-only properties left out.
 func (d *Rules) acceptedPart(schema string, v any) any {
+	return d.partWhere(schema, v, func(child string) bool { return d.accepted[strings.ToLower(child)] && !d.secrets[child] })
+}
+
+// partWhere is the part of a value at schema whose paths keep takes: map
+// keys and list items keep refuses are left out, and so are objects left
+// empty (a map's entries stay, empty or not).
+func (d *Rules) partWhere(schema string, v any, keep func(child string) bool) any {
 	switch t := v.(type) {
 	case map[string]any:
 		out := map[string]any{}
@@ -375,10 +382,10 @@ func (d *Rules) acceptedPart(schema string, v any) any {
 			if d.maps[schema] {
 				child = schema + "{}"
 			}
-			if e == nil || !d.accepted[strings.ToLower(child)] || d.secrets[child] {
+			if e == nil || !keep(child) {
 				continue
 			}
-			if part := d.acceptedPart(child, e); !isEmpty(part) || d.maps[schema] {
+			if part := d.partWhere(child, e, keep); !isEmpty(part) || d.maps[schema] {
 				out[k] = part
 			}
 		}
@@ -386,7 +393,7 @@ func (d *Rules) acceptedPart(schema string, v any) any {
 	case []any:
 		out := make([]any, 0, len(t))
 		for _, e := range t {
-			if part := d.acceptedPart(schema+"[]", e); !isEmpty(part) {
+			if part := d.partWhere(schema+"[]", e, keep); !isEmpty(part) {
 				out = append(out, part)
 			}
 		}
@@ -415,32 +422,7 @@ func (d *Rules) readOnlyAt(lower string, readOnly []string) bool {
 // SettablePart is the part of a value Azure holds at schema that a PUT can
 // set: read-only and secret properties left out.
 func (d *Rules) SettablePart(schema string, v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := map[string]any{}
-		for k, e := range t {
-			child := armjson.Join(schema, k)
-			if d.maps[schema] {
-				child = schema + "{}"
-			}
-			if e == nil || !d.canSet(child) {
-				continue
-			}
-			if part := d.SettablePart(child, e); !isEmpty(part) || d.maps[schema] {
-				out[k] = part
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, 0, len(t))
-		for _, e := range t {
-			if part := d.SettablePart(schema+"[]", e); !isEmpty(part) {
-				out = append(out, part)
-			}
-		}
-		return out
-	}
-	return v
+	return d.partWhere(schema, v, d.canSet)
 }
 
 // display is a desired value at schema as it may be shown: secrets, also
