@@ -110,44 +110,22 @@ func markBodyFacts(dir string, kinds []*registry.Kind) error {
 // specReaches reports whether a field of spec lands at the ARM body path
 // (list items as "[]", map values as "{}").
 func specReaches(spec *registry.Field, path string) bool {
-	var walk func(f *registry.Field, at string) bool
-	walk = func(f *registry.Field, at string) bool {
-		switch {
-		case f == nil || !strings.HasPrefix(path, at):
-			return false
-		case at == path:
-			return true
-		case f.Ref != "" || f.KeyedByRef:
-			return false
-		}
-		switch f.Type {
-		case registry.TypeObject:
-			for _, c := range f.Fields {
-				if c.ARM != nil && walk(c, armjson.Join(at, strings.Join(c.ARM, "."))) {
-					return true
-				}
-			}
-		case registry.TypeArray:
-			return walk(f.Items, at+"[]")
-		case registry.TypeMap:
-			return walk(f.Values, at+"{}")
-		}
-		return false
-	}
-	return walk(spec, "")
+	return bodyPathsOf(spec)[path]
 }
 
-// specPaths are the lower-cased ARM body paths the fields of spec land at
-// (as specReaches walks them), and the objects on the way to them (a field
-// landing at "properties.x" reaches "properties").
-func specPaths(spec *registry.Field) map[string]bool {
+// bodyPathsOf are the ARM body paths the fields of spec land at (list items
+// "[]", map values "{}"); a reference is one string in ARM, so nothing
+// below one.
+func bodyPathsOf(spec *registry.Field) map[string]bool {
 	out := map[string]bool{}
 	var walk func(f *registry.Field, at string)
 	walk = func(f *registry.Field, at string) {
 		if f == nil {
 			return
 		}
-		out[strings.ToLower(at)] = true
+		if at != "" {
+			out[at] = true
+		}
 		if f.Ref != "" || f.KeyedByRef {
 			return
 		}
@@ -165,7 +143,17 @@ func specPaths(spec *registry.Field) map[string]bool {
 		}
 	}
 	walk(spec, "")
-	for p := range out {
+	return out
+}
+
+// specPaths are the lower-cased ARM body paths the fields of spec land at,
+// and the objects on the way to them (a field landing at "properties.x"
+// reaches "properties").
+func specPaths(spec *registry.Field) map[string]bool {
+	out := map[string]bool{"": true}
+	for p := range bodyPathsOf(spec) {
+		p = strings.ToLower(p)
+		out[p] = true
 		for i := range len(p) {
 			if p[i] == '.' || p[i] == '[' || p[i] == '{' {
 				out[p[:i]] = true
