@@ -106,7 +106,20 @@ func (m *maker) classifyHistory(res history.Result) {
 		if !read {
 			r.History.Unknown = "the change history could not be read: " + res.Failed[key]
 		}
+		m.scrubHistory(r.History)
 	}
+}
+
+// scrubHistory takes the run's secrets out of what the change records say:
+// a value no longer in Azure's body comes from the record itself, and the
+// principal's name is free text too.
+func (m *maker) scrubHistory(h *History) {
+	for i := range h.Findings {
+		f := &h.Findings[i]
+		f.Value, _ = m.opts.Secrets.Value(f.Value)
+		f.ChangedBy = m.opts.Secrets.String(f.ChangedBy)
+	}
+	h.Unknown = m.opts.Secrets.String(h.Unknown)
 }
 
 // maySendAgain is, for a value Azure holds that the body omits, whether
