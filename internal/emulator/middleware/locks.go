@@ -15,16 +15,4 @@ type LockChecker interface {
 // EnforceLocks refuses the requests a management lock forbids (409
 // ScopeLocked), as ARM does for every caller: inner middleware, after
 // authorization, as ARM checks locks only for a request it lets through.
-func EnforceLocks(l LockChecker) armcore.Middleware {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if t, ok := armcore.TargetOf(r); ok {
-				if err := l.CheckLocks(r, t); err != nil {
-					armcore.WriteARMError(w, err)
-					return
-				}
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
-}
+func EnforceLocks(l LockChecker) armcore.Middleware { return refuseWhen(l.CheckLocks) }

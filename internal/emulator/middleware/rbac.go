@@ -15,11 +15,15 @@ type Authorizer interface {
 // EnforceRBAC refuses the requests a refuses (403 AuthorizationFailed for
 // a write the caller's role assignments do not allow), as ARM does; it is
 // inner middleware, so it sees only authenticated, valid requests.
-func EnforceRBAC(a Authorizer) armcore.Middleware {
+func EnforceRBAC(a Authorizer) armcore.Middleware { return refuseWhen(a.Authorize) }
+
+// refuseWhen answers with ARM's error the requests on a resource that
+// check refuses, and passes the rest on.
+func refuseWhen(check func(*http.Request, armpath.Target) error) armcore.Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if t, ok := armcore.TargetOf(r); ok {
-				if err := a.Authorize(r, t); err != nil {
+				if err := check(r, t); err != nil {
 					armcore.WriteARMError(w, err)
 					return
 				}
