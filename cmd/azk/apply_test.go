@@ -98,7 +98,12 @@ func runAzkWithin(t *testing.T, stdin string, args ...string) (string, string, i
 
 // runAzkTo runs the command line, writing to out and errOut, and returns the exit code.
 func runAzkTo(out, errOut io.Writer, stdin string, args ...string) int {
-	cmd := newRootCommand(strings.NewReader(stdin), out, errOut)
+	return runAzkFrom(strings.NewReader(stdin), out, errOut, args...)
+}
+
+// runAzkFrom runs azk with stdin as its standard input and returns its exit code.
+func runAzkFrom(stdin io.Reader, out, errOut io.Writer, args ...string) int {
+	cmd := newRootCommand(stdin, out, errOut)
 	cmd.SetArgs(terraformArgs(cmd, args))
 	err := cmd.Execute()
 	if err == nil {

@@ -40,19 +40,6 @@ func onTerminal(t *testing.T, answer string, args ...string) (string, string, in
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	cmd := newRootCommand(tty, &out, &errOut)
-	cmd.SetArgs(terraformArgs(cmd, args))
-	code := 0
-	if err := cmd.Execute(); err != nil {
-		code = 1
-		if ee, ok := err.(*exitError); ok {
-			code = ee.code
-			if ee.err != nil {
-				errOut.WriteString(ee.err.Error())
-			}
-		} else {
-			errOut.WriteString(err.Error())
-		}
-	}
+	code := runAzkFrom(tty, &out, &errOut, args...)
 	return out.String(), errOut.String(), code
 }
