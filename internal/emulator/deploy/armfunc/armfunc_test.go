@@ -25,7 +25,7 @@ type arr = []any
 var calls = []call{
 	// string
 	{fn: "base64", args: arr{"one, two, three"}, want: "b25lLCB0d28sIHRocmVl"}, // docs
-	{fn: "base64", args: arr{1}, wantErr: "expects its first parameter to be a string"},
+	{fn: "base64", args: arr{1}, wantErr: "expects its first parameter to be of type 'String'. The provided value is of type 'Integer'"},
 	{fn: "base64ToString", args: arr{"b25lLCB0d28sIHRocmVl"}, want: "one, two, three"}, // docs
 	{fn: "base64ToString", args: arr{"not base64!"}, wantErr: "valid base64"},
 	{fn: "base64ToJson", args: arr{"eyJvbmUiOiAiYSIsICJ0d28iOiAiYiJ9"}, want: obj{"one": "a", "two": "b"}}, // docs
@@ -42,9 +42,9 @@ var calls = []call{
 	{fn: "contains", args: arr{obj{"one": "a"}, "three"}, want: false},
 	{fn: "contains", args: arr{arr{"one", "two", "three"}, "three"}, want: true},
 	{fn: "contains", args: arr{arr{1, arr{2}}, arr{2}}, want: true},
-	{fn: "contains", args: arr{1, 1}, wantErr: "an array, an object or a string"},
+	{fn: "contains", args: arr{1, 1}, wantErr: "one of the following types 'Array, Object, String'"},
 	{fn: "dataUri", args: arr{"Hello"}, want: "data:text/plain;charset=utf8;base64,SGVsbG8="}, // docs
-	{fn: "dataUri", args: arr{obj{}}, wantErr: "to be a string"},
+	{fn: "dataUri", args: arr{obj{}}, wantErr: "to be of type 'String'"},
 	{fn: "dataUriToString", args: arr{"data:;base64,SGVsbG8sIFdvcmxkIQ=="}, want: "Hello, World!"}, // docs
 	{fn: "dataUriToString", args: arr{"data:text/plain,a%20b"}, want: "a b"},
 	{fn: "dataUriToString", args: arr{"Hello"}, wantErr: "data URI"},
@@ -53,7 +53,7 @@ var calls = []call{
 	{fn: "empty", args: arr{""}, want: true},
 	{fn: "empty", args: arr{nil}, want: true},
 	{fn: "empty", args: arr{"a"}, want: false},
-	{fn: "empty", args: arr{5}, wantErr: "an array, an object or a string"},
+	{fn: "empty", args: arr{5}, wantErr: "one of the following types 'Array, Object, String'"},
 	{fn: "endsWith", args: arr{"abcdef", "ef"}, want: true}, // docs
 	{fn: "endsWith", args: arr{"abcdef", "F"}, want: true},  // docs: case-insensitive
 	{fn: "endsWith", args: arr{"abcdef", "e"}, want: false}, // docs
@@ -61,20 +61,20 @@ var calls = []call{
 	{fn: "first", args: arr{arr{"one", "two", "three"}}, want: "one"}, // docs
 	{fn: "first", args: arr{"One Two Three"}, want: "O"},              // docs
 	{fn: "first", args: arr{arr{}}, want: nil},
-	{fn: "first", args: arr{3}, wantErr: "an array or a string"},
+	{fn: "first", args: arr{3}, wantErr: "one of the following types 'Array, String'"},
 	{fn: "format", args: arr{"{0}, {1}. Formatted number: {2:N0}", "Hello", "User", 8175133}, want: "Hello, User. Formatted number: 8,175,133"}, // docs
 	{fn: "format", args: arr{"{0:D3}-{1,4}|{1,-4}|{{x}}", 7, "ab"}, want: "007-  ab|ab  |{x}"},
 	{fn: "format", args: arr{"{0:N2} {0:X} {0:x4} {1} {2:000.0}", 1234, true, 5}, want: "1,234.00 4D2 04d2 True 005.0"},
 	{fn: "format", args: arr{"{1}", "only one"}, wantErr: "format item {1}"},
 	{fn: "format", args: arr{"{0"}, wantErr: "valid composite format string"},
 	{fn: "guid", args: arr{"a", "b"}, want: GUID("a-b")},
-	{fn: "guid", args: arr{"a", 1}, wantErr: "expects its second parameter to be a string"},
+	{fn: "guid", args: arr{"a", 1}, wantErr: "expects its second parameter to be of type 'String'"},
 	{fn: "indexOf", args: arr{"test", "t"}, want: 0},    // docs
 	{fn: "indexOf", args: arr{"abcdef", "CD"}, want: 2}, // docs: case-insensitive
 	{fn: "indexOf", args: arr{"abcdef", "z"}, want: -1}, // docs
 	{fn: "indexOf", args: arr{arr{"a", "b", "a"}, "a"}, want: 0},
 	{fn: "indexOf", args: arr{arr{1, 2}, "2"}, want: -1},
-	{fn: "indexOf", args: arr{"abc", 1}, wantErr: "expects its second parameter to be a string"},
+	{fn: "indexOf", args: arr{"abc", 1}, wantErr: "expects its second parameter to be of type 'String'"},
 	{fn: "join", args: arr{arr{"one", "two", "three"}, ","}, want: "one,two,three"},
 	{fn: "join", args: arr{arr{"one", obj{}}, ","}, wantErr: "element 1 is of type 'Object'"},
 	{fn: "json", args: arr{`{"a": "b", "n": [1, 2.5]}`}, want: obj{"a": "b", "n": arr{1, 2.5}}}, // docs shape
@@ -83,15 +83,15 @@ var calls = []call{
 	{fn: "json", args: arr{"{"}, wantErr: "valid JSON"},
 	{fn: "last", args: arr{arr{"one", "two", "three"}}, want: "three"}, // docs
 	{fn: "last", args: arr{"One Two Three"}, want: "e"},                // docs
-	{fn: "last", args: arr{obj{}}, wantErr: "an array or a string"},
+	{fn: "last", args: arr{obj{}}, wantErr: "one of the following types 'Array, String'"},
 	{fn: "lastIndexOf", args: arr{"test", "t"}, want: 3},    // docs
 	{fn: "lastIndexOf", args: arr{"abcdef", "AB"}, want: 0}, // docs
 	{fn: "lastIndexOf", args: arr{arr{"a", "b", "a"}, "a"}, want: 2},
-	{fn: "lastIndexOf", args: arr{1, 1}, wantErr: "an array or a string"},
+	{fn: "lastIndexOf", args: arr{1, 1}, wantErr: "one of the following types 'Array, String'"},
 	{fn: "length", args: arr{arr{"one", "two", "three"}}, want: 3}, // docs
 	{fn: "length", args: arr{"One Two Three"}, want: 13},           // docs
 	{fn: "length", args: arr{obj{"a": 1, "b": 2, "c": 3, "d": 4}}, want: 4},
-	{fn: "length", args: arr{true}, wantErr: "an array, an object or a string"},
+	{fn: "length", args: arr{true}, wantErr: "one of the following types 'Array, Object, String'"},
 	{fn: "padLeft", args: arr{"123", 10, "0"}, want: "0000000123"}, // docs
 	{fn: "padLeft", args: arr{123, 5}, want: "  123"},
 	{fn: "padLeft", args: arr{"123456", 3, "0"}, want: "123456"},
@@ -103,14 +103,14 @@ var calls = []call{
 	{fn: "skip", args: arr{"one two three", 4}, want: "two three"},             // docs
 	{fn: "skip", args: arr{"abc", -1}, want: "abc"},
 	{fn: "skip", args: arr{arr{"a"}, 5}, want: arr{}},
-	{fn: "skip", args: arr{"abc", "1"}, wantErr: "expects its second parameter to be an integer"},
+	{fn: "skip", args: arr{"abc", "1"}, wantErr: "expects its second parameter to be of type 'Integer'"},
 	{fn: "split", args: arr{"one,two,three", ","}, want: arr{"one", "two", "three"}},           // docs
 	{fn: "split", args: arr{"one;two,three", arr{",", ";"}}, want: arr{"one", "two", "three"}}, // docs
-	{fn: "split", args: arr{"a", 1}, wantErr: "a string or an array of strings"},
+	{fn: "split", args: arr{"a", 1}, wantErr: "one of the following types 'String, Array'"},
 	{fn: "startsWith", args: arr{"abcdef", "ab"}, want: true}, // docs
 	{fn: "startsWith", args: arr{"abcdef", "A"}, want: true},  // docs
 	{fn: "startsWith", args: arr{"abcdef", "e"}, want: false}, // docs
-	{fn: "startsWith", args: arr{"abcdef", 1}, wantErr: "expects its second parameter to be a string"},
+	{fn: "startsWith", args: arr{"abcdef", 1}, wantErr: "expects its second parameter to be of type 'String'"},
 	{fn: "string", args: arr{obj{"valueA": 10, "valueB": "Example Text"}}, want: `{"valueA":10,"valueB":"Example Text"}`}, // docs
 	{fn: "string", args: arr{arr{"a", "b", "c"}}, want: `["a","b","c"]`},                                                  // docs
 	{fn: "string", args: arr{5}, want: "5"},                                                                               // docs
@@ -124,13 +124,13 @@ var calls = []call{
 	{fn: "take", args: arr{"one two three", 2}, want: "on"},                         // docs
 	{fn: "take", args: arr{"abc", 0}, want: ""},
 	{fn: "take", args: arr{arr{"a"}, 9}, want: arr{"a"}},
-	{fn: "take", args: arr{obj{}, 1}, wantErr: "an array or a string"},
+	{fn: "take", args: arr{obj{}, 1}, wantErr: "one of the following types 'Array, String'"},
 	{fn: "toLower", args: arr{"One Two Three"}, want: "one two three"}, // docs
 	{fn: "toLower", args: arr{"a", "b"}, wantErr: "expects exactly one parameter, but 2 were provided"},
 	{fn: "toUpper", args: arr{"One Two Three"}, want: "ONE TWO THREE"}, // docs
 	{fn: "toUpper", args: arr{nil}, wantErr: "of type 'Null'"},
 	{fn: "trim", args: arr{"    one two three   "}, want: "one two three"}, // docs
-	{fn: "trim", args: arr{arr{}}, wantErr: "to be a string"},
+	{fn: "trim", args: arr{arr{}}, wantErr: "to be of type 'String'"},
 	{fn: "uniqueString", args: arr{"test"}, want: UniqueString("test")},
 	{fn: "uniqueString", args: arr{}, wantErr: "expects at least one parameter"},
 	{fn: "uri", args: arr{"http://contoso.com/resources/", "nested/azuredeploy.json"}, want: "http://contoso.com/resources/nested/azuredeploy.json"},           // docs
@@ -139,7 +139,7 @@ var calls = []call{
 	{fn: "uri", args: arr{"relative/path", "x"}, wantErr: "absolute URI"},
 	{fn: "uriComponent", args: arr{"http://contoso.com/resources/nested/azuredeploy.json"}, want: "http%3A%2F%2Fcontoso.com%2Fresources%2Fnested%2Fazuredeploy.json"}, // docs
 	{fn: "uriComponent", args: arr{"a b+c~"}, want: "a%20b%2Bc~"},
-	{fn: "uriComponent", args: arr{5}, wantErr: "to be a string"},
+	{fn: "uriComponent", args: arr{5}, wantErr: "to be of type 'String'"},
 	{fn: "uriComponentToString", args: arr{"http%3A%2F%2Fcontoso.com%2Fresources%2Fnested%2Fazuredeploy.json"}, want: "http://contoso.com/resources/nested/azuredeploy.json"}, // docs
 	{fn: "uriComponentToString", args: arr{"100%+a"}, want: "100%+a"},
 	{fn: "uriComponentToString", args: arr{}, wantErr: "expects exactly one parameter, but 0 were provided"},
@@ -156,14 +156,14 @@ var calls = []call{
 	{fn: "indexFromEnd", args: arr{arr{"a", "b", "c"}, 4}, wantErr: "between 1 and the length of the array (3)"},
 	{fn: "tryIndexFromEnd", args: arr{arr{"a", "b", "c"}, 3}, want: "a"},
 	{fn: "tryIndexFromEnd", args: arr{arr{"a", "b", "c"}, 4}, want: nil},
-	{fn: "tryIndexFromEnd", args: arr{"abc", 1}, wantErr: "expects its first parameter to be an array"},
+	{fn: "tryIndexFromEnd", args: arr{"abc", 1}, wantErr: "expects its first parameter to be of type 'Array'"},
 	{fn: "intersection", args: arr{obj{"one": "a", "two": "b", "three": "c"}, obj{"one": "a", "two": "z", "three": "c"}}, want: obj{"one": "a", "three": "c"}}, // docs
 	{fn: "intersection", args: arr{arr{"one", "two", "three"}, arr{"three", "four", "two"}}, want: arr{"two", "three"}},                                        // docs
-	{fn: "intersection", args: arr{arr{"one"}, obj{}}, wantErr: "an array like the first"},
+	{fn: "intersection", args: arr{arr{"one"}, obj{}}, wantErr: "second parameter to be of type 'Array'"},
 	{fn: "max", args: arr{arr{0, 3, 2, 5, 4}}, want: 5}, // docs
 	{fn: "max", args: arr{0, 3, 2, 5, 4}, want: 5},      // docs
 	{fn: "max", args: arr{arr{6, 4}, 8}, want: 8},
-	{fn: "max", args: arr{"one"}, wantErr: "an integer or an array of integers"},
+	{fn: "max", args: arr{"one"}, wantErr: "one of the following types 'Integer, Array'"},
 	{fn: "min", args: arr{arr{0, 3, 2, 5, 4}}, want: 0}, // docs
 	{fn: "min", args: arr{arr{}}, wantErr: "at least one integer"},
 	{fn: "range", args: arr{1, 3}, want: arr{1, 2, 3}}, // docs
@@ -181,7 +181,7 @@ var calls = []call{
 		obj{"property": obj{"three": "c2", "four": "d", "five": "e"}, "nestedArray": arr{3, 4}}},
 		want: obj{"property": obj{"one": "a", "two": "b", "three": "c2", "four": "d", "five": "e"}, "nestedArray": arr{3, 4}}},
 	{fn: "union", args: arr{arr{arr{"one", "two"}, arr{"three"}}, arr{arr{"three"}, arr{"four", "two"}}}, want: arr{arr{"one", "two"}, arr{"three"}, arr{"four", "two"}}}, // docs
-	{fn: "union", args: arr{obj{}, arr{}}, wantErr: "an object like the first"},
+	{fn: "union", args: arr{obj{}, arr{}}, wantErr: "second parameter to be of type 'Object'"},
 
 	// object
 	{fn: "createObject", args: arr{"intProp", 1, "stringProp", "abc", "boolProp", true, "arrayProp", arr{"a", "b", "c"}, "objectProp", obj{"key1": "value1"}},
@@ -189,11 +189,11 @@ var calls = []call{
 	{fn: "createObject", args: arr{"a"}, wantErr: "even number of parameters"},
 	{fn: "items", args: arr{obj{"item002": obj{"enabled": false}, "item001": obj{"enabled": true}}},
 		want: arr{obj{"key": "item001", "value": obj{"enabled": true}}, obj{"key": "item002", "value": obj{"enabled": false}}}}, // docs: sorted by key
-	{fn: "items", args: arr{arr{}}, wantErr: "expects its first parameter to be an object"},
+	{fn: "items", args: arr{arr{}}, wantErr: "expects its first parameter to be of type 'Object'"},
 	{fn: "null", args: arr{}, want: nil},
 	{fn: "null", args: arr{1}, wantErr: "expects exactly 0 parameters"},
 	{fn: "objectKeys", args: arr{obj{"b": 1, "a": 2}}, want: arr{"a", "b"}},
-	{fn: "objectKeys", args: arr{"a"}, wantErr: "to be an object"},
+	{fn: "objectKeys", args: arr{"a"}, wantErr: "to be of type 'Object'"},
 	{fn: "shallowMerge", args: arr{arr{obj{"one": "a", "nested": obj{"x": 1}}, obj{"two": "b", "nested": obj{"y": 2}}}},
 		want: obj{"one": "a", "two": "b", "nested": obj{"y": 2}}},
 	{fn: "shallowMerge", args: arr{arr{obj{}, 1}}, wantErr: "element 1 is of type 'Integer'"},
@@ -203,9 +203,9 @@ var calls = []call{
 	{fn: "and", args: arr{true, true, true}, want: true},
 	{fn: "and", args: arr{true}, wantErr: "expects at least 2 parameters"},
 	{fn: "or", args: arr{true, false}, want: true}, // docs
-	{fn: "or", args: arr{false, "true"}, wantErr: "expects its second parameter to be a boolean"},
+	{fn: "or", args: arr{false, "true"}, wantErr: "expects its second parameter to be of type 'Boolean'"},
 	{fn: "not", args: arr{true}, want: false}, // docs
-	{fn: "not", args: arr{0}, wantErr: "a boolean"},
+	{fn: "not", args: arr{0}, wantErr: "to be of type 'Boolean'"},
 	{fn: "bool", args: arr{"true"}, want: true}, // docs
 	{fn: "bool", args: arr{"FALSE"}, want: false},
 	{fn: "bool", args: arr{0}, want: false}, // docs
@@ -216,7 +216,7 @@ var calls = []call{
 	{fn: "false", args: arr{1}, wantErr: "expects exactly 0 parameters"},
 	{fn: "if", args: arr{true, "a", "b"}, want: "a"},
 	{fn: "if", args: arr{false, "a", obj{"b": 1}}, want: obj{"b": 1}},
-	{fn: "if", args: arr{"true", "a", "b"}, wantErr: "a boolean"},
+	{fn: "if", args: arr{"true", "a", "b"}, wantErr: "to be of type 'Boolean'"},
 
 	// numeric
 	{fn: "add", args: arr{5, 3}, want: 8}, // docs
@@ -230,12 +230,14 @@ var calls = []call{
 	{fn: "div", args: arr{1, 0}, wantErr: "non-zero divisor"},
 	{fn: "mod", args: arr{7, 3}, want: 1}, // docs
 	{fn: "mod", args: arr{-7, 3}, want: -1},
-	{fn: "mod", args: arr{7, "3"}, wantErr: "expects its second parameter to be an integer"},
+	{fn: "mod", args: arr{7, "3"}, wantErr: "expects its second parameter to be of type 'Integer'"},
 	{fn: "int", args: arr{"4"}, want: 4}, // docs
 	{fn: "int", args: arr{"four"}, wantErr: "holding an integer"},
+	// ARM's own words, as quoted in Azure/azure-quickstart-templates issue 2019.
+	{fn: "int", args: arr{true}, wantErr: "The template language function 'int' expects its first parameter to be one of the following types 'Integer, String'. The provided value is of type 'Boolean'."},
 	{fn: "float", args: arr{"1.5"}, want: 1.5},
 	{fn: "float", args: arr{3}, want: float64(3)},
-	{fn: "float", args: arr{arr{}}, wantErr: "a number or a string"},
+	{fn: "float", args: arr{arr{}}, wantErr: "one of the following types 'Integer, Float, String'"},
 
 	// comparison
 	{fn: "coalesce", args: arr{nil, nil, "default"}, want: "default"}, // docs
@@ -250,16 +252,16 @@ var calls = []call{
 	{fn: "greater", args: arr{1, 2}, want: false},    // docs
 	{fn: "greater", args: arr{"A", "a"}, want: true}, // docs
 	{fn: "greater", args: arr{"b", "A"}, want: true},
-	{fn: "greater", args: arr{1, "a"}, wantErr: "a number like the first"},
+	{fn: "greater", args: arr{1, "a"}, wantErr: "second parameter to be one of the following types 'Integer, Float'. The provided value is of type 'String'"},
 	{fn: "greaterOrEquals", args: arr{1, 2}, want: false},    // docs
 	{fn: "greaterOrEquals", args: arr{"A", "a"}, want: true}, // docs
-	{fn: "greaterOrEquals", args: arr{"a", 1}, wantErr: "a string like the first"},
+	{fn: "greaterOrEquals", args: arr{"a", 1}, wantErr: "second parameter to be of type 'String'. The provided value is of type 'Integer'"},
 	{fn: "less", args: arr{1, 2}, want: true},      // docs
 	{fn: "less", args: arr{"A", "a"}, want: false}, // docs
-	{fn: "less", args: arr{nil, 1}, wantErr: "an integer or a string"},
+	{fn: "less", args: arr{nil, 1}, wantErr: "one of the following types 'Integer, String'"},
 	{fn: "lessOrEquals", args: arr{1, 2}, want: true},      // docs
 	{fn: "lessOrEquals", args: arr{"A", "a"}, want: false}, // docs
-	{fn: "lessOrEquals", args: arr{arr{}, arr{}}, wantErr: "an integer or a string"},
+	{fn: "lessOrEquals", args: arr{arr{}, arr{}}, wantErr: "one of the following types 'Integer, String'"},
 
 	// date
 	{fn: "dateTimeAdd", args: arr{"2023-01-01 00:00:00Z", "P1Y"}, want: "2024-01-01T00:00:00Z"}, // docs
@@ -271,7 +273,7 @@ var calls = []call{
 	{fn: "dateTimeAdd", args: arr{"2020-04-07T14:53:14Z", "1 day"}, wantErr: "ISO 8601 duration"},
 	{fn: "dateTimeAdd", args: arr{"yesterday", "P1D"}, wantErr: "ISO 8601 date and time"},
 	{fn: "dateTimeFromEpoch", args: arr{1683040573}, want: "2023-05-02T15:16:13Z"}, // docs
-	{fn: "dateTimeFromEpoch", args: arr{"1683040573"}, wantErr: "an integer"},
+	{fn: "dateTimeFromEpoch", args: arr{"1683040573"}, wantErr: "to be of type 'Integer'. The provided value is of type 'String'"},
 	{fn: "dateTimeToEpoch", args: arr{"2023-05-02T15:16:13Z"}, want: 1683040573}, // docs
 	{fn: "dateTimeToEpoch", args: arr{"not a date"}, wantErr: "ISO 8601 date and time"},
 

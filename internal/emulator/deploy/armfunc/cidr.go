@@ -20,7 +20,7 @@ func network(name string, args []any) (netip.Prefix, error) {
 	}
 	p, err := netip.ParsePrefix(s)
 	if err != nil {
-		return netip.Prefix{}, fmt.Errorf("The template function '%s' expects an IP address range in CIDR notation, not '%s'.", name, s)
+		return netip.Prefix{}, fmt.Errorf("The template language function '%s' expects an IP address range in CIDR notation, not '%s'.", name, s)
 	}
 	return p.Masked(), nil
 }
@@ -96,11 +96,11 @@ func cidrSubnet(name string, args []any) (any, error) {
 	}
 	bits := addressBits(p)
 	if newBits < int64(p.Bits()) || newBits > int64(bits) {
-		return nil, fmt.Errorf("The template function '%s' expects its new CIDR to be between %d and %d, but it is %d.", name, p.Bits(), bits, newBits)
+		return nil, fmt.Errorf("The template language function '%s' expects its new CIDR to be between %d and %d, but it is %d.", name, p.Bits(), bits, newBits)
 	}
 	subnets := new(big.Int).Lsh(big.NewInt(1), uint(newBits)-uint(p.Bits()))
 	if index < 0 || big.NewInt(index).Cmp(subnets) >= 0 {
-		return nil, fmt.Errorf("The template function '%s' expects its subnet index to be between 0 and %s, but it is %d.", name, new(big.Int).Sub(subnets, big.NewInt(1)), index)
+		return nil, fmt.Errorf("The template language function '%s' expects its subnet index to be between 0 and %s, but it is %d.", name, new(big.Int).Sub(subnets, big.NewInt(1)), index)
 	}
 	offset := new(big.Int).Lsh(big.NewInt(index), uint(bits)-uint(newBits))
 	start := fromInt(new(big.Int).Add(toInt(p.Addr()), offset), bits)
@@ -127,7 +127,7 @@ func cidrHost(name string, args []any) (any, error) {
 		usable.Sub(usable, big.NewInt(1))
 	}
 	if index < 0 || big.NewInt(index).Cmp(usable) >= 0 {
-		return nil, fmt.Errorf("The template function '%s' expects its host index to be between 0 and %s, but it is %d.", name, new(big.Int).Sub(usable, big.NewInt(1)), index)
+		return nil, fmt.Errorf("The template language function '%s' expects its host index to be between 0 and %s, but it is %d.", name, new(big.Int).Sub(usable, big.NewInt(1)), index)
 	}
 	host := new(big.Int).Add(toInt(p.Addr()), big.NewInt(index+1))
 	return fromInt(host, bits).String(), nil

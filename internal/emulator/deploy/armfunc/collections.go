@@ -42,7 +42,7 @@ func init() {
 		case map[string]any:
 			return len(t) == 0, nil
 		}
-		return nil, wrongType(name, args, 0, "an array, an object or a string")
+		return nil, wrongType(name, args, 0, "Array", "Object", "String")
 	})
 	register("length", func(name string, args []any) (any, error) {
 		if err := count(name, args, 1, 1); err != nil {
@@ -56,7 +56,7 @@ func init() {
 		case map[string]any:
 			return int64(len(t)), nil
 		}
-		return nil, wrongType(name, args, 0, "an array, an object or a string")
+		return nil, wrongType(name, args, 0, "Array", "Object", "String")
 	})
 	register("first", end(true))
 	register("last", end(false))
@@ -94,7 +94,7 @@ func init() {
 		for i, o := range objects {
 			obj, ok := o.(map[string]any)
 			if !ok {
-				return nil, fmt.Errorf("The template function '%s' expects an array of objects; element %d is of type '%s'.", name, i, typeName(o))
+				return nil, fmt.Errorf("The template language function '%s' expects an array of objects; element %d is of type '%s'.", name, i, typeName(o))
 			}
 			for k, v := range obj {
 				out[propertyKey(out, k)] = v
@@ -109,7 +109,7 @@ func init() {
 
 func createObject(name string, args []any) (any, error) {
 	if len(args)%2 != 0 {
-		return nil, fmt.Errorf("The template function '%s' expects an even number of parameters (keys and their values), but %d were provided.", name, len(args))
+		return nil, fmt.Errorf("The template language function '%s' expects an even number of parameters (keys and their values), but %d were provided.", name, len(args))
 	}
 	out := map[string]any{}
 	for i := 0; i < len(args); i += 2 {
@@ -134,7 +134,7 @@ func contains(name string, args []any) (any, error) {
 		case string, int64, bool:
 			return strings.Contains(t, text(find)), nil
 		}
-		return nil, wrongType(name, args, 1, "a string or an integer")
+		return nil, wrongType(name, args, 1, "String", "Integer")
 	case map[string]any:
 		key, err := stringArg(name, args, 1)
 		if err != nil {
@@ -150,7 +150,7 @@ func contains(name string, args []any) (any, error) {
 		}
 		return false, nil
 	}
-	return nil, wrongType(name, args, 0, "an array, an object or a string")
+	return nil, wrongType(name, args, 0, "Array", "Object", "String")
 }
 
 // end serves first and last: the end character of a string, the end element of an array, null
@@ -179,7 +179,7 @@ func end(first bool) impl {
 			}
 			return t[len(t)-1], nil
 		}
-		return nil, wrongType(name, args, 0, "an array or a string")
+		return nil, wrongType(name, args, 0, "Array", "String")
 	}
 }
 
@@ -219,7 +219,7 @@ func indexOf(last bool) impl {
 			}
 			return int64(at), nil
 		}
-		return nil, wrongType(name, args, 0, "an array or a string")
+		return nil, wrongType(name, args, 0, "Array", "String")
 	}
 }
 
@@ -246,7 +246,7 @@ func slice(bounds func(n, length int64) (from, to int64)) impl {
 			from, to := bounds(n, int64(len(t)))
 			return append([]any{}, t[from:to]...), nil
 		}
-		return nil, wrongType(name, args, 0, "an array or a string")
+		return nil, wrongType(name, args, 0, "Array", "String")
 	}
 }
 
@@ -263,10 +263,10 @@ func rangeOf(name string, args []any) (any, error) {
 		return nil, err
 	}
 	if n < 0 || n > maxRange {
-		return nil, fmt.Errorf("The template function '%s' expects its count parameter to be between 0 and %d, but it is %d.", name, maxRange, n)
+		return nil, fmt.Errorf("The template language function '%s' expects its count parameter to be between 0 and %d, but it is %d.", name, maxRange, n)
 	}
 	if start+n-1 > 1<<31-1 {
-		return nil, fmt.Errorf("The template function '%s' expects the sum of its start index and count to be at most 2147483647.", name)
+		return nil, fmt.Errorf("The template language function '%s' expects the sum of its start index and count to be at most 2147483647.", name)
 	}
 	out := make([]any, n)
 	for i := range out {
@@ -290,7 +290,7 @@ func union(name string, args []any) (any, error) {
 				if a == nil {
 					continue
 				}
-				return nil, wrongType(name, args, i, "an array like the first")
+				return nil, wrongType(name, args, i, "Array")
 			}
 			for _, e := range items {
 				if !containsValue(out, e) {
@@ -307,13 +307,13 @@ func union(name string, args []any) (any, error) {
 				if a == nil {
 					continue
 				}
-				return nil, wrongType(name, args, i, "an object like the first")
+				return nil, wrongType(name, args, i, "Object")
 			}
 			out = deepMerge(out, obj)
 		}
 		return out, nil
 	}
-	return nil, wrongType(name, args, 0, "an array or an object")
+	return nil, wrongType(name, args, 0, "Array", "Object")
 }
 
 func containsValue(list []any, v any) bool {
@@ -355,7 +355,7 @@ func intersection(name string, args []any) (any, error) {
 		for i := range rest {
 			a, ok := args[i+1].([]any)
 			if !ok {
-				return nil, wrongType(name, args, i+1, "an array like the first")
+				return nil, wrongType(name, args, i+1, "Array")
 			}
 			rest[i] = a
 		}
@@ -375,7 +375,7 @@ func intersection(name string, args []any) (any, error) {
 		for i := range rest {
 			o, ok := args[i+1].(map[string]any)
 			if !ok {
-				return nil, wrongType(name, args, i+1, "an object like the first")
+				return nil, wrongType(name, args, i+1, "Object")
 			}
 			rest[i] = o
 		}
@@ -392,7 +392,7 @@ func intersection(name string, args []any) (any, error) {
 		}
 		return out, nil
 	}
-	return nil, wrongType(name, args, 0, "an array or an object")
+	return nil, wrongType(name, args, 0, "Array", "Object")
 }
 
 // sortedKeys orders property names as ARM's items() does: ordinally, ignoring case.
@@ -441,20 +441,20 @@ func tryGet(name string, args []any) (any, error) {
 		case map[string]any:
 			k, ok := key.(string)
 			if !ok {
-				return nil, wrongType(name, args, i+1, "a string to read an object by")
+				return nil, wrongType(name, args, i+1, "String")
 			}
 			current, _ = property(t, k)
 		case []any:
 			index, ok := key.(int64)
 			if !ok {
-				return nil, wrongType(name, args, i+1, "an integer to read an array by")
+				return nil, wrongType(name, args, i+1, "Integer")
 			}
 			if index < 0 || index >= int64(len(t)) {
 				return nil, nil
 			}
 			current = t[index]
 		default:
-			return nil, fmt.Errorf("The template function '%s' expects to read an object or an array, not a value of type '%s'.", name, typeName(current))
+			return nil, fmt.Errorf("The template language function '%s' expects to read an object or an array, not a value of type '%s'.", name, typeName(current))
 		}
 	}
 	return current, nil
@@ -479,7 +479,7 @@ func fromEnd(try bool) impl {
 			if try {
 				return nil, nil
 			}
-			return nil, fmt.Errorf("The template function '%s' expects its second parameter to be between 1 and the length of the array (%d), but it is %d.", name, len(list), back)
+			return nil, fmt.Errorf("The template language function '%s' expects its second parameter to be between 1 and the length of the array (%d), but it is %d.", name, len(list), back)
 		}
 		return list[int64(len(list))-back], nil
 	}

@@ -59,7 +59,7 @@ func parseDateTime(name, s string) (time.Time, error) {
 			return t.UTC(), nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("The template function '%s' expects an ISO 8601 date and time, not '%s'.", name, s)
+	return time.Time{}, fmt.Errorf("The template language function '%s' expects an ISO 8601 date and time, not '%s'.", name, s)
 }
 
 // isoDuration is ISO 8601's duration: an optional sign, P, then date and time parts.
@@ -70,7 +70,7 @@ var isoDuration = regexp.MustCompile(`^([-+])?P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?
 func parseDuration(name, s string) (time.Duration, error) {
 	m := isoDuration.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil || strings.HasSuffix(s, "T") || s == "P" || s == "-P" || s == "+P" {
-		return 0, fmt.Errorf("The template function '%s' expects an ISO 8601 duration, not '%s'.", name, s)
+		return 0, fmt.Errorf("The template language function '%s' expects an ISO 8601 duration, not '%s'.", name, s)
 	}
 	units := []time.Duration{365 * 24 * time.Hour, 30 * 24 * time.Hour, 7 * 24 * time.Hour, 24 * time.Hour, time.Hour, time.Minute}
 	var total time.Duration
@@ -80,7 +80,7 @@ func parseDuration(name, s string) (time.Duration, error) {
 		}
 		n, err := strconv.ParseInt(m[i+2], 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("The template function '%s' expects an ISO 8601 duration, not '%s'.", name, s)
+			return 0, fmt.Errorf("The template language function '%s' expects an ISO 8601 duration, not '%s'.", name, s)
 		}
 		total += time.Duration(n) * unit
 	}

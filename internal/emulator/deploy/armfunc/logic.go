@@ -49,9 +49,9 @@ func init() {
 			case "false":
 				return false, nil
 			}
-			return nil, fmt.Errorf("The template function '%s' expects a string of 'true' or 'false', not '%s'.", name, t)
+			return nil, fmt.Errorf("The template language function '%s' expects a string of 'true' or 'false', not '%s'.", name, t)
 		}
-		return nil, wrongType(name, args, 0, "a boolean, an integer or a string")
+		return nil, wrongType(name, args, 0, "Boolean", "Integer", "String")
 	})
 	register("coalesce", func(name string, args []any) (any, error) {
 		if err := count(name, args, 1, -1); err != nil {
@@ -104,11 +104,11 @@ func init() {
 		case string:
 			n, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("The template function '%s' expects a string holding an integer, not '%s'.", name, t)
+				return nil, fmt.Errorf("The template language function '%s' expects a string holding an integer, not '%s'.", name, t)
 			}
 			return n, nil
 		}
-		return nil, wrongType(name, args, 0, "an integer or a string")
+		return nil, wrongType(name, args, 0, "Integer", "String")
 	})
 	register("float", func(name string, args []any) (any, error) {
 		if err := count(name, args, 1, 1); err != nil {
@@ -122,11 +122,11 @@ func init() {
 		case string:
 			f, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
 			if err != nil {
-				return nil, fmt.Errorf("The template function '%s' expects a string holding a number, not '%s'.", name, t)
+				return nil, fmt.Errorf("The template language function '%s' expects a string holding a number, not '%s'.", name, t)
 			}
 			return f, nil
 		}
-		return nil, wrongType(name, args, 0, "a number or a string")
+		return nil, wrongType(name, args, 0, "Integer", "Float", "String")
 	})
 	register("max", extreme(func(a, b int64) bool { return a > b }))
 	register("min", extreme(func(a, b int64) bool { return a < b }))
@@ -169,7 +169,7 @@ func compare(holds func(int) bool) impl {
 		case int64, float64:
 			b, ok := number(args[1])
 			if !ok {
-				return nil, wrongType(name, args, 1, "a number like the first")
+				return nil, wrongType(name, args, 1, "Integer", "Float")
 			}
 			x, _ := number(a)
 			switch {
@@ -182,11 +182,11 @@ func compare(holds func(int) bool) impl {
 		case string:
 			b, err := stringArg(name, args, 1)
 			if err != nil {
-				return nil, wrongType(name, args, 1, "a string like the first")
+				return nil, wrongType(name, args, 1, "String")
 			}
 			return holds(cultureCompare(a, b)), nil
 		}
-		return nil, wrongType(name, args, 0, "an integer or a string")
+		return nil, wrongType(name, args, 0, "Integer", "String")
 	}
 }
 
@@ -226,7 +226,7 @@ func arithmetic(op func(a, b int64) (int64, bool)) impl {
 		}
 		r, ok := op(a, b)
 		if !ok {
-			return nil, fmt.Errorf("The template function '%s' overflowed: the result of %d and %d is outside the range of a 64-bit integer.", name, a, b)
+			return nil, fmt.Errorf("The template language function '%s' overflowed: the result of %d and %d is outside the range of a 64-bit integer.", name, a, b)
 		}
 		return r, nil
 	}
@@ -240,10 +240,10 @@ func division(op func(a, b int64) int64) impl {
 			return nil, err
 		}
 		if b == 0 {
-			return nil, fmt.Errorf("The template function '%s' expects a non-zero divisor.", name)
+			return nil, fmt.Errorf("The template language function '%s' expects a non-zero divisor.", name)
 		}
 		if a == math.MinInt64 && b == -1 {
-			return nil, fmt.Errorf("The template function '%s' overflowed: %d divided by -1 is outside the range of a 64-bit integer.", name, a)
+			return nil, fmt.Errorf("The template language function '%s' overflowed: %d divided by -1 is outside the range of a 64-bit integer.", name, a)
 		}
 		return op(a, b), nil
 	}
@@ -276,16 +276,16 @@ func extreme(better func(a, b int64) bool) impl {
 				for _, e := range t {
 					n, ok := e.(int64)
 					if !ok {
-						return nil, fmt.Errorf("The template function '%s' expects integers; an array element is of type '%s'.", name, typeName(e))
+						return nil, fmt.Errorf("The template language function '%s' expects integers; an array element is of type '%s'.", name, typeName(e))
 					}
 					values = append(values, n)
 				}
 			default:
-				return nil, wrongType(name, args, i, "an integer or an array of integers")
+				return nil, wrongType(name, args, i, "Integer", "Array")
 			}
 		}
 		if len(values) == 0 {
-			return nil, fmt.Errorf("The template function '%s' expects at least one integer, but the arrays given are empty.", name)
+			return nil, fmt.Errorf("The template language function '%s' expects at least one integer, but the arrays given are empty.", name)
 		}
 		best := values[0]
 		for _, v := range values[1:] {

@@ -65,7 +65,7 @@ func init() {
 			return nil, err
 		}
 		if parts[1] == "" {
-			return nil, fmt.Errorf("The template function '%s' expects its second parameter to be a non-empty string.", name)
+			return nil, fmt.Errorf("The template language function '%s' expects its second parameter to be a non-empty string.", name)
 		}
 		return strings.ReplaceAll(parts[0], parts[1], parts[2]), nil
 	})
@@ -87,7 +87,7 @@ func concat(name string, args []any) (any, error) {
 				out = append(out, t...)
 			case nil:
 			default:
-				return nil, wrongType(name, args, i, "an array like the first")
+				return nil, wrongType(name, args, i, "Array")
 			}
 		}
 		return out, nil
@@ -95,7 +95,7 @@ func concat(name string, args []any) (any, error) {
 	var b strings.Builder
 	for i, a := range args {
 		if _, isArray := a.([]any); isArray {
-			return nil, fmt.Errorf("The template function '%s' expects its parameters to be either all arrays or all strings; the %s parameter is an array.", name, ordinal(i))
+			return nil, fmt.Errorf("The template language function '%s' expects its parameters to be either all arrays or all strings; the %s parameter is an array.", name, ordinal(i))
 		}
 		b.WriteString(text(a))
 	}
@@ -150,7 +150,7 @@ func hashOf(f func(...string) string) impl {
 func decodeBase64(name, s string) ([]byte, error) {
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
-		return nil, fmt.Errorf("The template function '%s' expects a valid base64 string: %v.", name, err)
+		return nil, fmt.Errorf("The template language function '%s' expects a valid base64 string: %v.", name, err)
 	}
 	return b, nil
 }
@@ -161,10 +161,10 @@ func parseJSON(name, s string) (any, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("The template function '%s' expects a valid JSON string: %v.", name, err)
+		return nil, fmt.Errorf("The template language function '%s' expects a valid JSON string: %v.", name, err)
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("The template function '%s' expects a valid JSON string: text follows the value.", name)
+		return nil, fmt.Errorf("The template language function '%s' expects a valid JSON string: text follows the value.", name)
 	}
 	return normalize(v)
 }
@@ -174,7 +174,7 @@ func dataURIToString(name, s string) (any, error) {
 	rest, ok := strings.CutPrefix(s, "data:")
 	header, data, found := strings.Cut(rest, ",")
 	if !ok || !found {
-		return nil, fmt.Errorf("The template function '%s' expects a data URI: '%s' is not one.", name, s)
+		return nil, fmt.Errorf("The template language function '%s' expects a data URI: '%s' is not one.", name, s)
 	}
 	if strings.HasSuffix(strings.ToLower(header), ";base64") {
 		b, err := decodeBase64(name, data)
@@ -241,11 +241,11 @@ func uri(name string, args []any) (any, error) {
 	}
 	base, err := url.Parse(parts[0])
 	if err != nil || !base.IsAbs() {
-		return nil, fmt.Errorf("The template function '%s' expects its first parameter to be an absolute URI: '%s' is not one.", name, parts[0])
+		return nil, fmt.Errorf("The template language function '%s' expects its first parameter to be an absolute URI: '%s' is not one.", name, parts[0])
 	}
 	ref, err := url.Parse(parts[1])
 	if err != nil {
-		return nil, fmt.Errorf("The template function '%s' expects its second parameter to be a URI: '%s' is not one.", name, parts[1])
+		return nil, fmt.Errorf("The template language function '%s' expects its second parameter to be a URI: '%s' is not one.", name, parts[1])
 	}
 	return base.ResolveReference(ref).String(), nil
 }
@@ -261,7 +261,7 @@ func padLeft(name string, args []any) (any, error) {
 	case int64:
 		value = text(t)
 	default:
-		return nil, wrongType(name, args, 0, "a string or an integer")
+		return nil, wrongType(name, args, 0, "String", "Integer")
 	}
 	total, err := intArg(name, args, 1)
 	if err != nil {
@@ -273,7 +273,7 @@ func padLeft(name string, args []any) (any, error) {
 			return nil, err
 		}
 		if utf8.RuneCountInString(pad) != 1 {
-			return nil, fmt.Errorf("The template function '%s' expects its third parameter to be a single character.", name)
+			return nil, fmt.Errorf("The template language function '%s' expects its third parameter to be a single character.", name)
 		}
 	}
 	if missing := int(total) - utf8.RuneCountInString(value); missing > 0 {
@@ -296,10 +296,10 @@ func split(name string, args []any) (any, error) {
 		delimiters = []string{t}
 	case []any:
 		if delimiters, err = stringsArgs(name, t); err != nil {
-			return nil, wrongType(name, args, 1, "a string or an array of strings")
+			return nil, wrongType(name, args, 1, "String", "Array")
 		}
 	default:
-		return nil, wrongType(name, args, 1, "a string or an array of strings")
+		return nil, wrongType(name, args, 1, "String", "Array")
 	}
 	pieces := []string{s}
 	for _, d := range delimiters {
@@ -365,7 +365,7 @@ func join(name string, args []any) (any, error) {
 		case string, int64, bool:
 			parts[i] = text(item)
 		default:
-			return nil, fmt.Errorf("The template function '%s' expects an array of strings, integers or booleans; element %d is of type '%s'.", name, i, typeName(item))
+			return nil, fmt.Errorf("The template language function '%s' expects an array of strings, integers or booleans; element %d is of type '%s'.", name, i, typeName(item))
 		}
 	}
 	return strings.Join(parts, delimiter), nil
