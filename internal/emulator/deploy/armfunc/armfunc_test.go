@@ -106,6 +106,8 @@ var calls = []call{
 	{fn: "skip", args: arr{"abc", "1"}, wantErr: "expects its second parameter to be of type 'Integer'"},
 	{fn: "split", args: arr{"one,two,three", ","}, want: arr{"one", "two", "three"}},           // docs
 	{fn: "split", args: arr{"one;two,three", arr{",", ";"}}, want: arr{"one", "two", "three"}}, // docs
+	{fn: "split", args: arr{"xaby", arr{"b", "ab"}}, want: arr{"x", "y"}},                      // the earliest match wins, as in .NET
+	{fn: "split", args: arr{"a,,b", ","}, want: arr{"a", "", "b"}},
 	{fn: "split", args: arr{"a", 1}, wantErr: "one of the following types 'String, Array'"},
 	{fn: "startsWith", args: arr{"abcdef", "ab"}, want: true}, // docs
 	{fn: "startsWith", args: arr{"abcdef", "A"}, want: true},  // docs
@@ -169,6 +171,8 @@ var calls = []call{
 	{fn: "range", args: arr{1, 3}, want: arr{1, 2, 3}}, // docs
 	{fn: "range", args: arr{5, 0}, want: arr{}},
 	{fn: "range", args: arr{1, 10001}, wantErr: "between 0 and 10000"},
+	{fn: "range", args: arr{2147483640, 8}, wantErr: "at most 2147483647"},
+	{fn: "range", args: arr{2147483640, 7}, want: arr{2147483640, 2147483641, 2147483642, 2147483643, 2147483644, 2147483645, 2147483646}},
 	{fn: "tryGet", args: arr{obj{"a": obj{"b": 1}}, "A", "b"}, want: 1},
 	{fn: "tryGet", args: arr{obj{"a": 1}, "missing"}, want: nil},
 	{fn: "tryGet", args: arr{arr{"x", "y"}, 1}, want: "y"},
