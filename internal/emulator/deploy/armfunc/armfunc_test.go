@@ -65,6 +65,9 @@ var calls = []call{
 	{fn: "format", args: arr{"{0}, {1}. Formatted number: {2:N0}", "Hello", "User", 8175133}, want: "Hello, User. Formatted number: 8,175,133"}, // docs
 	{fn: "format", args: arr{"{0:D3}-{1,4}|{1,-4}|{{x}}", 7, "ab"}, want: "007-  ab|ab  |{x}"},
 	{fn: "format", args: arr{"{0:N2} {0:X} {0:x4} {1} {2:000.0}", 1234, true, 5}, want: "1,234.00 4D2 04d2 True 005.0"},
+	{fn: "format", args: arr{"{0:#,##0}|{0:E}|{0:F1}|{0:P0}|{0:C}|{1:C0}", 1234567, -2}, want: "1,234,567|1.234567E+006|1234567.0|123,456,700 %|¤1,234,567.00|(¤2)"},
+	{fn: "format", args: arr{"{0:X}|{1:D3}|{2}|{3}", -1, -7, nil, arr{1}}, want: "FFFFFFFFFFFFFFFF|-007||[1]"},
+	{fn: "format", args: arr{"{0:Q}", 1}, wantErr: "valid numeric format string"},
 	{fn: "format", args: arr{"{1}", "only one"}, wantErr: "format item {1}"},
 	{fn: "format", args: arr{"{0"}, wantErr: "valid composite format string"},
 	{fn: "guid", args: arr{"a", "b"}, want: GUID("a-b")},
