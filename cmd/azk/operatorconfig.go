@@ -1,12 +1,17 @@
 package main
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/spf13/cobra"
 
+	"github.com/azkcli/azk/internal/arm"
 	"github.com/azkcli/azk/internal/diag"
 	"github.com/azkcli/azk/internal/graph"
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/operatorconfig"
+	"github.com/azkcli/azk/internal/preflight"
 )
 
 func init() {
@@ -16,6 +21,8 @@ func init() {
 
 func newOperatorConfigCommand(g *globalOptions) *cobra.Command {
 	var in inputFlags
+	var tenant, clientID string
+	var syncPeriod time.Duration
 	cmd := &cobra.Command{
 		Use:   "operator-config PATH... [-k DIR] [-o text|yaml|json]",
 		Short: "Show what Azure Service Operator needs to take the manifests over: crdPattern, namespaces, credentials",
@@ -43,15 +50,29 @@ it does not read: drift policies, ignore-changes; reconcile-policy-if-exists),
 azk plan says so under "operator differs".
 
   -o text   for people (default)
-  -o yaml   the operator Helm chart's values (crdPattern; the rest as comments)
-  -o json   everything above, machine-readable`,
+  -o yaml   the operator Helm chart's values: the subscription and tenant
+            (--subscription, --tenant, else as azk plan finds them), the
+            identity by workload identity (--client-id; a client secret or
+            certificate as comments), azureSyncPeriod (--sync-period, the
+            period the pre-flight's steady-state check assumes), crdPattern
+            and azureTargetNamespaces; the credential Secrets to create as
+            comments with their kubectl lines. A value azk does not know is
+            a placeholder Helm refuses to render, never an empty string
+  -o json   everything above but the identity, machine-readable`,
 		Example: `  azk operator-config ./manifests
-  azk operator-config ./manifests -o yaml > aso-values.yaml
-  helm upgrade --install aso2 aso2/azure-service-operator -n azureserviceoperator-system -f aso-values.yaml`,
+  azk operator-config ./manifests -o yaml --client-id 11111111-2222-3333-4444-555555555555 > aso-values.yaml
+  helm upgrade --install aso2 aso2/azure-service-operator --create-namespace -n azureserviceoperator-system -f aso-values.yaml`,
 		Args: in.requireInputs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(cmd, g); err != nil {
 				return err
+			}
+			if g.output != "yaml" {
+				for _, name := range []string{"tenant", "client-id", "sync-period"} {
+					if cmd.Flags().Changed(name) {
+						return fmt.Errorf("--%s is a value of the operator's Helm chart: add -o yaml", name)
+					}
+				}
 			}
 			res, diags := loader.Load(loader.Options{Paths: args, Kustomize: in.kustomize, Stdin: g.stdin, Namespace: g.namespace})
 			g.secrets.Add(secretValues(res.Secrets)...)
@@ -66,13 +87,42 @@ azk plan says so under "operator differs".
 			case "json":
 				return c.WriteJSON(g.stdout)
 			case "yaml":
-				return c.WriteHelmValues(g.stdout)
+				op, err := operatorIdentity(g, tenant, clientID, syncPeriod)
+				if err != nil {
+					return err
+				}
+				return c.WriteHelmValues(g.stdout, op)
 			}
 			return c.WriteText(g.stdout)
 		},
 	}
 	in.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&tenant, "tenant", "", "with -o yaml, the operator's Microsoft Entra tenant ID (default $AZURE_TENANT_ID, else the Azure CLI's for the subscription)")
+	fl.StringVar(&clientID, "client-id", "", "with -o yaml, the client ID (a GUID) of the identity the operator signs in as: a user-assigned managed identity's or an app registration's")
+	fl.DurationVar(&syncPeriod, "sync-period", preflight.DefaultSyncPeriod, "with -o yaml, the operator's AZURE_SYNC_PERIOD (keep it the one azk plan --preflight --sync-period assumes)")
 	return cmd
+}
+
+// operatorIdentity is what the Helm values say of the operator's identity:
+// the subscription and tenant found as for a run against Azure (flags, the
+// environment, the Azure CLI's profile; offline), the client ID given.
+func operatorIdentity(g *globalOptions, tenant, clientID string, syncPeriod time.Duration) (operatorconfig.Operator, error) {
+	if clientID != "" && !preflight.IsGUID(clientID) {
+		return operatorconfig.Operator{}, fmt.Errorf("--client-id %q is not a client ID (a GUID): for a user-assigned identity `az identity show -g GROUP -n NAME --query clientId -o tsv`, for an app registration `az ad app list --display-name NAME --query [].appId -o tsv`", clientID)
+	}
+	if syncPeriod <= 0 {
+		return operatorconfig.Operator{}, fmt.Errorf("--sync-period %s: must be positive", syncPeriod)
+	}
+	account, err := arm.ResolveAccount(g.subscription, tenant)
+	if err != nil {
+		return operatorconfig.Operator{}, err
+	}
+	return operatorconfig.Operator{
+		Subscription: account.Subscription, SubscriptionFrom: account.SubscriptionFrom,
+		Tenant: account.Tenant, TenantFrom: account.TenantFrom,
+		ClientID: clientID, SyncPeriod: syncPeriod,
+	}, nil
 }
 
 // withoutMissingCredentials drops the errors of credential-from Secrets the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ import (
 // azk operator-config on every example, offline: its text and Helm values
 // are golden files, and agree with its JSON on the crdPattern.
 func TestOperatorConfigExamples(t *testing.T) {
-	t.Setenv("AZURE_SUBSCRIPTION_ID", "")
+	noAzureAccount(t)
 	for _, dir := range exampleDirs(t) {
 		name := filepath.Base(dir)
 		t.Run(name, func(t *testing.T) {
@@ -84,5 +85,73 @@ func TestOperatorConfigListsMissingCredential(t *testing.T) {
 		"Secret default/team-identity (named by the serviceoperator.azure.com/credential-from annotation of the resources): not in the input: create it before the operator reconciles these resources")
 	if _, errOut, code := azk(t, "", "validate", dir); code != 1 || !strings.Contains(errOut, "team-identity") {
 		t.Errorf("validate still refuses the missing credential: exit %d\n%s", code, errOut)
+	}
+}
+
+// noAzureAccount leaves azk no subscription or tenant to find: none in the
+// environment, an Azure CLI profile that does not exist.
+func noAzureAccount(t *testing.T) {
+	t.Helper()
+	t.Setenv("AZURE_SUBSCRIPTION_ID", "")
+	t.Setenv("AZURE_TENANT_ID", "")
+	t.Setenv("AZURE_CONFIG_DIR", t.TempDir())
+}
+
+// With the identity given by flags, the Helm values carry it, the sync
+// period and where each value came from: a golden file, which
+// internal/operatorconfig renders with the operator's chart.
+func TestOperatorConfigHelmValuesWithIdentity(t *testing.T) {
+	noAzureAccount(t)
+	values, errOut, code := azk(t, "", "operator-config", "-o", "yaml", "--subscription", "6f1c3a52-8d0e-4b7a-9c21-3e5d7f9a0b14",
+		"--tenant", "0b2e4d6f-1a3c-4e5f-8a7b-9c0d1e2f3a4b", "--client-id", "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d", "--sync-period", "2h", quickstart)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	golden(t, filepath.Join("operator-config", "quickstart-with-identity.yaml"), values)
+	if strings.Contains(values, operatorconfig.PlaceholderKey) {
+		t.Errorf("values with every identity flag hold a placeholder:\n%s", values)
+	}
+}
+
+// The subscription and tenant come from where azk plan finds them: here the
+// Azure CLI's profile, which the values name.
+func TestOperatorConfigHelmValuesFromTheCLIProfile(t *testing.T) {
+	noAzureAccount(t)
+	dir := t.TempDir()
+	t.Setenv("AZURE_CONFIG_DIR", dir)
+	profile := `{"subscriptions":[{"id":"11111111-1111-4111-8111-111111111111","tenantId":"22222222-2222-4222-8222-222222222222","isDefault":true}]}`
+	if err := os.WriteFile(filepath.Join(dir, "azureProfile.json"), []byte(profile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	values, errOut, code := azk(t, "", "operator-config", "-o", "yaml", quickstart)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	from := " (from " + filepath.Join(dir, "azureProfile.json") + "):\n"
+	mustContain(t, "Helm values", values,
+		"# The subscription the operator acts against"+from+"azureSubscriptionID: \"11111111-1111-4111-8111-111111111111\"\n",
+		"# The Microsoft Entra tenant of the subscription"+from+"azureTenantID: \"22222222-2222-4222-8222-222222222222\"\n",
+		"azureClientID: {"+operatorconfig.PlaceholderKey+": ",
+		"--from-literal=AZURE_SUBSCRIPTION_ID=11111111-1111-4111-8111-111111111111 --from-literal=AZURE_TENANT_ID=22222222-2222-4222-8222-222222222222 ")
+}
+
+// The identity flags belong to the Helm values: without -o yaml they are
+// refused, as is a client ID that is no GUID or a sync period that is not
+// positive.
+func TestOperatorConfigIdentityFlagsRefused(t *testing.T) {
+	noAzureAccount(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--client-id", "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d"}, "--client-id is a value of the operator's Helm chart: add -o yaml"},
+		{[]string{"-o", "json", "--sync-period", "2h"}, "--sync-period is a value of the operator's Helm chart: add -o yaml"},
+		{[]string{"-o", "yaml", "--client-id", "aso-identity"}, `--client-id "aso-identity" is not a client ID (a GUID)`},
+		{[]string{"-o", "yaml", "--sync-period", "0s"}, "--sync-period 0s: must be positive"},
+	} {
+		out, errOut, code := azk(t, "", append([]string{"operator-config", quickstart}, c.args...)...)
+		if code != 1 || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 1 saying %q", c.args, code, out, errOut, c.want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/azkcli/azk/internal/corpus"
 	"github.com/azkcli/azk/internal/graph"
@@ -201,10 +202,23 @@ spec:
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}
 	}
-	if err := c.WriteHelmValues(&values); err != nil {
+	if err := c.WriteHelmValues(&values, Operator{SyncPeriod: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(values.String(), "\ncrdPattern: \""+c.CRDPattern+"\"\n") || !strings.Contains(values.String(), "to create first: team-a/team-a-identity\n") {
-		t.Errorf("Helm values:\n%s", values.String())
+	for _, want := range []string{
+		"\ncrdPattern: \"" + c.CRDPattern + "\"\n",
+		"azureTargetNamespaces:\n  - \"team-a\"\n  - \"team-b\"\n  - \"team-c\"\n",
+		// Named by a Namespace and not in the input: to create.
+		"#   team-a/team-a-identity, named by Namespace team-a for its resources:\n#   kubectl create secret generic team-a-identity -n team-a --from-literal=AZURE_SUBSCRIPTION_ID=<subscription ID> --from-literal=AZURE_TENANT_ID=<tenant ID> --from-literal=AZURE_CLIENT_ID=<client ID of its identity>\n",
+		"# Credential Secret team-c/aso-credential is in the input (",
+		"# Credential Secret team-b/own-identity is in the input (",
+	} {
+		if !strings.Contains(values.String(), want) {
+			t.Errorf("Helm values lack %q:\n%s", want, values.String())
+		}
+	}
+	// team-c's aso-credential is in the input: no line creates it.
+	if strings.Contains(values.String(), "aso-credential -n team-c") {
+		t.Errorf("Helm values create a credential the input holds:\n%s", values.String())
 	}
 }

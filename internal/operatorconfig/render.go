@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 )
 
@@ -104,33 +103,6 @@ func (c *Config) WriteJSON(w io.Writer) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(c)
-}
-
-// WriteHelmValues writes the values of the operator's Helm chart
-// (azure-service-operator) the manifests need: crdPattern, with what else
-// the operator needs as comments (the namespaces, for azureTargetNamespaces
-// when it is to watch only them; the credential Secrets to create).
-func (c *Config) WriteHelmValues(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, "# Helm values for the Azure Service Operator v2 chart (azure-service-operator),")
-	fmt.Fprintln(bw, "# made by azk operator-config from the manifests.")
-	fmt.Fprintln(bw, "# The CRDs the manifests use, and no other:")
-	fmt.Fprintf(bw, "crdPattern: %s\n", strconv.Quote(c.CRDPattern))
-	fmt.Fprintln(bw, "# The manifests' namespaces; uncomment to have the operator watch only them:")
-	fmt.Fprintln(bw, "# azureTargetNamespaces:")
-	for _, ns := range c.Namespaces {
-		fmt.Fprintf(bw, "#   - %s\n", ns.Name)
-	}
-	var missing []string
-	for _, cr := range c.Credentials {
-		if !cr.InInput && cr.Scope != ScopeNamespace {
-			missing = append(missing, cr.Namespace+"/"+cr.Name)
-		}
-	}
-	if len(missing) > 0 {
-		fmt.Fprintf(bw, "# Credential Secrets the manifests name and the input lacks, to create first: %s\n", strings.Join(missing, ", "))
-	}
-	return bw.Flush()
 }
 
 func plural(n int, one, many string) string {
