@@ -55,7 +55,7 @@ const (
 // Parse reads an ARM path. ok is false for paths ARM would not route
 // (such as a bare provider namespace).
 func Parse(path string) (t Target, ok bool) {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
+	segs := dropEmptyParentPaths(strings.Split(strings.Trim(path, "/"), "/"))
 	if len(segs) == 1 && segs[0] == "" {
 		return t, false
 	}
@@ -149,6 +149,22 @@ func Parse(path string) (t Target, ok bool) {
 			i += 2
 		}
 	}
+}
+
+// dropEmptyParentPaths removes the empty parent path ARM's generic
+// resource paths allow between a provider namespace and a top-level type:
+// providers/{namespace}//{type}/{name}, which the Azure CLI's `az resource
+// -g G -n N --resource-type NS/type` sends, is providers/{namespace}/{type}/{name}.
+// Any other empty segment is kept, so that Parse refuses it.
+func dropEmptyParentPaths(segs []string) []string {
+	out := segs[:0:0]
+	for i, s := range segs {
+		if s == "" && i >= 2 && i+1 < len(segs) && strings.EqualFold(segs[i-2], "providers") && segs[i-1] != "" {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // parseProviders reads the provider paths: /providers[/{namespace}] and
