@@ -1,8 +1,14 @@
 package emulator
 
 import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 )
 
 // The ARM APIs and answers of issue 40 items 3 and 4, each over real HTTP.
@@ -43,4 +49,47 @@ func TestGenericPathWithEmptyParentPath(t *testing.T) {
 	}
 	resp, got = c.do(http.MethodGet, canonical+api, nil)
 	mustStatus(t, resp, got, http.StatusNotFound)
+}
+
+// TestSlowBodyIsCutOff: a client that sends its headers at once and then
+// trickles its body is cut off at the read deadline, as one trickling its
+// headers is; a body that arrives in time is served.
+func TestSlowBodyIsCutOff(t *testing.T) {
+	const deadline = 400 * time.Millisecond
+	run, err := Start(context.Background(), Options{ReadTimeout: deadline}, "127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { run.Close() })
+	host := strings.TrimPrefix(run.URL, "http://")
+	body := `{"location":"westus2"}`
+	send := func(pause time.Duration) (status string, took time.Duration) {
+		conn, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		began := time.Now()
+		fmt.Fprintf(conn, "PUT %s%s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer t\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", rgID, rgAPI, host, len(body))
+		for i := range len(body) {
+			if _, err := conn.Write([]byte{body[i]}); err != nil {
+				break // cut off
+			}
+			time.Sleep(pause)
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		line, _ := bufio.NewReader(conn).ReadString('\n')
+		return strings.TrimSpace(line), time.Since(began)
+	}
+	if status, _ := send(0); !strings.Contains(status, " 201 ") && !strings.Contains(status, " 200 ") {
+		t.Fatalf("a body sent at once: %q, want it served", status)
+	}
+	// 22 bytes, 100 ms apart: 2.2 s, far past the deadline.
+	status, took := send(100 * time.Millisecond)
+	if !strings.Contains(status, " 408 ") {
+		t.Errorf("a trickled body: %q, want 408", status)
+	}
+	if took > deadline+1500*time.Millisecond {
+		t.Errorf("a trickled body held its connection %v; the deadline is %v", took, deadline)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 
@@ -94,6 +95,12 @@ func (c *Core) serve(w http.ResponseWriter, r *http.Request) {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			WriteError(w, http.StatusRequestEntityTooLarge, "RequestContentTooLarge", "The request content size exceeds the limit of %d bytes.", tooBig.Limit)
+			return
+		}
+		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+			// The server's read deadline (a body sent too slowly); the
+			// connection is closed after this answer.
+			WriteError(w, http.StatusRequestTimeout, "RequestTimeout", "The request content did not arrive in time.")
 			return
 		}
 		WriteError(w, http.StatusBadRequest, "InvalidRequestContent", "The request content could not be read: %v", err)
