@@ -93,3 +93,81 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 		t.Errorf("a trickled body held its connection %v; the deadline is %v", took, deadline)
 	}
 }
+
+// TestNamesFollowARMsPublishedRules: a name that breaks its type's
+// published rule is invalid to checkNameAvailability and refused on
+// create with ARM's error code; a valid one is available and created.
+func TestNamesFollowARMsPublishedRules(t *testing.T) {
+	c := startWithGroup(t, Options{})
+	check := func(name string) map[string]any {
+		t.Helper()
+		resp, got := c.do(http.MethodPost, sub+"/providers/Microsoft.Storage/checkNameAvailability?api-version=2023-05-01",
+			map[string]any{"name": name, "type": "Microsoft.Storage/storageAccounts"})
+		mustStatus(t, resp, got, http.StatusOK)
+		return got
+	}
+	if got := check("Bad_Name!"); got["nameAvailable"] != false || got["reason"] != "AccountNameInvalid" {
+		t.Errorf("checkNameAvailability of Bad_Name!: %v, want nameAvailable false, reason AccountNameInvalid", got)
+	}
+	for _, name := range []string{"ab", "abcdefghijklmnopqrstuvwxy", "UPPERCASE1"} {
+		if got := check(name); got["nameAvailable"] != false || got["reason"] != "AccountNameInvalid" {
+			t.Errorf("checkNameAvailability of %s: %v, want AccountNameInvalid", name, got)
+		}
+	}
+	if got := check("goodname123"); got["nameAvailable"] != true {
+		t.Errorf("checkNameAvailability of goodname123: %v, want available", got)
+	}
+	storage := rgID + "/providers/Microsoft.Storage/storageAccounts/"
+	body := map[string]any{"location": "westus2", "kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"}}
+	resp, got := c.do(http.MethodPut, storage+"Bad_Name1"+apiFor(storage+"x"), body)
+	mustStatus(t, resp, got, http.StatusBadRequest)
+	if errorCode(got) != "AccountNameInvalid" {
+		t.Errorf("PUT of Bad_Name1: %v, want AccountNameInvalid", got)
+	}
+	resp, got = c.do(http.MethodGet, storage+"Bad_Name1"+apiFor(storage+"x"), nil)
+	mustStatus(t, resp, got, http.StatusNotFound)
+	c.mustPut(storage+"goodname123", body)
+
+	// Every other type checkNameAvailability serves with a published rule:
+	// one name the rule refuses each, asked through its own name check.
+	cases := []struct{ path, typ, bad, good string }{
+		{sub + "/providers/Microsoft.KeyVault/checkNameAvailability?api-version=2023-07-01", "Microsoft.KeyVault/vaults", "kv--double", "kv-single"},
+		{sub + "/providers/Microsoft.ContainerRegistry/checkNameAvailability?api-version=2023-07-01", "Microsoft.ContainerRegistry/registries", "acr-hyphen", "acrnohyphen"},
+		{sub + "/providers/Microsoft.ServiceBus/CheckNameAvailability?api-version=2021-11-01", "Microsoft.ServiceBus/namespaces", "sb1", "sbnamespace1"},
+		{sub + "/providers/Microsoft.Sql/checkNameAvailability?api-version=2021-11-01", "Microsoft.Sql/servers", "-sqlserver", "sqlserver-1"},
+	}
+	for _, tc := range cases {
+		for _, name := range []string{tc.bad, tc.good} {
+			resp, got := c.do(http.MethodPost, tc.path, map[string]any{"name": name, "type": tc.typ})
+			mustStatus(t, resp, got, http.StatusOK)
+			available := got["nameAvailable"]
+			if available == nil {
+				available = got["available"]
+			}
+			if want := name == tc.good; available != want {
+				t.Errorf("%s %q: %v, want available %v", tc.typ, name, got, want)
+			}
+		}
+	}
+}
+
+// TestResourceGroupNamesFollowARMsRule: ARM refuses a resource group named
+// "." or "..", one ending in a period, one with a character outside its
+// rule and one longer than 90 characters; letters of any script are names.
+func TestResourceGroupNamesFollowARMsRule(t *testing.T) {
+	c := start(t, Options{Subscription: strings.TrimPrefix(sub, "/subscriptions/")}, false)
+	for _, name := range []string{"..", ".", "group.", "bad!name", "a b", strings.Repeat("g", 91)} {
+		resp, got := c.do(http.MethodPut, sub+"/resourceGroups/"+name+rgAPI, map[string]any{"location": "westus2"})
+		if resp.StatusCode != http.StatusBadRequest || errorCode(got) != "InvalidResourceGroup" {
+			t.Errorf("PUT resource group %q: %d %v, want 400 InvalidResourceGroup", name, resp.StatusCode, got)
+		}
+	}
+	resp, list := c.do(http.MethodGet, sub+"/resourceGroups"+rgAPI, nil)
+	mustStatus(t, resp, list, http.StatusOK)
+	if v, _ := list["value"].([]any); len(v) != 0 {
+		t.Errorf("refused groups were stored: %v", v)
+	}
+	for _, name := range []string{"my.group_(1)-x", "grüße", strings.Repeat("g", 90)} {
+		c.mustPut(sub+"/resourceGroups/"+name, map[string]any{"location": "westus2"})
+	}
+}

@@ -63,6 +63,7 @@ func (p *Providers) Register(c *armcore.Core) {
 	// Before the key vault's createMode handling, which changes the store:
 	// ARM refuses a write these refuse before any provider acts on it.
 	c.Register(registration{c, p.seeds})
+	c.Register(nameRulesCheck{})
 	c.Register(names{c, p.seeds})
 	c.Register(policy{c})
 	c.Register(quotas{c, p.seeds})
