@@ -3,12 +3,17 @@ package emulator
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/azkcli/azk/internal/armjson"
 )
 
 // The ARM APIs and answers of issue 40 items 3 and 4, each over real HTTP.
@@ -169,5 +174,55 @@ func TestResourceGroupNamesFollowARMsRule(t *testing.T) {
 	}
 	for _, name := range []string{"my.group_(1)-x", "grüße", strings.Repeat("g", 90)} {
 		c.mustPut(sub+"/resourceGroups/"+name, map[string]any{"location": "westus2"})
+	}
+}
+
+// TestDriftKeepsNoSecret: a change made outside any client that sets a
+// secret (a spec secret, or what the REST specification marks write-only
+// or sensitive) leaves it where ARM keeps it, with the provider: no GET
+// returns it and neither the state nor the change history holds it.
+func TestDriftKeepsNoSecret(t *testing.T) {
+	dir := t.TempDir()
+	run, err := Start(context.Background(), Options{StateDir: dir}, "127.0.0.1:0", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, run, false)
+	c.mustPut(rgID, map[string]any{"location": "westus2"})
+	const canary = "Canary-Dr1ft-Pa55word-93c4"
+	mysql := rgID + "/providers/Microsoft.DBforMySQL/flexibleServers/mysql1"
+	c.mustPut(mysql, map[string]any{"location": "westus2", "properties": map[string]any{"administratorLogin": "admin"}})
+	store := rgID + "/providers/Microsoft.AppConfiguration/configurationStores/store1"
+	c.mustPut(store, map[string]any{"location": "westus2", "sku": map[string]any{"name": "standard"}})
+	admin := run.AdminClient()
+	ctx := context.Background()
+	// A spec secret, and a value the REST specification marks write-only, each beside a plain change.
+	if err := admin.Drift(ctx, mysql, map[string]any{"properties": map[string]any{"administratorLoginPassword": canary, "administratorLogin": "portal-admin"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Drift(ctx, store, map[string]any{"properties": map[string]any{"createMode": canary, "disableLocalAuth": true}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ id, api, plain string }{{mysql, apiFor(mysql), "administratorLogin"}, {store, "?api-version=2024-06-01", "disableLocalAuth"}} {
+		resp, got := c.do(http.MethodGet, tc.id+tc.api, nil)
+		mustStatus(t, resp, got, http.StatusOK)
+		data, _ := json.Marshal(got)
+		if strings.Contains(string(data), canary) {
+			t.Errorf("GET %s returns the secret: %s", tc.id, data)
+		}
+		if v, _ := armjson.Lookup(got, []string{"properties", tc.plain}); v == nil || v == "admin" || v == false {
+			t.Errorf("GET %s: the plain change to %s was lost: %v", tc.id, tc.plain, v)
+		}
+	}
+	run.Close()
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(files) == 0 {
+		t.Fatal("the emulator wrote no state")
+	}
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		if strings.Contains(string(data), canary) {
+			t.Errorf("%s holds the secret", filepath.Base(f))
+		}
 	}
 }
