@@ -226,3 +226,76 @@ func TestDriftKeepsNoSecret(t *testing.T) {
 		}
 	}
 }
+
+// TestRegenerateKeyChangesThatKeyOnly: regenerating key1 (or a primary
+// key) changes that key and no other, for every way the REST specs name
+// the key: a storage account's keyName, a cache's keyType, a Service Bus
+// rule's keyType (its connection strings with its keys); a request that
+// names no key regenerates them all.
+func TestRegenerateKeyChangesThatKeyOnly(t *testing.T) {
+	c := startWithGroup(t, Options{})
+	post := func(path string, body any) map[string]any {
+		t.Helper()
+		resource := path[:strings.LastIndexByte(path, '/')]
+		resp, got := c.do(http.MethodPost, path+apiFor(resource), body)
+		mustStatus(t, resp, got, http.StatusOK)
+		return got
+	}
+	storageKeys := func(m map[string]any) (string, string) {
+		list, _ := m["keys"].([]any)
+		if len(list) != 2 {
+			t.Fatalf("keys: %v", m)
+		}
+		return list[0].(map[string]any)["value"].(string), list[1].(map[string]any)["value"].(string)
+	}
+	sa := rgID + "/providers/Microsoft.Storage/storageAccounts/regenkeys1"
+	c.mustPut(sa, map[string]any{"location": "westus2", "kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"}})
+	k1, k2 := storageKeys(post(sa+"/listKeys", nil))
+	n1, n2 := storageKeys(post(sa+"/regenerateKey", map[string]any{"keyName": "key1"}))
+	if n1 == k1 || n2 != k2 {
+		t.Errorf("regenerateKey key1: key1 changed %v, key2 changed %v; want key1 only", n1 != k1, n2 != k2)
+	}
+	if l1, l2 := storageKeys(post(sa+"/listKeys", nil)); l1 != n1 || l2 != k2 {
+		t.Errorf("listKeys after regenerating key1 does not answer the new key1 and the old key2")
+	}
+	m1, m2 := storageKeys(post(sa+"/regenerateKey", map[string]any{"keyName": "key2"}))
+	if m1 != n1 || m2 == k2 {
+		t.Errorf("regenerateKey key2: key1 changed %v, key2 changed %v; want key2 only", m1 != n1, m2 != k2)
+	}
+	resp, got := c.do(http.MethodPost, sa+"/regenerateKey"+apiFor(sa), map[string]any{"keyName": "key9x"})
+	mustStatus(t, resp, got, http.StatusBadRequest)
+
+	redis := rgID + "/providers/Microsoft.Cache/redis/regenredis1"
+	c.mustPut(redis, map[string]any{"location": "westus2", "properties": map[string]any{"sku": map[string]any{"name": "Basic", "family": "C", "capacity": 0}}})
+	before := post(redis+"/listKeys", nil)
+	after := post(redis+"/regenerateKey", map[string]any{"keyType": "Secondary"})
+	if after["secondaryKey"] == before["secondaryKey"] || after["primaryKey"] != before["primaryKey"] {
+		t.Errorf("redis regenerateKey Secondary: %v then %v; want the secondary key only changed", before, after)
+	}
+
+	ns := rgID + "/providers/Microsoft.ServiceBus/namespaces/regen-namespace1"
+	c.mustPut(ns, map[string]any{"location": "westus2", "sku": map[string]any{"name": "Standard"}})
+	rule := ns + "/AuthorizationRules/rule1"
+	c.mustPut(rule, map[string]any{"properties": map[string]any{"rights": []any{"Listen"}}})
+	before = post(rule+"/listKeys", nil)
+	after = post(rule+"/regenerateKeys", map[string]any{"keyType": "PrimaryKey"})
+	for _, f := range []string{"primaryKey", "primaryConnectionString"} {
+		if after[f] == before[f] {
+			t.Errorf("service bus regenerateKeys PrimaryKey kept %s", f)
+		}
+	}
+	for _, f := range []string{"secondaryKey", "secondaryConnectionString"} {
+		if after[f] != before[f] {
+			t.Errorf("service bus regenerateKeys PrimaryKey changed %s", f)
+		}
+	}
+
+	// Naming no key (a Log Analytics workspace's regenerateSharedKey) changes every key.
+	ws := rgID + "/providers/Microsoft.OperationalInsights/workspaces/regen-workspace1"
+	c.mustPut(ws, map[string]any{"location": "westus2", "properties": map[string]any{"sku": map[string]any{"name": "PerGB2018"}}})
+	before = post(ws+"/sharedKeys", nil)
+	after = post(ws+"/regenerateSharedKey", nil)
+	if after["primarySharedKey"] == before["primarySharedKey"] || after["secondarySharedKey"] == before["secondarySharedKey"] {
+		t.Errorf("regenerateSharedKey (no key named): %v then %v; want both keys new", before, after)
+	}
+}

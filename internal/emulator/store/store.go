@@ -34,9 +34,13 @@ type Record struct {
 	Pending *Pending        `json:"pending,omitempty"`
 	// Vault is, for a soft-deleted key vault, the vault's body for recovery.
 	Vault json.RawMessage `json:"vault,omitempty"`
-	// KeyGeneration counts the regenerate actions, from which the keys that
-	// list actions answer are derived.
+	// KeyGeneration counts the regenerate actions that named no key (which
+	// change every key), from which the keys that list actions answer are derived.
 	KeyGeneration int `json:"keyGen,omitempty"`
+	// KeyGenerations count the regenerate actions that named one key, by
+	// the key's slot ("primary", "secondary", "primaryreadonly", ...): that
+	// key alone changes.
+	KeyGenerations map[string]int `json:"keyGens,omitempty"`
 }
 
 // Pending is a long-running operation still running on a record.
