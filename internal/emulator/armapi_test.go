@@ -299,3 +299,80 @@ func TestRegenerateKeyChangesThatKeyOnly(t *testing.T) {
 		t.Errorf("regenerateSharedKey (no key named): %v then %v; want both keys new", before, after)
 	}
 }
+
+// TestSubscriptionTagNames: the tag names API (the SDKs' TagsClient, `az
+// tag create|list|add-value`) counts the tags the subscription's groups and
+// resources carry, lists predefined names and values beside them, and
+// refuses what ARM refuses.
+func TestSubscriptionTagNames(t *testing.T) {
+	c := startWithGroup(t, Options{})
+	c.mustPut(sub+"/resourceGroups/rg2", map[string]any{"location": "westus2", "tags": map[string]any{"env": "prod"}})
+	vnet := func(name string, tags map[string]any) {
+		c.mustPut(rgID+"/providers/Microsoft.Network/virtualNetworks/"+name, map[string]any{"location": "westus2", "tags": tags,
+			"properties": map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}}}})
+	}
+	vnet("vnet1", map[string]any{"env": "prod", "team": "a"})
+	vnet("vnet2", map[string]any{"Env": "test"})
+	tagNames := sub + "/tagNames"
+	resp, got := c.do(http.MethodPut, tagNames+"/costCenter"+rgAPI, nil)
+	mustStatus(t, resp, got, http.StatusCreated)
+	if got["tagName"] != "costCenter" || got["id"] != tagNames+"/costCenter" {
+		t.Errorf("PUT tagNames/costCenter: %v", got)
+	}
+	resp, got = c.do(http.MethodPut, tagNames+"/costCenter"+rgAPI, nil)
+	mustStatus(t, resp, got, http.StatusOK)
+	resp, got = c.do(http.MethodPut, tagNames+"/costCenter/tagValues/cc-42"+rgAPI, nil)
+	mustStatus(t, resp, got, http.StatusCreated)
+	if got["tagValue"] != "cc-42" {
+		t.Errorf("PUT tagValues/cc-42: %v", got)
+	}
+
+	resp, got = c.do(http.MethodGet, tagNames+rgAPI, nil)
+	mustStatus(t, resp, got, http.StatusOK)
+	counts := map[string]float64{}
+	for _, v := range got["value"].([]any) {
+		d := v.(map[string]any)
+		name := d["tagName"].(string)
+		counts[name] = d["count"].(map[string]any)["value"].(float64)
+		for _, tv := range d["values"].([]any) {
+			val := tv.(map[string]any)
+			counts[name+"="+val["tagValue"].(string)] = val["count"].(map[string]any)["value"].(float64)
+		}
+	}
+	want := map[string]float64{"env": 3, "env=prod": 2, "env=test": 1, "team": 1, "team=a": 1, "costCenter": 0, "costCenter=cc-42": 0}
+	for k, n := range want {
+		if counts[k] != n {
+			t.Errorf("tag usage %s: %v, want %v (all: %v)", k, counts[k], n, counts)
+		}
+	}
+	if len(counts) != len(want) {
+		t.Errorf("tag usage: %v, want exactly %v", counts, want)
+	}
+
+	// Refusals: a reserved prefix; a value of a name never predefined; deleting a name in use, or one with values.
+	resp, got = c.do(http.MethodPut, tagNames+"/azureThing"+rgAPI, nil)
+	mustStatus(t, resp, got, http.StatusBadRequest)
+	resp, got = c.do(http.MethodPut, tagNames+"/unknown/tagValues/x"+rgAPI, nil)
+	mustStatus(t, resp, got, http.StatusNotFound)
+	resp, got = c.do(http.MethodPut, tagNames+"/env"+rgAPI, nil)
+	mustStatus(t, resp, got, http.StatusCreated)
+	resp, got = c.do(http.MethodDelete, tagNames+"/env"+rgAPI, nil)
+	mustStatus(t, resp, got, http.StatusConflict)
+	resp, got = c.do(http.MethodDelete, tagNames+"/costCenter"+rgAPI, nil)
+	mustStatus(t, resp, got, http.StatusConflict)
+	resp, got = c.do(http.MethodDelete, tagNames+"/costCenter/tagValues/cc-42"+rgAPI, nil)
+	mustStatus(t, resp, got, http.StatusOK)
+	resp, got = c.do(http.MethodDelete, tagNames+"/costCenter"+rgAPI, nil)
+	mustStatus(t, resp, got, http.StatusOK)
+	resp, got = c.do(http.MethodDelete, tagNames+"/costCenter"+rgAPI, nil)
+	mustStatus(t, resp, got, http.StatusNoContent)
+	resp, got = c.do(http.MethodGet, tagNames+rgAPI, nil)
+	mustStatus(t, resp, got, http.StatusOK)
+	for _, v := range got["value"].([]any) {
+		if v.(map[string]any)["tagName"] == "costCenter" {
+			t.Errorf("a deleted predefined name is listed: %v", v)
+		}
+	}
+	resp, got = c.do(http.MethodGet, "/subscriptions/00000000-0000-0000-0000-00000000dead/tagNames"+rgAPI, nil)
+	mustStatus(t, resp, got, http.StatusNotFound)
+}

@@ -25,6 +25,8 @@ type Target struct {
 	// must exist as a stored resource.
 	ParentIsResource bool
 	Sub, RG          string
+	// TagValue is the value a TagNames path names, if any.
+	TagValue string
 }
 
 // Kind is the kind of thing a path addresses.
@@ -45,6 +47,10 @@ const (
 	Tenants               // /tenants
 	SubscriptionResources // /subscriptions/{s}/resources
 	Locations             // /subscriptions/{s}/locations
+	// TagNames is ARM's subscription tag names API:
+	// /subscriptions/{s}/tagNames (Name ""), /subscriptions/{s}/tagNames/{name}
+	// and /subscriptions/{s}/tagNames/{name}/tagValues/{TagValue}.
+	TagNames
 )
 
 const (
@@ -87,6 +93,9 @@ func Parse(path string) (t Target, ok bool) {
 		}
 		if len(segs) == 3 && strings.EqualFold(segs[2], "locations") {
 			return Target{Kind: Locations, Parent: scope, Sub: t.Sub}, true
+		}
+		if strings.EqualFold(segs[2], "tagNames") {
+			return parseTagNames(t.Sub, segs[3:])
 		}
 		if strings.EqualFold(segs[2], "resourceGroups") {
 			if len(segs) == 3 {
@@ -149,6 +158,25 @@ func Parse(path string) (t Target, ok bool) {
 			i += 2
 		}
 	}
+}
+
+// parseTagNames reads what follows /subscriptions/{s}/tagNames: nothing,
+// {name}, or {name}/tagValues/{value}.
+func parseTagNames(sub string, rest []string) (Target, bool) {
+	t := Target{Kind: TagNames, Sub: sub, Parent: "/subscriptions/" + sub, Type: "Microsoft.Resources/tagNames"}
+	switch {
+	case len(rest) == 0:
+		return t, true
+	case len(rest) == 1:
+		t.Name, t.ID = rest[0], t.Parent+"/tagNames/"+rest[0]
+		return t, true
+	case len(rest) == 3 && strings.EqualFold(rest[1], "tagValues"):
+		t.Name, t.TagValue = rest[0], rest[2]
+		t.Type += "/tagValues"
+		t.ID = t.Parent + "/tagNames/" + rest[0] + "/tagValues/" + rest[2]
+		return t, true
+	}
+	return t, false
 }
 
 // dropEmptyParentPaths removes the empty parent path ARM's generic

@@ -72,4 +72,5 @@ func (p *Providers) Register(c *armcore.Core) {
 	c.Register(actions{c})
 	c.Register(subscriptions{c})
 	c.Register(tags{c})
+	c.Register(tagNames{c})
 }
