@@ -376,3 +376,39 @@ func TestSubscriptionTagNames(t *testing.T) {
 	resp, got = c.do(http.MethodGet, "/subscriptions/00000000-0000-0000-0000-00000000dead/tagNames"+rgAPI, nil)
 	mustStatus(t, resp, got, http.StatusNotFound)
 }
+
+// TestSystemAssignedIdentityByScope: GET {scope}/providers/Microsoft.ManagedIdentity/identities/default
+// answers the system-assigned identity of the resource at scope (the
+// principal its body shows), and 404 for a resource without one or none at all.
+func TestSystemAssignedIdentityByScope(t *testing.T) {
+	c := startWithGroup(t, Options{})
+	const identityAPI = "?api-version=2023-01-31"
+	account := rgID + "/providers/Microsoft.Storage/storageAccounts/withidentity1"
+	body := map[string]any{"location": "westus2", "kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"}}
+	plain := rgID + "/providers/Microsoft.Storage/storageAccounts/noidentity1"
+	c.mustPut(plain, body)
+	body["identity"] = map[string]any{"type": "SystemAssigned"}
+	created := c.mustPut(account, body)
+	principal, _ := armjson.Lookup(created, []string{"identity", "principalId"})
+	if principal == nil || principal == "" {
+		t.Fatalf("the resource got no principal: %v", created)
+	}
+	resp, got := c.do(http.MethodGet, account+"/providers/Microsoft.ManagedIdentity/identities/default"+identityAPI, nil)
+	mustStatus(t, resp, got, http.StatusOK)
+	props, _ := got["properties"].(map[string]any)
+	if got["id"] != account+"/providers/Microsoft.ManagedIdentity/identities/default" || got["name"] != "default" || got["location"] != "westus2" ||
+		props["principalId"] != principal || props["tenantId"] == "" || props["clientId"] == "" || props["clientId"] == principal {
+		t.Errorf("identities/default: %v, want the principal %v", got, principal)
+	}
+	resp, again := c.do(http.MethodGet, account+"/providers/Microsoft.ManagedIdentity/identities/default"+identityAPI, nil)
+	mustStatus(t, resp, again, http.StatusOK)
+	if again["properties"].(map[string]any)["clientId"] != props["clientId"] {
+		t.Error("the identity's client ID changes between reads")
+	}
+	for _, scope := range []string{plain, rgID + "/providers/Microsoft.Storage/storageAccounts/absent1"} {
+		resp, got = c.do(http.MethodGet, scope+"/providers/Microsoft.ManagedIdentity/identities/default"+identityAPI, nil)
+		mustStatus(t, resp, got, http.StatusNotFound)
+	}
+	resp, got = c.do(http.MethodPut, account+"/providers/Microsoft.ManagedIdentity/identities/default"+identityAPI, map[string]any{})
+	mustStatus(t, resp, got, http.StatusMethodNotAllowed)
+}

@@ -51,7 +51,7 @@ func (p *Providers) Indexes() []store.Index { return []store.Index{p.network} }
 // (network, identity, endpoints), and routers after those registered before.
 func (p *Providers) Register(c *armcore.Core) {
 	c.Register(p.network)
-	c.Register(identity{})
+	c.Register(identity{c})
 	c.Register(endpoints{})
 	c.Register(publicIPs{})
 	c.Register(roles{c})
