@@ -412,3 +412,110 @@ func TestSystemAssignedIdentityByScope(t *testing.T) {
 	resp, got = c.do(http.MethodPut, account+"/providers/Microsoft.ManagedIdentity/identities/default"+identityAPI, map[string]any{})
 	mustStatus(t, resp, got, http.StatusMethodNotAllowed)
 }
+
+// TestResourceGroupExportTemplate: POST …/exportTemplate is a long-running
+// operation whose result is a template of the group's resources: each
+// top-level name a parameter ARM's way (with its default value on
+// request), children under their parent's with a dependsOn, the options
+// and the resources filter as documented, unknown IDs reported in the
+// result's error; a bad option or a missing group is refused.
+func TestResourceGroupExportTemplate(t *testing.T) {
+	c := startWithGroup(t, Options{})
+	vnet := rgID + "/providers/Microsoft.Network/virtualNetworks/vnet-1"
+	c.mustPut(vnet, map[string]any{"location": "westus2", "tags": map[string]any{"env": "test"},
+		"properties": map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}}}})
+	c.mustPut(vnet+"/subnets/default", map[string]any{"properties": map[string]any{"addressPrefix": "10.0.1.0/24"}})
+	account := rgID + "/providers/Microsoft.Storage/storageAccounts/exported1"
+	c.mustPut(account, map[string]any{"location": "westus2", "kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"}})
+
+	exportOf := func(req map[string]any) map[string]any {
+		t.Helper()
+		resp := c.send(http.MethodPost, rgID+"/exportTemplate"+rgAPI, req)
+		if resp.StatusCode != http.StatusAccepted || resp.Header.Get("Location") == "" {
+			t.Fatalf("exportTemplate: %d, Location %q; want 202 with a Location", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		got, err := c.pollUntilDone(resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	// By name within the types asked about (a storage account's default services share one name).
+	byName := func(template map[string]any) map[string]map[string]any {
+		out := map[string]map[string]any{}
+		for _, r := range template["resources"].([]any) {
+			r := r.(map[string]any)
+			switch r["type"] {
+			case "Microsoft.Network/virtualNetworks", "Microsoft.Network/virtualNetworks/subnets", "Microsoft.Storage/storageAccounts":
+				out[r["name"].(string)] = r
+			}
+		}
+		return out
+	}
+
+	got := exportOf(map[string]any{"resources": []any{"*"}})
+	if got["error"] != nil {
+		t.Errorf("export of everything reports an error: %v", got["error"])
+	}
+	template := got["template"].(map[string]any)
+	params := template["parameters"].(map[string]any)
+	if p, _ := params["virtualNetworks_vnet_1_name"].(map[string]any); p["type"] != "String" || p["defaultValue"] != nil {
+		t.Errorf("parameters: %v, want virtualNetworks_vnet_1_name a String without a default", params)
+	}
+	if _, ok := params["storageAccounts_exported1_name"]; !ok || len(params) != 2 {
+		t.Errorf("parameters: %v, want one per top-level resource", params)
+	}
+	resources := byName(template)
+	if len(resources) != 3 {
+		t.Fatalf("resources: %v, want the network, its subnet and the account", template["resources"])
+	}
+	if props := resources["[parameters('storageAccounts_exported1_name')]"]["properties"].(map[string]any); props["primaryEndpoints"] != nil || props["creationTime"] != nil {
+		t.Errorf("the account's properties hold what only ARM sets: %v", props)
+	}
+	net := resources["[parameters('virtualNetworks_vnet_1_name')]"]
+	if net["type"] != "Microsoft.Network/virtualNetworks" || net["location"] != "westus2" || net["apiVersion"] == "" {
+		t.Errorf("the network: %v", net)
+	}
+	if props := net["properties"].(map[string]any); props["provisioningState"] != nil || props["addressSpace"] == nil {
+		t.Errorf("the network's properties: %v, want what was set without what ARM owns", props)
+	}
+	subnet := resources["[concat(parameters('virtualNetworks_vnet_1_name'), '/default')]"]
+	if subnet == nil || fmt.Sprint(subnet["dependsOn"]) != "[[resourceId('Microsoft.Network/virtualNetworks', parameters('virtualNetworks_vnet_1_name'))]]" {
+		t.Errorf("the subnet: %v", subnet)
+	}
+
+	got = exportOf(map[string]any{"resources": []any{account, rgID + "/providers/Microsoft.Storage/storageAccounts/absent1"},
+		"options": "IncludeParameterDefaultValue,IncludeComments"})
+	template = got["template"].(map[string]any)
+	resources = byName(template)
+	sa := resources["[parameters('storageAccounts_exported1_name')]"]
+	if len(template["resources"].([]any)) != 1 || sa == nil || sa["comments"] == nil {
+		t.Errorf("export of one account with comments: %v", template["resources"])
+	}
+	if p := template["parameters"].(map[string]any)["storageAccounts_exported1_name"].(map[string]any); p["defaultValue"] != "exported1" {
+		t.Errorf("IncludeParameterDefaultValue: %v", p)
+	}
+	if e, _ := got["error"].(map[string]any); e["code"] != "ExportTemplateCompletedWithErrors" || !strings.Contains(fmt.Sprint(e["details"]), "absent1") {
+		t.Errorf("an unknown resource is not reported: %v", got["error"])
+	}
+
+	got = exportOf(map[string]any{"resources": []any{"*"}, "options": "SkipAllParameterization"})
+	template = got["template"].(map[string]any)
+	resources = byName(template)
+	if len(template["parameters"].(map[string]any)) != 0 || resources["vnet-1/default"] == nil || resources["exported1"] == nil {
+		t.Errorf("SkipAllParameterization: %v", template)
+	}
+	if fmt.Sprint(resources["vnet-1/default"]["dependsOn"]) != "[[resourceId('Microsoft.Network/virtualNetworks', 'vnet-1')]]" {
+		t.Errorf("a literal child's dependsOn: %v", resources["vnet-1/default"]["dependsOn"])
+	}
+
+	resp, body := c.do(http.MethodPost, rgID+"/exportTemplate"+rgAPI, map[string]any{"resources": []any{"*"}, "options": "IncludeEverything"})
+	mustStatus(t, resp, body, http.StatusBadRequest)
+	resp, body = c.do(http.MethodPost, rgID+"/exportTemplate"+rgAPI, map[string]any{})
+	mustStatus(t, resp, body, http.StatusBadRequest)
+	resp, body = c.do(http.MethodPost, sub+"/resourceGroups/absent/exportTemplate"+rgAPI, map[string]any{"resources": []any{"*"}})
+	mustStatus(t, resp, body, http.StatusNotFound)
+	if errorCode(body) != "ResourceGroupNotFound" {
+		t.Errorf("export of a missing group: %v", body)
+	}
+}

@@ -131,7 +131,7 @@ func (c *Core) route(w http.ResponseWriter, r *http.Request, t armpath.Target, b
 			return Errorf(http.StatusMethodNotAllowed, "MethodNotAllowed", "The collection '%s' only answers GET.", r.URL.Path)
 		}
 		return c.list(w, r, t)
-	case armpath.Subscription, armpath.Subscriptions, armpath.Tenants, armpath.Locations, armpath.TagNames:
+	case armpath.Subscription, armpath.Subscriptions, armpath.Tenants, armpath.Locations, armpath.TagNames, armpath.GroupAction:
 		// Served by a Router (providers); none registered answers 404.
 		return Errorf(http.StatusNotFound, "InvalidResourceType", "The request path '%s' is not served.", r.URL.Path)
 	}

@@ -51,6 +51,9 @@ const (
 	// /subscriptions/{s}/tagNames (Name ""), /subscriptions/{s}/tagNames/{name}
 	// and /subscriptions/{s}/tagNames/{name}/tagValues/{TagValue}.
 	TagNames
+	// GroupAction is a POST action on a resource group,
+	// /subscriptions/{s}/resourceGroups/{rg}/{Name} (exportTemplate).
+	GroupAction
 )
 
 const (
@@ -108,6 +111,9 @@ func Parse(path string) (t Target, ok bool) {
 			}
 			if len(segs) == 5 && strings.EqualFold(segs[4], "resources") {
 				return Target{Kind: GroupResources, Parent: rgID, Sub: t.Sub, RG: t.RG}, true
+			}
+			if len(segs) == 5 && strings.EqualFold(segs[4], "exportTemplate") {
+				return Target{Kind: GroupAction, Name: segs[4], Parent: rgID, Sub: t.Sub, RG: t.RG}, true
 			}
 			if (len(segs) == 7 || len(segs) == 8) && strings.EqualFold(segs[4], "deployments") && strings.EqualFold(segs[6], "operations") {
 				// ARM's REST specification (and so every SDK) reads a

@@ -73,4 +73,5 @@ func (p *Providers) Register(c *armcore.Core) {
 	c.Register(subscriptions{c})
 	c.Register(tags{c})
 	c.Register(tagNames{c})
+	c.Register(exportTemplate{c})
 }

@@ -63,6 +63,9 @@ type Operation struct {
 	Error      *OperationError `json:"error,omitempty"`
 	// Hints are the Retry-After its answers give (see armcore's timing); nil answers the time left.
 	Hints []time.Duration `json:"hints,omitempty"`
+	// Result is what the operation's result URL answers once it is done,
+	// for an action whose answer is no resource (a group's exportTemplate).
+	Result json.RawMessage `json:"result,omitempty"`
 }
 
 // OperationError is the ARM error a failed operation ends with.
