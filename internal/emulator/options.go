@@ -61,14 +61,14 @@ type Options struct {
 	// ActivityRetention is how long the Activity Log keeps a write: 0 means
 	// 90 days, as Azure; negative keeps nothing.
 	ActivityRetention time.Duration
-	// ReadTimeout is how long a request, headers and body, may take to
-	// arrive: a client trickling its body is cut off then, as one trickling
-	// its headers is after HeaderTimeout. 0 means DefaultReadTimeout.
+	// ReadTimeout is how long a request's body may take to arrive once its
+	// headers have: a client trickling its body is cut off then, as one
+	// trickling its headers is after HeaderTimeout. 0 means DefaultReadTimeout.
 	ReadTimeout time.Duration
 }
 
-// How long a request may take to arrive: its headers, and the whole
-// request with its body (up to MaxBodyBytes, 4 MiB by default).
+// How long a request may take to arrive: its headers, and then its body
+// (up to MaxBodyBytes, 4 MiB by default).
 const (
 	HeaderTimeout      = 10 * time.Second
 	DefaultReadTimeout = 60 * time.Second
