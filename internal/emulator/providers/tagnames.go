@@ -56,7 +56,7 @@ func (tn tagNames) Route(w http.ResponseWriter, r *http.Request, t armpath.Targe
 
 // tagUsage is one tag name's use in a subscription.
 type tagUsage struct {
-	name   string // as first seen: predefined, else on a resource
+	name   string // as predefined, else as the oldest resource carrying it spells it
 	count  int
 	values map[string]*valueUsage // by lower-cased value
 }
@@ -87,11 +87,18 @@ func usage(tx armcore.Tx, sub string) map[string]*tagUsage {
 		}
 		return vu
 	}
-	var predefinedNames, predefinedValues []*store.Record
+	var predefinedNames, predefinedValues, carriers []*store.Record
 	for k, rec := range tx.Store().Resources() {
-		if !strings.HasPrefix(k, prefix) || tx.Live(k) == nil {
-			continue
+		if strings.HasPrefix(k, prefix) && tx.Live(k) != nil {
+			carriers = append(carriers, rec)
 		}
+	}
+	// Oldest first, so that a name or value is spelt as it was first given.
+	sort.Slice(carriers, func(i, j int) bool {
+		a, b := carriers[i], carriers[j]
+		return a.Created.Before(b.Created) || a.Created.Equal(b.Created) && armpath.Key(a.ID) < armpath.Key(b.ID)
+	})
+	for _, rec := range carriers {
 		switch {
 		case strings.EqualFold(rec.Type, typeTagName):
 			predefinedNames = append(predefinedNames, rec)
@@ -118,8 +125,7 @@ func usage(tx armcore.Tx, sub string) map[string]*tagUsage {
 			value(u, s).count++
 		}
 	}
-	// Predefined names first, so that a name is spelt as it was predefined.
-	sort.Slice(predefinedNames, func(i, j int) bool { return predefinedNames[i].Created.Before(predefinedNames[j].Created) })
+	// A predefined name is spelt as it was predefined.
 	for _, rec := range predefinedNames {
 		n := lastSegment(rec.ID)
 		if u := out[strings.ToLower(n)]; u != nil {
