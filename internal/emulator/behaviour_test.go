@@ -120,7 +120,7 @@ func TestActions(t *testing.T) {
 		t.Fatalf("free name: %v", avail)
 	}
 	c.mustPut(saID, map[string]any{"location": "westus2", "kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"}})
-	_, avail = c.do(http.MethodPost, sub+"/providers/Microsoft.Storage/checkNameAvailability"+saAPI, map[string]any{"name": "SA1", "type": "Microsoft.Storage/storageAccounts"})
+	_, avail = c.do(http.MethodPost, sub+"/providers/Microsoft.Storage/checkNameAvailability"+saAPI, map[string]any{"name": "sa1", "type": "Microsoft.Storage/storageAccounts"})
 	if avail["nameAvailable"] != false || avail["reason"] != "AlreadyExists" {
 		t.Fatalf("taken name: %v", avail)
 	}
@@ -297,7 +297,7 @@ func TestSecretsAreNeitherStoredNorReturned(t *testing.T) {
 // either.
 func TestWriteOnlyPropertiesAreNotReturned(t *testing.T) {
 	c := startWithGroup(t, Options{})
-	id := rgID + "/providers/Microsoft.AppConfiguration/configurationStores/cs1"
+	id := rgID + "/providers/Microsoft.AppConfiguration/configurationStores/store1"
 	resp := c.send(http.MethodPut, id+"?api-version=2024-06-01", map[string]any{"location": "westus2", "sku": map[string]any{"name": "standard"},
 		"properties": map[string]any{"createMode": "Default", "disableLocalAuth": true}})
 	got, err := c.pollUntilDone(resp)

@@ -61,6 +61,25 @@ type Options struct {
 	// ActivityRetention is how long the Activity Log keeps a write: 0 means
 	// 90 days, as Azure; negative keeps nothing.
 	ActivityRetention time.Duration
+	// ReadTimeout is how long a request's body may take to arrive once its
+	// headers have: a client trickling its body is cut off then, as one
+	// trickling its headers is after HeaderTimeout. 0 means DefaultReadTimeout.
+	ReadTimeout time.Duration
+}
+
+// How long a request may take to arrive: its headers, and then its body
+// (up to MaxBodyBytes, 4 MiB by default).
+const (
+	HeaderTimeout      = 10 * time.Second
+	DefaultReadTimeout = 60 * time.Second
+)
+
+// readTimeout is the read deadline the options give.
+func (o Options) readTimeout() time.Duration {
+	if o.ReadTimeout > 0 {
+		return o.ReadTimeout
+	}
+	return DefaultReadTimeout
 }
 
 // How long Azure keeps a write: Resource Graph's change history 14 days,

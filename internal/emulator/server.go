@@ -2,8 +2,11 @@ package emulator
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/azkcli/azk/internal/emulator/armcore"
 	"github.com/azkcli/azk/internal/emulator/deploy"
@@ -90,6 +93,7 @@ func (s *Server) SetFaults(f Faults) { s.faults.Set(f) }
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	s.bodyDeadline(w, r)
 	// Anonymous endpoints outside ARM's paths first, as ARM and Entra
 	// serve them without a token: the admin API (its own token), the cloud
 	// metadata, the token service.
@@ -154,4 +158,35 @@ func (s *Server) userAssignedIdentity(clientID, objectID, resourceID string) (id
 		return nil
 	})
 	return found, ok
+}
+
+// bodyDeadline gives a request's body the read deadline its headers have
+// (Options.ReadTimeout from now), lifted once the body has been read to its
+// end: a client trickling its body is cut off (the deadline stays, so the
+// connection is closed rather than drained), while a handler that runs long
+// after reading it is not (net/http's ReadTimeout would cancel it).
+func (s *Server) bodyDeadline(w http.ResponseWriter, r *http.Request) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return
+	}
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(s.opts.readTimeout())) != nil {
+		return // a connection without deadlines (a test's recorder)
+	}
+	r.Body = &deadlineBody{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+}
+
+// deadlineBody lifts its connection's read deadline when it has been read to the end.
+type deadlineBody struct {
+	io.ReadCloser
+	lift func()
+	once sync.Once
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.once.Do(b.lift)
+	}
+	return n, err
 }

@@ -57,7 +57,7 @@ func Start(ctx context.Context, opts Options, addr string, useTLS bool) (*Runnin
 		return nil, err
 	}
 	run := &Running{Server: srv, done: make(chan error, 1), closed: make(chan struct{})}
-	run.http = &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	run.http = &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: min(HeaderTimeout, opts.readTimeout())}
 	scheme := "http"
 	if useTLS {
 		cert, der, err := selfSignedCert(ln.Addr().(*net.TCPAddr))

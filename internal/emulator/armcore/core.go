@@ -284,7 +284,12 @@ func (c *Core) Drift(id string, patch json.RawMessage) error {
 		sd["lastModifiedBy"] = DriftPrincipal
 		sd["lastModifiedAt"] = now.UTC().Format(time.RFC3339Nano)
 	}
-	factsOf(rec.Type).dropSecrets(merged) // a patch naming a secret changes nothing the store keeps
+	// A patch naming a secret or a write-only value changes nothing the
+	// store keeps: ARM keeps those only with the provider, never to return.
+	factsOf(rec.Type).dropSecrets(merged)
+	for _, p := range writeOnlyAtAnyVersion(rec.Type) {
+		dropPath(merged, p)
+	}
 	if next.Body, err = json.Marshal(merged); err != nil {
 		return err
 	}

@@ -177,6 +177,20 @@ func writeOnly(typ, version string) [][]string {
 	return out
 }
 
+// writeOnlyAtAnyVersion are the write-only and sensitive paths of typ at
+// every api-version its kinds use: what a change made outside any client
+// (drift), which names no api-version, may not leave in the store.
+func writeOnlyAtAnyVersion(typ string) [][]string {
+	var out [][]string
+	reg := registry.Default()
+	for _, gvk := range reg.KindsOfARMType(typ) {
+		if kind, ok := reg.Lookup(gvk.Group, gvk.Version, gvk.Kind); ok {
+			out = append(out, writeOnly(typ, kind.APIVersion)...)
+		}
+	}
+	return out
+}
+
 // nearestVersion is the api-version of kinds whose facts hold at version:
 // version itself, else the newest older one, else the oldest.
 func nearestVersion(kinds []*registry.Kind, version string) string {

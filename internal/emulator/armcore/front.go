@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 
@@ -96,6 +97,12 @@ func (c *Core) serve(w http.ResponseWriter, r *http.Request) {
 			WriteError(w, http.StatusRequestEntityTooLarge, "RequestContentTooLarge", "The request content size exceeds the limit of %d bytes.", tooBig.Limit)
 			return
 		}
+		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+			// The server's read deadline (a body sent too slowly); the
+			// connection is closed after this answer.
+			WriteError(w, http.StatusRequestTimeout, "RequestTimeout", "The request content did not arrive in time.")
+			return
+		}
 		WriteError(w, http.StatusBadRequest, "InvalidRequestContent", "The request content could not be read: %v", err)
 		return
 	}
@@ -124,7 +131,7 @@ func (c *Core) route(w http.ResponseWriter, r *http.Request, t armpath.Target, b
 			return Errorf(http.StatusMethodNotAllowed, "MethodNotAllowed", "The collection '%s' only answers GET.", r.URL.Path)
 		}
 		return c.list(w, r, t)
-	case armpath.Subscription, armpath.Subscriptions, armpath.Tenants, armpath.Locations:
+	case armpath.Subscription, armpath.Subscriptions, armpath.Tenants, armpath.Locations, armpath.TagNames, armpath.GroupAction:
 		// Served by a Router (providers); none registered answers 404.
 		return Errorf(http.StatusNotFound, "InvalidResourceType", "The request path '%s' is not served.", r.URL.Path)
 	}

@@ -59,6 +59,8 @@ func (c *Core) getOperation(w http.ResponseWriter, r *http.Request, id string, r
 			w.WriteHeader(http.StatusAccepted)
 		case op.Error != nil:
 			WriteJSON(w, http.StatusBadRequest, map[string]any{"error": op.Error})
+		case op.Result != nil:
+			WriteRaw(w, http.StatusOK, op.Result)
 		case op.Method == http.MethodPut && c.live(armpath.Key(op.Resource)) != nil:
 			WriteRaw(w, http.StatusOK, c.render(c.live(armpath.Key(op.Resource)), now))
 		default:

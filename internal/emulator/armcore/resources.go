@@ -920,7 +920,8 @@ func versionedType(t armpath.Target, method string) string {
 	switch t.Kind {
 	case armpath.Subscription, armpath.Subscriptions, armpath.Tenants, armpath.Locations:
 		return armpath.TypeSubscription
-	case armpath.SubscriptionResources, armpath.GroupResources:
+	case armpath.SubscriptionResources, armpath.GroupResources, armpath.TagNames, armpath.GroupAction:
+		// The resources API's versions (the tag names API is one of its operation groups).
 		return armpath.TypeResourceGroup
 	}
 	lt := strings.ToLower(t.Type)

@@ -25,6 +25,8 @@ type Target struct {
 	// must exist as a stored resource.
 	ParentIsResource bool
 	Sub, RG          string
+	// TagValue is the value a TagNames path names, if any.
+	TagValue string
 }
 
 // Kind is the kind of thing a path addresses.
@@ -45,6 +47,13 @@ const (
 	Tenants               // /tenants
 	SubscriptionResources // /subscriptions/{s}/resources
 	Locations             // /subscriptions/{s}/locations
+	// TagNames is ARM's subscription tag names API:
+	// /subscriptions/{s}/tagNames (Name ""), /subscriptions/{s}/tagNames/{name}
+	// and /subscriptions/{s}/tagNames/{name}/tagValues/{TagValue}.
+	TagNames
+	// GroupAction is a POST action on a resource group,
+	// /subscriptions/{s}/resourceGroups/{rg}/{Name} (exportTemplate).
+	GroupAction
 )
 
 const (
@@ -55,7 +64,7 @@ const (
 // Parse reads an ARM path. ok is false for paths ARM would not route
 // (such as a bare provider namespace).
 func Parse(path string) (t Target, ok bool) {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
+	segs := dropEmptyParentPaths(strings.Split(strings.Trim(path, "/"), "/"))
 	if len(segs) == 1 && segs[0] == "" {
 		return t, false
 	}
@@ -88,6 +97,9 @@ func Parse(path string) (t Target, ok bool) {
 		if len(segs) == 3 && strings.EqualFold(segs[2], "locations") {
 			return Target{Kind: Locations, Parent: scope, Sub: t.Sub}, true
 		}
+		if strings.EqualFold(segs[2], "tagNames") {
+			return parseTagNames(t.Sub, segs[3:])
+		}
 		if strings.EqualFold(segs[2], "resourceGroups") {
 			if len(segs) == 3 {
 				return Target{Kind: Collection, Type: TypeResourceGroup, Parent: scope, Sub: t.Sub}, true
@@ -99,6 +111,9 @@ func Parse(path string) (t Target, ok bool) {
 			}
 			if len(segs) == 5 && strings.EqualFold(segs[4], "resources") {
 				return Target{Kind: GroupResources, Parent: rgID, Sub: t.Sub, RG: t.RG}, true
+			}
+			if len(segs) == 5 && strings.EqualFold(segs[4], "exportTemplate") {
+				return Target{Kind: GroupAction, Name: segs[4], Parent: rgID, Sub: t.Sub, RG: t.RG}, true
 			}
 			if (len(segs) == 7 || len(segs) == 8) && strings.EqualFold(segs[4], "deployments") && strings.EqualFold(segs[6], "operations") {
 				// ARM's REST specification (and so every SDK) reads a
@@ -149,6 +164,41 @@ func Parse(path string) (t Target, ok bool) {
 			i += 2
 		}
 	}
+}
+
+// parseTagNames reads what follows /subscriptions/{s}/tagNames: nothing,
+// {name}, or {name}/tagValues/{value}.
+func parseTagNames(sub string, rest []string) (Target, bool) {
+	t := Target{Kind: TagNames, Sub: sub, Parent: "/subscriptions/" + sub, Type: "Microsoft.Resources/tagNames"}
+	switch {
+	case len(rest) == 0:
+		return t, true
+	case len(rest) == 1:
+		t.Name, t.ID = rest[0], t.Parent+"/tagNames/"+rest[0]
+		return t, true
+	case len(rest) == 3 && strings.EqualFold(rest[1], "tagValues"):
+		t.Name, t.TagValue = rest[0], rest[2]
+		t.Type += "/tagValues"
+		t.ID = t.Parent + "/tagNames/" + rest[0] + "/tagValues/" + rest[2]
+		return t, true
+	}
+	return t, false
+}
+
+// dropEmptyParentPaths removes the empty parent path ARM's generic
+// resource paths allow between a provider namespace and a top-level type:
+// providers/{namespace}//{type}/{name}, which the Azure CLI's `az resource
+// -g G -n N --resource-type NS/type` sends, is providers/{namespace}/{type}/{name}.
+// Any other empty segment is kept, so that Parse refuses it.
+func dropEmptyParentPaths(segs []string) []string {
+	out := segs[:0:0]
+	for i, s := range segs {
+		if s == "" && i >= 2 && i+1 < len(segs) && strings.EqualFold(segs[i-2], "providers") && segs[i-1] != "" {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // parseProviders reads the provider paths: /providers[/{namespace}] and

@@ -1,16 +1,21 @@
 package providers
 
 import (
+	"encoding/json"
+	"net/http"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/azkcli/azk/internal/emulator/armcore"
+	"github.com/azkcli/azk/internal/emulator/armpath"
 )
 
 const typeUserAssignedIdentity = "Microsoft.ManagedIdentity/userAssignedIdentities"
 
 // identity is the Microsoft.ManagedIdentity behaviour, on every type that
 // can have a managed identity.
-type identity struct{}
+type identity struct{ c *armcore.Core }
 
 // FillBody gives managed identities what ARM gives them: a
 // user-assigned identity its principalId, clientId and tenantId, and a
@@ -40,4 +45,50 @@ func keep(m map[string]any, key string, fresh func() string) string {
 		return v
 	}
 	return fresh()
+}
+
+// Route answers GET {scope}/providers/Microsoft.ManagedIdentity/identities/default:
+// the system-assigned identity of the resource at scope, as ARM's
+// SystemAssignedIdentities API answers it; 404 when the resource has none.
+func (id identity) Route(w http.ResponseWriter, r *http.Request, t armpath.Target, _ []byte) (bool, error) {
+	if t.Kind != armpath.Resource || !t.ParentIsResource || !strings.EqualFold(t.Type, "Microsoft.ManagedIdentity/identities") || !strings.EqualFold(t.Name, "default") {
+		return false, nil
+	}
+	if r.Method != http.MethodGet {
+		return true, armcore.Errorf(http.StatusMethodNotAllowed, "MethodNotAllowed", "A system-assigned identity only answers GET; it is set through its resource's identity.")
+	}
+	return true, id.c.Read(func(tx armcore.Tx) error {
+		scope, _ := armpath.Parse(t.Parent)
+		if err := tx.Ancestors(scope, false); err != nil {
+			return err
+		}
+		rec := tx.Live(armpath.Key(t.Parent))
+		if rec == nil {
+			return armcore.NotFound(scope, scope.RG)
+		}
+		var body struct {
+			Location string         `json:"location"`
+			Tags     map[string]any `json:"tags"`
+			Identity struct {
+				Type        string `json:"type"`
+				PrincipalID string `json:"principalId"`
+				TenantID    string `json:"tenantId"`
+			} `json:"identity"`
+		}
+		_ = json.Unmarshal(rec.Body, &body)
+		if !strings.Contains(strings.ToLower(body.Identity.Type), "systemassigned") || body.Identity.PrincipalID == "" {
+			return armcore.NotFound(t, t.RG)
+		}
+		armcore.WriteJSON(w, http.StatusOK, map[string]any{
+			"id": rec.ID + "/providers/Microsoft.ManagedIdentity/identities/default", "name": "default",
+			"type": "Microsoft.ManagedIdentity/identities", "location": body.Location, "tags": nonNil(body.Tags),
+			"properties": map[string]any{
+				"tenantId": body.Identity.TenantID, "principalId": body.Identity.PrincipalID,
+				// The identity's application (client) ID, derived from its
+				// principal so that it is stable without being stored.
+				"clientId": uuid.NewSHA1(uuid.NameSpaceURL, []byte("system-assigned-identity:"+body.Identity.PrincipalID)).String(),
+			},
+		})
+		return nil
+	})
 }

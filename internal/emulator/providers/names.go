@@ -182,12 +182,16 @@ func holder(tx armcore.Tx, check extensions.NameCheck, name, except string) *sto
 	return nil
 }
 
-// invalidName says why name breaks the naming rule of check's type, as the
-// REST specs give it to the type's ASO kinds (azureName's pattern and
-// length); "" when it keeps it or no rule is known.
+// invalidName says why name breaks the naming rule of check's type: its
+// published rule (namerules.go), else the REST specs' as given to the
+// type's ASO kinds (azureName's pattern and length); "" when it keeps it or
+// no rule is known.
 func invalidName(check extensions.NameCheck, name string) string {
 	if len(check.FromBody) > 0 {
 		return ""
+	}
+	if rule, ok := nameRuleFor(check.Type); ok {
+		return rule.breaks(name)
 	}
 	reg := registry.Default()
 	for _, gvk := range reg.KindsOfARMType(check.Type) {

@@ -51,7 +51,7 @@ func (p *Providers) Indexes() []store.Index { return []store.Index{p.network} }
 // (network, identity, endpoints), and routers after those registered before.
 func (p *Providers) Register(c *armcore.Core) {
 	c.Register(p.network)
-	c.Register(identity{})
+	c.Register(identity{c})
 	c.Register(endpoints{})
 	c.Register(publicIPs{})
 	c.Register(roles{c})
@@ -63,6 +63,7 @@ func (p *Providers) Register(c *armcore.Core) {
 	// Before the key vault's createMode handling, which changes the store:
 	// ARM refuses a write these refuse before any provider acts on it.
 	c.Register(registration{c, p.seeds})
+	c.Register(nameRulesCheck{})
 	c.Register(names{c, p.seeds})
 	c.Register(policy{c})
 	c.Register(quotas{c, p.seeds})
@@ -71,4 +72,6 @@ func (p *Providers) Register(c *armcore.Core) {
 	c.Register(actions{c})
 	c.Register(subscriptions{c})
 	c.Register(tags{c})
+	c.Register(tagNames{c})
+	c.Register(exportTemplate{c})
 }

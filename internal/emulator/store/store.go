@@ -34,9 +34,13 @@ type Record struct {
 	Pending *Pending        `json:"pending,omitempty"`
 	// Vault is, for a soft-deleted key vault, the vault's body for recovery.
 	Vault json.RawMessage `json:"vault,omitempty"`
-	// KeyGeneration counts the regenerate actions, from which the keys that
-	// list actions answer are derived.
+	// KeyGeneration counts the regenerate actions that named no key (which
+	// change every key), from which the keys that list actions answer are derived.
 	KeyGeneration int `json:"keyGen,omitempty"`
+	// KeyGenerations count the regenerate actions that named one key, by
+	// the key's slot ("primary", "secondary", "primaryreadonly", ...): that
+	// key alone changes.
+	KeyGenerations map[string]int `json:"keyGens,omitempty"`
 }
 
 // Pending is a long-running operation still running on a record.
@@ -59,6 +63,9 @@ type Operation struct {
 	Error      *OperationError `json:"error,omitempty"`
 	// Hints are the Retry-After its answers give (see armcore's timing); nil answers the time left.
 	Hints []time.Duration `json:"hints,omitempty"`
+	// Result is what the operation's result URL answers once it is done,
+	// for an action whose answer is no resource (a group's exportTemplate).
+	Result json.RawMessage `json:"result,omitempty"`
 }
 
 // OperationError is the ARM error a failed operation ends with.
