@@ -1,6 +1,9 @@
 package armfunc
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // count checks the number of arguments, wording the refusal as ARM does.
 func count(name string, args []any, min, max int) error {
@@ -10,11 +13,11 @@ func count(name string, args []any, min, max int) error {
 	}
 	switch {
 	case min == max:
-		return fmt.Errorf("The template function '%s' expects exactly %s, but %d were provided.", name, parameters(min), n)
+		return fmt.Errorf("The template language function '%s' expects exactly %s, but %d were provided.", name, parameters(min), n)
 	case max < 0:
-		return fmt.Errorf("The template function '%s' expects at least %s, but %d were provided.", name, parameters(min), n)
+		return fmt.Errorf("The template language function '%s' expects at least %s, but %d were provided.", name, parameters(min), n)
 	}
-	return fmt.Errorf("The template function '%s' expects between %d and %s, but %d were provided.", name, min, parameters(max), n)
+	return fmt.Errorf("The template language function '%s' expects between %d and %s, but %d were provided.", name, min, parameters(max), n)
 }
 
 func parameters(n int) string {
@@ -33,15 +36,20 @@ func ordinal(i int) string {
 	return fmt.Sprintf("parameter %d's", i+1)
 }
 
-func wrongType(name string, args []any, i int, want string) error {
-	return fmt.Errorf("The template function '%s' expects its %s parameter to be %s. The provided value is of type '%s'.",
+// wrongType refuses a parameter of the wrong type, naming the types it may have as ARM does.
+func wrongType(name string, args []any, i int, types ...string) error {
+	want := fmt.Sprintf("of type '%s'", types[0])
+	if len(types) > 1 {
+		want = fmt.Sprintf("one of the following types '%s'", strings.Join(types, ", "))
+	}
+	return fmt.Errorf("The template language function '%s' expects its %s parameter to be %s. The provided value is of type '%s'.",
 		name, ordinal(i), want, typeName(args[i]))
 }
 
 func stringArg(name string, args []any, i int) (string, error) {
 	s, ok := args[i].(string)
 	if !ok {
-		return "", wrongType(name, args, i, "a string")
+		return "", wrongType(name, args, i, "String")
 	}
 	return s, nil
 }
@@ -49,7 +57,7 @@ func stringArg(name string, args []any, i int) (string, error) {
 func intArg(name string, args []any, i int) (int64, error) {
 	n, ok := args[i].(int64)
 	if !ok {
-		return 0, wrongType(name, args, i, "an integer")
+		return 0, wrongType(name, args, i, "Integer")
 	}
 	return n, nil
 }
@@ -57,7 +65,7 @@ func intArg(name string, args []any, i int) (int64, error) {
 func boolArg(name string, args []any, i int) (bool, error) {
 	b, ok := args[i].(bool)
 	if !ok {
-		return false, wrongType(name, args, i, "a boolean")
+		return false, wrongType(name, args, i, "Boolean")
 	}
 	return b, nil
 }
@@ -65,7 +73,7 @@ func boolArg(name string, args []any, i int) (bool, error) {
 func arrayArg(name string, args []any, i int) ([]any, error) {
 	a, ok := args[i].([]any)
 	if !ok {
-		return nil, wrongType(name, args, i, "an array")
+		return nil, wrongType(name, args, i, "Array")
 	}
 	return a, nil
 }
@@ -73,7 +81,7 @@ func arrayArg(name string, args []any, i int) ([]any, error) {
 func objectArg(name string, args []any, i int) (map[string]any, error) {
 	o, ok := args[i].(map[string]any)
 	if !ok {
-		return nil, wrongType(name, args, i, "an object")
+		return nil, wrongType(name, args, i, "Object")
 	}
 	return o, nil
 }

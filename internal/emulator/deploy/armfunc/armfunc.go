@@ -48,7 +48,7 @@ func Lookup(name string) (Func, bool) {
 		for i, a := range args {
 			v, err := normalize(a)
 			if err != nil {
-				return nil, fmt.Errorf("The template function '%s' cannot use its parameter %d: %w", entry.name, i+1, err)
+				return nil, fmt.Errorf("The template language function '%s' cannot use its parameter %d: %w", entry.name, i+1, err)
 			}
 			normal[i] = v
 		}

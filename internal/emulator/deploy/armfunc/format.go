@@ -10,7 +10,7 @@ import (
 // uses: {index[,alignment][:formatString]}, with {{ and }} for literal braces.
 func composite(name, layout string, values []any) (string, error) {
 	bad := func() error {
-		return fmt.Errorf("The template function '%s' expects a valid composite format string: '%s' is not one.", name, layout)
+		return fmt.Errorf("The template language function '%s' expects a valid composite format string: '%s' is not one.", name, layout)
 	}
 	var b strings.Builder
 	for i := 0; i < len(layout); i++ {
@@ -55,7 +55,7 @@ func composite(name, layout string, values []any) (string, error) {
 			return "", bad()
 		}
 		if index >= len(values) {
-			return "", fmt.Errorf("The template function '%s' expects an argument for the format item {%d}, but %d were provided.", name, index, len(values))
+			return "", fmt.Errorf("The template language function '%s' expects an argument for the format item {%d}, but %d were provided.", name, index, len(values))
 		}
 		s, err := formatValue(name, values[index], spec)
 		if err != nil {
@@ -176,7 +176,7 @@ func formatFloat(name string, f float64, spec string) (string, error) {
 	case 'G', 'g':
 		return strconv.FormatFloat(f, 'f', -1, 64), nil
 	}
-	return "", fmt.Errorf("The template function '%s' expects a valid numeric format string: '%s' is not one.", name, spec)
+	return "", fmt.Errorf("The template language function '%s' expects a valid numeric format string: '%s' is not one.", name, spec)
 }
 
 // standardSpec splits a .NET standard numeric format string (a letter and an optional precision);

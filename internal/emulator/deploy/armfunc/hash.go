@@ -7,13 +7,19 @@ import (
 	"github.com/google/uuid"
 )
 
-// guidNamespace is the namespace ARM's guid() hashes its name in (a version-5, SHA-1 UUID of the
-// parameters joined with '-').
+// guidNamespace is the namespace ARM's guid() hashes its name in. Microsoft documents guid() as
+// RFC 4122 section 4.3 (its GuidUtility: a version-5, SHA-1 UUID of a UTF-8 name) and gives this
+// namespace and the '-' join to customers who need the same names outside a deployment.
 var guidNamespace = uuid.MustParse("11fb06fb-712d-4ddd-98c7-e71bbd588830")
 
 // GUID is ARM's guid(): a version-5 UUID of the parts joined with '-' (UTF-8) in ARM's namespace.
 func GUID(parts ...string) string {
-	return uuid.NewSHA1(guidNamespace, []byte(strings.Join(parts, "-"))).String()
+	return nameBased(guidNamespace, strings.Join(parts, "-"))
+}
+
+// nameBased is RFC 4122's name-based, SHA-1 (version 5) UUID of a UTF-8 name in a namespace.
+func nameBased(namespace uuid.UUID, name string) string {
+	return uuid.NewSHA1(namespace, []byte(name)).String()
 }
 
 // UniqueString is ARM's uniqueString(): the 64-bit MurmurHash variant ARM uses, of the parts
