@@ -609,7 +609,14 @@ func (env *exprEnv) call(n *exprNode, args []any) (any, error) {
 	return v, nil
 }
 
+// unknownFunction refuses a function: one of ARM's reference the emulator
+// does not run (deployer, references), else one ARM does not know.
 func unknownFunction(name string) error {
+	for _, f := range armfunc.Reference {
+		if strings.EqualFold(f.Name, name) {
+			return exprErrorf("the template function '%s' is not run by the emulator", f.Name)
+		}
+	}
 	return exprErrorf("the template function '%s' is not valid. Please see https://aka.ms/arm-functions for usage details", name)
 }
 
