@@ -930,9 +930,21 @@ func (e *Engine) reference(ctx context.Context, p *prepared, target, apiVersion 
 	return body["properties"], nil
 }
 
-// invoke runs a list* function: a POST of the resource's action, as ARM's
-// engine makes it, answering the action's result.
+// invoke runs a list* function: a POST of the action on the resource (by
+// ID, or by name in the template), as ARM's engine makes it, answering the
+// action's result.
 func (e *Engine) invoke(ctx context.Context, p *prepared, id, apiVersion, action string, body any) (any, error) {
+	if !strings.HasPrefix(id, "/") {
+		// A resource of the template, by name (or symbolic name).
+		tr, err := p.find(id)
+		if err != nil {
+			return nil, err
+		}
+		if tr == nil {
+			return nil, exprErrorf("the resource '%s' of '%s' is not defined in the template", id, action)
+		}
+		id = tr.id
+	}
 	var data []byte
 	if body != nil {
 		var err error

@@ -18,6 +18,9 @@ type runnerFunc func(env *exprEnv, n *exprNode, args []any) (any, error)
 
 // runnerFunctions are the runner's own functions by lower-cased name,
 // besides if/and/or/lambda (lazy, in evalNode) and list* (env.list).
+// Not run, so refused by name: pickZones (the emulator's provider
+// registrations hold no zone mappings to pick from), deployer (the
+// engine does not know the caller), references.
 // Filled in init: their bodies reach env.call, which reads the table.
 var runnerFunctions map[string]runnerFunc
 
@@ -51,7 +54,6 @@ func init() {
 		"managementgroupresourceid": managementGroupResourceID,
 		"reference":                 (*exprEnv).referenceCall,
 		"providers":                 (*exprEnv).providers,
-		"pickzones":                 (*exprEnv).pickZones,
 		"utcnow":                    (*exprEnv).utcNow,
 		"newguid":                   (*exprEnv).newGUID,
 	}
@@ -470,46 +472,6 @@ func (env *exprEnv) providers(n *exprNode, args []any) (any, error) {
 		return nil, exprErrorf("the resource type '%s/%s' is not found", ns, exprString(args[1]))
 	}
 	return map[string]any{"namespace": reg["namespace"], "resourceTypes": types}, nil
-}
-
-// pickZones is pickZones(namespace, type, location, [count], [offset]): the
-// type's zones in the location (from the provider's zoneMappings) from
-// offset, count of them (1 by default); [] where the type has none there.
-func (env *exprEnv) pickZones(n *exprNode, args []any) (any, error) {
-	if len(args) < 3 || len(args) > 5 {
-		return nil, exprErrorf("the template function '%s' takes a namespace, a type, a location, a count and an offset", n.written)
-	}
-	ns, typ, location := exprString(args[0]), exprString(args[1]), exprString(args[2])
-	count, offset := int64(1), int64(0)
-	if len(args) > 3 {
-		count, _ = toInt(args[3])
-	}
-	if len(args) > 4 {
-		offset, _ = toInt(args[4])
-	}
-	reg, err := env.providerOf(n, ns)
-	if err != nil {
-		return nil, err
-	}
-	canon := func(l string) string { return strings.ToLower(strings.ReplaceAll(l, " ", "")) }
-	var zones []any
-	for _, t := range listOf(reg["resourceTypes"]) {
-		tm, _ := t.(map[string]any)
-		if !strings.EqualFold(exprString(tm["resourceType"]), typ) {
-			continue
-		}
-		for _, zm := range listOf(tm["zoneMappings"]) {
-			zmm, _ := zm.(map[string]any)
-			if canon(exprString(zmm["location"])) == canon(location) {
-				zones = listOf(zmm["zones"])
-			}
-		}
-	}
-	out := []any{}
-	for i := offset; i < offset+count && int(i) < len(zones) && i >= 0; i++ {
-		out = append(out, zones[i])
-	}
-	return out, nil
 }
 
 func listOf(v any) []any {

@@ -21,7 +21,7 @@ import (
 // (runnerFunctions): those that read the deployment (parameters, variables,
 // copyIndex, deployment, environment, the scope functions, the resource ID
 // family), those that read or act on resources (reference, list*,
-// providers, pickZones), those ARM allows only in parameter defaults
+// providers), those ARM allows only in parameter defaults
 // (utcNow, newGuid), those whose arguments are evaluated lazily (if, and,
 // or) and the lambda functions. Any other name is refused.
 
@@ -62,7 +62,7 @@ type hooks struct {
 	reference func(id, apiVersion string, full bool) (any, error)
 	// invoke runs a resource's action for list*().
 	invoke func(id, apiVersion, action string, body any) (any, error)
-	// provider reads a resource provider's registration for providers() and pickZones().
+	// provider reads a resource provider's registration for providers().
 	provider func(namespace string) (map[string]any, error)
 }
 
@@ -610,7 +610,7 @@ func (env *exprEnv) call(n *exprNode, args []any) (any, error) {
 }
 
 // unknownFunction refuses a function: one of ARM's reference the emulator
-// does not run (deployer, references), else one ARM does not know.
+// does not run (see runnerFunctions), else one ARM does not know.
 func unknownFunction(name string) error {
 	for _, f := range armfunc.Reference {
 		if strings.EqualFold(f.Name, name) {
