@@ -20,7 +20,8 @@ type runnerFunc func(env *exprEnv, n *exprNode, args []any) (any, error)
 // besides if/and/or/lambda (lazy, in evalNode) and list* (env.list).
 // Not run, so refused by name: pickZones (the emulator's provider
 // registrations hold no zone mappings to pick from), deployer (the
-// engine does not know the caller), references.
+// engine does not know the caller), references, managementGroup (the
+// emulator runs no deployment at management group scope).
 // Filled in init: their bodies reach env.call, which reads the table.
 var runnerFunctions map[string]runnerFunc
 
@@ -43,9 +44,6 @@ func init() {
 		"subscription":    (*exprEnv).subscription,
 		"tenant": func(*exprEnv, *exprNode, []any) (any, error) {
 			return map[string]any{"id": "/tenants/" + armcore.Tenant, "tenantId": armcore.Tenant, "displayName": "Emulated tenant", "countryCode": "US"}, nil
-		},
-		"managementgroup": func(_ *exprEnv, n *exprNode, _ []any) (any, error) {
-			return nil, exprErrorf("the template function '%s' is not expected at this location: the emulator runs no deployment at management group scope", n.written)
 		},
 		"resourceid":                (*exprEnv).resourceIDCall,
 		"subscriptionresourceid":    (*exprEnv).resourceIDCall,

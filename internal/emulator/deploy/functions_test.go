@@ -100,18 +100,6 @@ func TestRunnerFunctionTable(t *testing.T) {
 		}
 		var re *azcore.ResponseError
 		if !errors.As(err, &re) || re.ErrorCode != "InvalidTemplate" || !strings.Contains(err.Error(), "'"+name+"'") {
-			// managementGroup is known but not expected at a resource
-			// group: ARM refuses it only when it runs; so does the emulator.
-			if name == "managementGroup" && err == nil {
-				p, err := s.deployments.BeginCreateOrUpdate(s.ctx, "functions", "mg", armresources.Deployment{Properties: props}, nil)
-				if err == nil {
-					_, err = p.PollUntilDone(s.ctx, poll)
-				}
-				if err == nil || !strings.Contains(err.Error(), "'managementGroup' is not expected at this location") {
-					t.Errorf("managementGroup() at a resource group: %v, want the deployment to fail naming it", err)
-				}
-				continue
-			}
 			t.Errorf("%s: %v, want InvalidTemplate naming it", name, err)
 		}
 	}
