@@ -31,7 +31,6 @@ var notRunTopLevel = map[string]string{
 
 // notRunResourceKeys are resource members the emulator does not run.
 var notRunResourceKeys = map[string]string{
-	"resources": "child resources declared inside their parent (declare them at the top level with their full type and name)",
 	"import":    "an extensibility import",
 	"asserts":   "asserts",
 	"extension": "an extension resource of an extensibility provider",
@@ -39,7 +38,7 @@ var notRunResourceKeys = map[string]string{
 
 // runnerResourceKeys are the resource members the runner reads beyond the
 // ones armtemplate knows as template keys; none is sent in the resource's body.
-var runnerResourceKeys = map[string]bool{"existing": true, "metadata": true}
+var runnerResourceKeys = map[string]bool{"existing": true, "metadata": true, "resources": true}
 
 // bodyKey reports whether a resource member is part of the body its PUT sends.
 func bodyKey(k string) bool {
@@ -99,6 +98,11 @@ func checkResources(resources any, v2 bool) error {
 			}
 			if strings.EqualFold(k, "existing") && !v2 {
 				return invalidTemplate("the resource '%s' is 'existing', which needs languageVersion 2.0", label)
+			}
+		}
+		if children, ok := m["resources"]; ok {
+			if err := checkResources(children, v2); err != nil {
+				return err
 			}
 		}
 		if !strings.EqualFold(exprString(m["type"]), "Microsoft.Resources/deployments") {

@@ -250,6 +250,32 @@ func (p *prepared) expandResources(env *exprEnv, tmpl map[string]any, scope depl
 		p.resources = append(p.resources, tr)
 		return nil
 	}
+	// addChildren adds the child resources declared inside a resource
+	// instance, evaluated where it is (at its copyIndex()): a short type
+	// and name are its own prefixed with the parent's. A child has its own
+	// condition and dependsOn, as in ARM.
+	var addChildren func(parent *templateResource) error
+	addChildren = func(parent *templateResource) error {
+		children, _ := parent.raw["resources"].([]any)
+		for _, c := range children {
+			cm, err := childResource(parent, c)
+			if err != nil {
+				return err
+			}
+			tr, cond, err := parent.env.instance(cm, scope, "", parent.loop)
+			if err != nil {
+				return err
+			}
+			if err := add(tr, cond); err != nil {
+				return err
+			}
+			all = append(all, tr)
+			if err := addChildren(tr); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for i, m := range list {
 		sym := symbols[i]
 		label := sym
@@ -271,6 +297,9 @@ func (p *prepared) expandResources(env *exprEnv, tmpl map[string]any, scope depl
 			all = append(all, tr)
 			if sym != "" {
 				loops[strings.ToLower(sym)] = append(loops[strings.ToLower(sym)], tr)
+			}
+			if err := addChildren(tr); err != nil {
+				return err
 			}
 			continue
 		}
@@ -296,6 +325,9 @@ func (p *prepared) expandResources(env *exprEnv, tmpl map[string]any, scope depl
 				return err
 			}
 			instances = append(instances, tr)
+			if err := addChildren(tr); err != nil {
+				return err
+			}
 		}
 		all = append(all, instances...)
 		loops[strings.ToLower(loopName)] = append(loops[strings.ToLower(loopName)], instances...)
@@ -399,6 +431,35 @@ func serialBatches(spec map[string]any, instances []*templateResource, loop stri
 		}
 	}
 	return nil
+}
+
+// childResource is a child resource declared inside parent, with its full
+// type and name: a type without a namespace ("subnets") and its name are
+// relative to the parent's.
+func childResource(parent *templateResource, c any) (map[string]any, error) {
+	m, ok := c.(map[string]any)
+	if !ok {
+		return nil, invalidTemplate("a child resource of '%s' is not an object", parent.name)
+	}
+	typ, _ := m["type"].(string)
+	if _, looped := m["copy"]; looped {
+		return nil, invalidTemplate("the child resource '%s' of '%s' has a copy loop: ARM allows none on a child resource; declare it at the top level", typ, parent.name)
+	}
+	nv, err := parent.env.evalValue(m["name"])
+	name, isString := nv.(string)
+	if err != nil || !isString || typ == "" {
+		return nil, invalidTemplate("the child resource '%s' of '%s' needs a type and a name: %v", typ, parent.name, err)
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	if !strings.Contains(typ, "/") {
+		out["type"] = parent.typ + "/" + typ
+		name = parent.name + "/" + name
+	}
+	out["name"] = armtemplate.Escape(name)
+	return out, nil
 }
 
 // instance reads one resource (or copy instance) in env, and whether its

@@ -421,7 +421,8 @@ func TestUnsupportedFeaturesRefusedAlike(t *testing.T) {
 		return map[string]any{"type": identityType, "apiVersion": "2023-01-31", "name": name, "location": sdkLocation}
 	}
 	child := identity("parent")
-	child["resources"] = []any{map[string]any{"type": "federatedIdentityCredentials", "apiVersion": "2023-01-31", "name": "fic"}}
+	child["resources"] = []any{map[string]any{"type": "federatedIdentityCredentials", "apiVersion": "2023-01-31", "name": "fic",
+		"copy": map[string]any{"name": "fics", "count": 2}}}
 	cases := []struct {
 		name  string
 		tmpl  map[string]any
@@ -431,7 +432,7 @@ func TestUnsupportedFeaturesRefusedAlike(t *testing.T) {
 		{"function-not-run", base(map[string]any{"outputs": map[string]any{"who": map[string]any{"type": "object", "value": "[deployer()]"}}}, identity("a")), "'deployer' is not run"},
 		{"user-defined-functions", base(map[string]any{"functions": []any{map[string]any{"namespace": "ns", "members": map[string]any{}}}}, identity("a")), "'functions' (user-defined functions)"},
 		{"unknown-member", base(map[string]any{"imaginary": true}, identity("a")), "member 'imaginary'"},
-		{"child-resources", base(nil, child), "'resources' (child resources"},
+		{"child-resource-loop", base(nil, child), "has a copy loop"},
 		{"template-spec", base(nil, map[string]any{"type": "Microsoft.Resources/deployments", "apiVersion": "2022-09-01", "name": "linked",
 			"properties": map[string]any{"mode": "Incremental", "templateLink": map[string]any{"id": "/subscriptions/" + sdkSubscription + "/resourceGroups/refusals/providers/Microsoft.Resources/templateSpecs/spec/versions/1.0"}}}), "templateLink"},
 		{"language-version", base(map[string]any{"languageVersion": "3.0"}, identity("a")), "languageVersion '3.0'"},
@@ -461,4 +462,29 @@ func TestUnsupportedFeaturesRefusedAlike(t *testing.T) {
 		})
 	}
 	sameList(t, "resources", s.groupResources("refusals"), nil)
+}
+
+// TestChildResources deploys child resources declared inside their parent
+// (the older quickstarts' shape), with relative and full types, a
+// grandchild, and a child of each copy instance of its parent: each lands
+// at its full ID.
+func TestChildResources(t *testing.T) {
+	s := startSDK(t, emulator.Options{})
+	group := s.group("quickstart-children")
+	s.deploy("quickstart-children", "children", loadTemplate(t, "child-resources.json"), nil)
+	account := "child" + armfunc.UniqueString(group)
+	for _, id := range []string{
+		"/providers/Microsoft.Storage/storageAccounts/" + account + "/blobServices/default",
+		"/providers/Microsoft.Storage/storageAccounts/" + account + "/blobServices/default/containers/data",
+		"/providers/Microsoft.Network/virtualNetworks/vnet-0/subnets/web",
+		"/providers/Microsoft.Network/virtualNetworks/vnet-1/subnets/web",
+		"/providers/Microsoft.Network/virtualNetworks/vnet-0/subnets/data",
+	} {
+		if _, err := s.get(group+id, "2023-04-01"); err != nil {
+			t.Errorf("%s: %v", id, err)
+		}
+	}
+	if _, err := s.get(group+"/providers/Microsoft.Network/virtualNetworks/vnet-1/subnets/data", "2023-04-01"); err == nil {
+		t.Errorf("vnet-1/data was deployed, though its condition is false")
+	}
 }
