@@ -815,9 +815,10 @@ func (e *Engine) execute(ctx context.Context, run *deploymentRun, p *prepared) {
 		}
 	}
 	results := make(chan result)
-	running := 0
+	running, started := 0, 0
 	start := func(r *templateResource) {
 		running++
+		started++
 		go func() { results <- result{r, e.deployResource(ctx, run, p, r)} }()
 	}
 	for _, r := range p.resources {
@@ -840,9 +841,18 @@ func (e *Engine) execute(ctx context.Context, run *deploymentRun, p *prepared) {
 			}
 		}
 	}
+	// Never a false success: a resource to write that never started (its
+	// dependencies never all succeeded) fails the run.
+	toWrite := 0
+	for _, r := range p.resources {
+		if !r.existing {
+			toWrite++
+		}
+	}
+	neverStarted := toWrite - started
 	var outputs map[string]any
 	var outErr error
-	if !failed && ctx.Err() == nil {
+	if !failed && ctx.Err() == nil && neverStarted == 0 {
 		outputs, outErr = p.outputValues()
 	}
 	d.mu.Lock()
@@ -865,6 +875,9 @@ func (e *Engine) execute(ctx context.Context, run *deploymentRun, p *prepared) {
 				run.Error.Details = append(run.Error.Details, deploymentError{Code: op.Error.Code, Message: op.Error.Message})
 			}
 		}
+	case neverStarted > 0:
+		run.State = armcore.StateFailed
+		run.Error = &deploymentError{Code: "DeploymentFailed", Message: fmt.Sprintf("%d of the template's %d resources never started: what they depend on did not all succeed.", neverStarted, toWrite)}
 	case outErr != nil:
 		run.State = armcore.StateFailed
 		run.Error = &deploymentError{Code: "DeploymentOutputEvaluationFailed", Message: outErr.Error()}

@@ -238,6 +238,7 @@ func (p *prepared) expandResources(env *exprEnv, tmpl map[string]any, scope depl
 	byID := map[string]*templateResource{}
 	loops := map[string][]*templateResource{} // lower-cased loop name or symbol: instances (skipped included)
 	var all []*templateResource
+	var serial []serialLoop
 	add := func(tr *templateResource, cond bool) error {
 		if !cond {
 			p.skipped = append(p.skipped, tr)
@@ -334,9 +335,7 @@ func (p *prepared) expandResources(env *exprEnv, tmpl map[string]any, scope depl
 		if sym != "" {
 			loops[strings.ToLower(sym)] = append(loops[strings.ToLower(sym)], instances...)
 		}
-		if err := serialBatches(copySpec, instances, loopName); err != nil {
-			return err
-		}
+		serial = append(serial, serialLoop{copySpec, instances, loopName})
 	}
 	if len(p.resources) > templateResourceLimit {
 		return invalidTemplate("the number of resources, %d, exceeds the limit of %d", len(p.resources), templateResourceLimit)
@@ -344,6 +343,17 @@ func (p *prepared) expandResources(env *exprEnv, tmpl map[string]any, scope depl
 	deployed := map[*templateResource]bool{}
 	for _, tr := range p.resources {
 		deployed[tr] = true
+	}
+	for _, l := range serial {
+		var running []*templateResource
+		for _, tr := range l.instances {
+			if deployed[tr] && !tr.existing {
+				running = append(running, tr)
+			}
+		}
+		if err := serialBatches(l.spec, running, l.name); err != nil {
+			return err
+		}
 	}
 	for _, tr := range all {
 		if !deployed[tr] {
@@ -404,8 +414,16 @@ func dependencyTargets(ref string, byID map[string]*templateResource, loops map[
 	return out, nil
 }
 
-// serialBatches makes a serial loop's instances run batchSize at a time:
-// each waits for every instance of the batch before its own.
+// serialLoop is a resource copy loop, for its batches once the instances
+// deployed are known.
+type serialLoop struct {
+	spec      map[string]any
+	instances []*templateResource
+	name      string
+}
+
+// serialBatches makes a serial loop's instances (those deployed) run
+// batchSize at a time: each waits for every instance of the batch before its own.
 func serialBatches(spec map[string]any, instances []*templateResource, loop string) error {
 	mode, _ := spec["mode"].(string)
 	if mode == "" || strings.EqualFold(mode, "parallel") {

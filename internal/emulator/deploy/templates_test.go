@@ -488,3 +488,21 @@ func TestChildResources(t *testing.T) {
 		t.Errorf("vnet-1/data was deployed, though its condition is false")
 	}
 }
+
+// TestSerialLoopSkipsConditionedInstances: a serial loop whose condition
+// leaves an instance out runs the others in batches of what is deployed;
+// none waits for the one left out (which would leave it never started).
+func TestSerialLoopSkipsConditionedInstances(t *testing.T) {
+	s := startSDK(t, emulator.Options{})
+	s.group("serial-condition")
+	tmpl := map[string]any{
+		"$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#", "contentVersion": "1.0.0.0",
+		"resources": []any{map[string]any{
+			"type": identityType, "apiVersion": "2023-01-31", "name": "[format('serial-{0}', copyIndex())]", "location": sdkLocation,
+			"condition": "[not(equals(copyIndex(), 0))]",
+			"copy":      map[string]any{"name": "ids", "count": 3, "mode": "serial", "batchSize": 1},
+		}},
+	}
+	s.deploy("serial-condition", "serial", tmpl, nil)
+	sameList(t, "resources", s.groupResources("serial-condition"), []string{identityType + "/serial-1", identityType + "/serial-2"})
+}
