@@ -65,6 +65,9 @@ var calls = []call{
 	{fn: "format", args: arr{"{0}, {1}. Formatted number: {2:N0}", "Hello", "User", 8175133}, want: "Hello, User. Formatted number: 8,175,133"}, // docs
 	{fn: "format", args: arr{"{0:D3}-{1,4}|{1,-4}|{{x}}", 7, "ab"}, want: "007-  ab|ab  |{x}"},
 	{fn: "format", args: arr{"{0:N2} {0:X} {0:x4} {1} {2:000.0}", 1234, true, 5}, want: "1,234.00 4D2 04d2 True 005.0"},
+	{fn: "format", args: arr{"{0:#,##0}|{0:E}|{0:F1}|{0:P0}|{0:C}|{1:C0}", 1234567, -2}, want: "1,234,567|1.234567E+006|1234567.0|123,456,700 %|¤1,234,567.00|(¤2)"},
+	{fn: "format", args: arr{"{0:X}|{1:D3}|{2}|{3}", -1, -7, nil, arr{1}}, want: "FFFFFFFFFFFFFFFF|-007||[1]"},
+	{fn: "format", args: arr{"{0:Q}", 1}, wantErr: "valid numeric format string"},
 	{fn: "format", args: arr{"{1}", "only one"}, wantErr: "format item {1}"},
 	{fn: "format", args: arr{"{0"}, wantErr: "valid composite format string"},
 	{fn: "guid", args: arr{"a", "b"}, want: GUID("a-b")},
@@ -106,6 +109,8 @@ var calls = []call{
 	{fn: "skip", args: arr{"abc", "1"}, wantErr: "expects its second parameter to be of type 'Integer'"},
 	{fn: "split", args: arr{"one,two,three", ","}, want: arr{"one", "two", "three"}},           // docs
 	{fn: "split", args: arr{"one;two,three", arr{",", ";"}}, want: arr{"one", "two", "three"}}, // docs
+	{fn: "split", args: arr{"xaby", arr{"b", "ab"}}, want: arr{"x", "y"}},                      // the earliest match wins, as in .NET
+	{fn: "split", args: arr{"a,,b", ","}, want: arr{"a", "", "b"}},
 	{fn: "split", args: arr{"a", 1}, wantErr: "one of the following types 'String, Array'"},
 	{fn: "startsWith", args: arr{"abcdef", "ab"}, want: true}, // docs
 	{fn: "startsWith", args: arr{"abcdef", "A"}, want: true},  // docs
@@ -169,6 +174,8 @@ var calls = []call{
 	{fn: "range", args: arr{1, 3}, want: arr{1, 2, 3}}, // docs
 	{fn: "range", args: arr{5, 0}, want: arr{}},
 	{fn: "range", args: arr{1, 10001}, wantErr: "between 0 and 10000"},
+	{fn: "range", args: arr{2147483640, 8}, wantErr: "at most 2147483647"},
+	{fn: "range", args: arr{2147483640, 7}, want: arr{2147483640, 2147483641, 2147483642, 2147483643, 2147483644, 2147483645, 2147483646}},
 	{fn: "tryGet", args: arr{obj{"a": obj{"b": 1}}, "A", "b"}, want: 1},
 	{fn: "tryGet", args: arr{obj{"a": 1}, "missing"}, want: nil},
 	{fn: "tryGet", args: arr{arr{"x", "y"}, 1}, want: "y"},

@@ -265,7 +265,7 @@ func rangeOf(name string, args []any) (any, error) {
 	if n < 0 || n > maxRange {
 		return nil, fmt.Errorf("The template language function '%s' expects its count parameter to be between 0 and %d, but it is %d.", name, maxRange, n)
 	}
-	if start+n-1 > 1<<31-1 {
+	if start+n > 1<<31-1 {
 		return nil, fmt.Errorf("The template language function '%s' expects the sum of its start index and count to be at most 2147483647.", name)
 	}
 	out := make([]any, n)

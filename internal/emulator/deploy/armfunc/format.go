@@ -2,6 +2,8 @@ package armfunc
 
 import (
 	"fmt"
+	"math"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -102,7 +104,7 @@ func formatValue(name string, v any, spec string) (string, error) {
 func formatInteger(name string, n int64, spec string) (string, error) {
 	letter, precision, standard := standardSpec(spec)
 	if !standard {
-		return customNumber(float64(n), spec), nil
+		return customNumber(name, float64(n), spec)
 	}
 	switch letter {
 	case 'D', 'd':
@@ -115,13 +117,8 @@ func formatInteger(name string, n int64, spec string) (string, error) {
 		}
 		return digits, nil
 	case 'X', 'x':
+		// ARM's integers are 64-bit, so a negative one is written in 16 hex digits.
 		digits := strconv.FormatUint(uint64(n), 16)
-		if n < 0 {
-			digits = strconv.FormatUint(uint64(uint32(n)), 16)
-			if n < -1<<31 {
-				digits = strconv.FormatUint(uint64(n), 16)
-			}
-		}
 		if letter == 'X' {
 			digits = strings.ToUpper(digits)
 		}
@@ -129,7 +126,7 @@ func formatInteger(name string, n int64, spec string) (string, error) {
 			digits = strings.Repeat("0", precision-len(digits)) + digits
 		}
 		return digits, nil
-	case 'G', 'g':
+	case 'G', 'g', 'R', 'r':
 		return strconv.FormatInt(n, 10), nil
 	}
 	return formatFloat(name, float64(n), spec)
@@ -145,7 +142,7 @@ func absUint(n int64) uint64 {
 func formatFloat(name string, f float64, spec string) (string, error) {
 	letter, precision, standard := standardSpec(spec)
 	if !standard {
-		return customNumber(f, spec), nil
+		return customNumber(name, f, spec)
 	}
 	if precision < 0 {
 		precision = 2
@@ -155,6 +152,13 @@ func formatFloat(name string, f float64, spec string) (string, error) {
 		return groupThousands(strconv.FormatFloat(f, 'f', precision, 64)), nil
 	case 'F', 'f':
 		return strconv.FormatFloat(f, 'f', precision, 64), nil
+	case 'C', 'c':
+		// The invariant culture's currency sign is ¤, and it brackets negative amounts.
+		amount := groupThousands(strconv.FormatFloat(math.Abs(f), 'f', precision, 64))
+		if f < 0 {
+			return "(¤" + amount + ")", nil
+		}
+		return "¤" + amount, nil
 	case 'P', 'p':
 		return groupThousands(strconv.FormatFloat(f*100, 'f', precision, 64)) + " %", nil
 	case 'E', 'e':
@@ -173,7 +177,7 @@ func formatFloat(name string, f float64, spec string) (string, error) {
 			e = "E"
 		}
 		return mantissa + e + sign + digits, nil
-	case 'G', 'g':
+	case 'G', 'g', 'R', 'r':
 		return strconv.FormatFloat(f, 'f', -1, 64), nil
 	}
 	return "", fmt.Errorf("The template language function '%s' expects a valid numeric format string: '%s' is not one.", name, spec)
@@ -218,10 +222,14 @@ func groupThousands(s string) string {
 // customNumber applies a .NET custom numeric format of digit placeholders: '0' (a digit, zero if
 // none), '#' (a digit if any), one '.' and ',' between placeholders for grouping; any other
 // character is copied as a literal around the number.
-func customNumber(f float64, spec string) string {
+func customNumber(name string, f float64, spec string) (string, error) {
+	// .NET refuses a letter (with optional digits) that names no standard format.
+	if lettered.MatchString(spec) {
+		return "", fmt.Errorf("The template language function '%s' expects a valid numeric format string: '%s' is not one.", name, spec)
+	}
 	start := strings.IndexAny(spec, "0#.,")
 	if start < 0 {
-		return spec
+		return spec, nil
 	}
 	end := start
 	for end < len(spec) && strings.IndexByte("0#.,", spec[end]) >= 0 {
@@ -260,5 +268,7 @@ func customNumber(f float64, spec string) string {
 			out = ""
 		}
 	}
-	return prefix + sign + out + suffix
+	return prefix + sign + out + suffix, nil
 }
+
+var lettered = regexp.MustCompile(`^[A-Za-z][0-9]*$`)

@@ -301,22 +301,37 @@ func split(name string, args []any) (any, error) {
 	default:
 		return nil, wrongType(name, args, 1, "String", "Array")
 	}
-	pieces := []string{s}
-	for _, d := range delimiters {
-		if d == "" {
-			continue
-		}
-		var next []string
-		for _, p := range pieces {
-			next = append(next, strings.Split(p, d)...)
-		}
-		pieces = next
-	}
+	pieces := splitAny(s, delimiters)
 	out := make([]any, len(pieces))
 	for i, p := range pieces {
 		out[i] = p
 	}
 	return out, nil
+}
+
+// splitAny splits as .NET's String.Split(string[]) does: scanning left to right, the first
+// delimiter (in the order given) that matches at a position ends a piece; empty delimiters are
+// ignored.
+func splitAny(s string, delimiters []string) []string {
+	var pieces []string
+	start := 0
+	for i := 0; i < len(s); {
+		matched := ""
+		for _, d := range delimiters {
+			if d != "" && strings.HasPrefix(s[i:], d) {
+				matched = d
+				break
+			}
+		}
+		if matched == "" {
+			i++
+			continue
+		}
+		pieces = append(pieces, s[start:i])
+		i += len(matched)
+		start = i
+	}
+	return append(pieces, s[start:])
 }
 
 func substring(name string, args []any) (any, error) {
