@@ -17,12 +17,12 @@ import (
 var topLevelKeys = map[string]bool{
 	"$schema": true, "contentversion": true, "languageversion": true, "metadata": true,
 	"parameters": true, "variables": true, "resources": true, "outputs": true, "definitions": true,
+	"functions": true,
 }
 
 // notRunTopLevel are members ARM knows that change what a template does
 // and the emulator does not run, with what they are.
 var notRunTopLevel = map[string]string{
-	"functions":  "user-defined functions",
 	"apiprofile": "an API profile",
 	"imports":    "imported extensibility providers",
 	"extensions": "extensions",
@@ -76,7 +76,11 @@ func checkTemplate(tmpl map[string]any) (bool, error) {
 	if err := checkResources(tmpl["resources"], v2); err != nil {
 		return false, err
 	}
-	return v2, checkFunctions(tmpl)
+	udfs, err := readUserFunctions(tmpl["functions"])
+	if err != nil {
+		return false, err
+	}
+	return v2, checkFunctions(tmpl, udfs)
 }
 
 func checkResources(resources any, v2 bool) error {
@@ -139,8 +143,10 @@ func templateLinkRefused(deployment string) error {
 }
 
 // checkFunctions parses every expression of the template and refuses a
-// function the runner does not evaluate, by name.
-func checkFunctions(v any) error {
+// function the runner does not evaluate, by name; udfs are the template's
+// user-defined functions. A nested deployment's template is checked on
+// its own (checkResources), with its own functions.
+func checkFunctions(v any, udfs map[string]*userFunction) error {
 	switch t := v.(type) {
 	case string:
 		if !armtemplate.IsExpression(t) {
@@ -151,18 +157,29 @@ func checkFunctions(v any) error {
 		if err != nil {
 			return invalidTemplate("%v", err)
 		}
-		if name := unknownCall(n); name != "" {
+		if name := unknownCall(n, udfs); name != "" {
 			return invalidTemplate("%v", unknownFunction(name))
 		}
 	case map[string]any:
+		nested := strings.EqualFold(exprString(t["type"]), "Microsoft.Resources/deployments")
 		for _, k := range keysOf(t) {
-			if err := checkFunctions(t[k]); err != nil {
+			v := t[k]
+			if props, ok := v.(map[string]any); ok && nested && k == "properties" {
+				rest := make(map[string]any, len(props))
+				for pk, pv := range props {
+					if pk != "template" {
+						rest[pk] = pv
+					}
+				}
+				v = rest
+			}
+			if err := checkFunctions(v, udfs); err != nil {
 				return err
 			}
 		}
 	case []any:
 		for _, e := range t {
-			if err := checkFunctions(e); err != nil {
+			if err := checkFunctions(e, udfs); err != nil {
 				return err
 			}
 		}
@@ -171,22 +188,22 @@ func checkFunctions(v any) error {
 }
 
 // unknownCall is the first function in n the runner does not evaluate, as written.
-func unknownCall(n *exprNode) string {
+func unknownCall(n *exprNode, udfs map[string]*userFunction) string {
 	if n == nil {
 		return ""
 	}
-	if n.call != "" && !knownFunction(n.call) {
+	if _, user := udfs[n.call]; n.call != "" && !user && !knownFunction(n.call) {
 		return n.written
 	}
 	for _, a := range n.args {
-		if name := unknownCall(a); name != "" {
+		if name := unknownCall(a, udfs); name != "" {
 			return name
 		}
 	}
-	if name := unknownCall(n.of); name != "" {
+	if name := unknownCall(n.of, udfs); name != "" {
 		return name
 	}
-	return unknownCall(n.index)
+	return unknownCall(n.index, udfs)
 }
 
 func isEmpty(v any) bool {

@@ -83,6 +83,9 @@ func (e *Engine) prepare(tmpl map[string]any, given map[string]any, scope deploy
 			"templateHash": p.hash, "mode": "Incremental", "provisioningState": "Accepted",
 			"template": map[string]any{"contentVersion": tmpl["contentVersion"], "metadata": tmpl["metadata"]}}}}
 	env.provider = e.providerRegistration(scope.sub)
+	if env.userFunctions, err = readUserFunctions(tmpl["functions"]); err != nil {
+		return nil, err
+	}
 	if scope.location != "" {
 		env.deployment["location"] = scope.location
 	}

@@ -48,6 +48,9 @@ type exprEnv struct {
 	copies map[string]int64
 	// lambdaVars are the lambda parameters in scope, by name.
 	lambdaVars map[string]any
+	// userFunctions are the template's user-defined functions, by
+	// lower-cased "namespace.member".
+	userFunctions map[string]*userFunction
 	// parameterDefault is set while a parameter's default value is
 	// evaluated: the only place ARM allows utcNow and newGuid.
 	parameterDefault bool
@@ -261,6 +264,11 @@ func (p *exprParser) expr() (*exprNode, error) {
 		n = &exprNode{literal: i}
 	case isIdentStart(c):
 		name := p.ident()
+		if p.pos+1 < len(p.src) && p.src[p.pos] == '.' && isIdentStart(p.src[p.pos+1]) {
+			// A user-defined function: namespace.member(...).
+			p.pos++
+			name += "." + p.ident()
+		}
 		p.space()
 		if p.pos >= len(p.src) || p.src[p.pos] != '(' {
 			return nil, exprErrorf("the template language expression '%s' is not valid: '%s' is not a function call", p.src, name)
@@ -591,6 +599,9 @@ func (env *exprEnv) call(n *exprNode, args []any) (any, error) {
 	}
 	if isListFunction(n.call) {
 		return env.list(n.written, args)
+	}
+	if f, ok := env.userFunctions[n.call]; ok {
+		return env.callUser(n.written, f, args)
 	}
 	f, ok := armfunc.Lookup(n.call)
 	if !ok {

@@ -430,7 +430,10 @@ func TestUnsupportedFeaturesRefusedAlike(t *testing.T) {
 	}{
 		{"unknown-function", base(nil, map[string]any{"type": identityType, "apiVersion": "2023-01-31", "name": "[fooBar('x')]", "location": sdkLocation}), "'fooBar' is not valid"},
 		{"function-not-run", base(map[string]any{"outputs": map[string]any{"who": map[string]any{"type": "object", "value": "[deployer()]"}}}, identity("a")), "'deployer' is not run"},
-		{"user-defined-functions", base(map[string]any{"functions": []any{map[string]any{"namespace": "ns", "members": map[string]any{}}}}, identity("a")), "'functions' (user-defined functions)"},
+		{"user-function-default", base(map[string]any{"functions": []any{map[string]any{"namespace": "ns", "members": map[string]any{"f": map[string]any{
+			"parameters": []any{map[string]any{"name": "p", "type": "string", "defaultValue": "x"}}, "output": map[string]any{"type": "string", "value": "[parameters('p')]"}}}}}}, identity("a")),
+			"has a default value"},
+		{"undeclared-user-function", base(nil, map[string]any{"type": identityType, "apiVersion": "2023-01-31", "name": "[ns.missing('x')]", "location": sdkLocation}), "'ns.missing' is not valid"},
 		{"unknown-member", base(map[string]any{"imaginary": true}, identity("a")), "member 'imaginary'"},
 		{"child-resource-loop", base(nil, child), "has a copy loop"},
 		{"template-spec", base(nil, map[string]any{"type": "Microsoft.Resources/deployments", "apiVersion": "2022-09-01", "name": "linked",
@@ -505,4 +508,31 @@ func TestSerialLoopSkipsConditionedInstances(t *testing.T) {
 	}
 	s.deploy("serial-condition", "serial", tmpl, nil)
 	sameList(t, "resources", s.groupResources("serial-condition"), []string{identityType + "/serial-1", identityType + "/serial-2"})
+}
+
+// TestUserDefinedFunctions deploys a template with user-defined functions
+// (as Bicep emits them, in the "__bicep" namespace), one calling another:
+// the identity is named by them.
+func TestUserDefinedFunctions(t *testing.T) {
+	s := startSDK(t, emulator.Options{})
+	s.group("user-functions")
+	tmpl := map[string]any{
+		"$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#", "contentVersion": "1.0.0.0",
+		"functions": []any{map[string]any{"namespace": "__bicep", "members": map[string]any{
+			"suffixed": map[string]any{
+				"parameters": []any{map[string]any{"name": "base", "type": "string"}, map[string]any{"name": "n", "type": "int"}},
+				"output":     map[string]any{"type": "string", "value": "[format('{0}-{1}', parameters('base'), parameters('n'))]"}},
+			"identityName": map[string]any{
+				"parameters": []any{map[string]any{"name": "app", "type": "string"}},
+				"output":     map[string]any{"type": "string", "value": "[__bicep.suffixed(toLower(parameters('app')), 7)]"}},
+		}}},
+		"parameters": map[string]any{"app": map[string]any{"type": "string", "defaultValue": "Web"}},
+		"resources":  []any{map[string]any{"type": identityType, "apiVersion": "2023-01-31", "name": "[__bicep.identityName(parameters('app'))]", "location": sdkLocation}},
+		"outputs":    map[string]any{"name": map[string]any{"type": "string", "value": "[__bicep.identityName('Api')]"}},
+	}
+	outputs := s.deploy("user-functions", "udf", tmpl, nil)
+	sameList(t, "resources", s.groupResources("user-functions"), []string{identityType + "/web-7"})
+	if got := output(t, outputs, "name"); got != "api-7" {
+		t.Errorf("output name = %v, want api-7", got)
+	}
 }
