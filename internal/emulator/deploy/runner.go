@@ -86,9 +86,6 @@ func (e *Engine) prepare(tmpl map[string]any, given map[string]any, scope deploy
 	if env.userFunctions, err = readUserFunctions(tmpl["functions"]); err != nil {
 		return nil, err
 	}
-	if scope.location != "" {
-		env.deployment["location"] = scope.location
-	}
 	if err := env.bindParameters(tmpl, given, p.shown); err != nil {
 		return nil, err
 	}
@@ -531,28 +528,33 @@ func (env *exprEnv) templateResource(m map[string]any, scope deployScope) (*temp
 	}
 	tr.name, _ = nv.(string)
 	names := strings.Split(tr.name, "/")
+	// A nested deployment, or (2.0) an existing resource, may target
+	// another subscription or resource group.
+	target := scope
+	if v, ok := m["subscriptionId"]; ok {
+		sv, err := env.evalValue(v)
+		if err != nil {
+			return nil, invalidTemplate("the subscriptionId of '%s': %v", tr.name, err)
+		}
+		target = deployScope{sub: exprString(sv)}
+	}
+	if v, ok := m["resourceGroup"]; ok {
+		rv, err := env.evalValue(v)
+		if err != nil {
+			return nil, invalidTemplate("the resourceGroup of '%s': %v", tr.name, err)
+		}
+		target.rg = exprString(rv)
+	}
 	if strings.EqualFold(tr.typ, "Microsoft.Resources/deployments") {
 		tr.nested = true
-		target := scope
-		if v, ok := m["subscriptionId"]; ok {
-			sv, err := env.evalValue(v)
-			if err != nil {
-				return nil, invalidTemplate("the subscriptionId of '%s': %v", tr.name, err)
-			}
-			target = deployScope{sub: exprString(sv)}
-		}
-		if v, ok := m["resourceGroup"]; ok {
-			rv, err := env.evalValue(v)
-			if err != nil {
-				return nil, invalidTemplate("the resourceGroup of '%s': %v", tr.name, err)
-			}
-			target.rg = exprString(rv)
-		}
 		tr.scope = target
 		tr.id = target.id() + "/providers/Microsoft.Resources/deployments/" + tr.name
 		return tr, nil
 	}
-	scopeID := scope.id()
+	if target != scope && m["existing"] != true {
+		return nil, invalidTemplate("the resource '%s' sets a subscriptionId or resourceGroup, which only nested deployments and existing resources may", tr.name)
+	}
+	scopeID := target.id()
 	if v, ok := m["scope"]; ok {
 		sv, err := env.evalValue(v)
 		if err != nil {
@@ -560,7 +562,7 @@ func (env *exprEnv) templateResource(m map[string]any, scope deployScope) (*temp
 		}
 		scopeID = strings.TrimSuffix(exprString(sv), "/")
 		if !strings.HasPrefix(scopeID, "/") {
-			scopeID = scope.id() + "/providers/" + scopeID
+			scopeID = target.id() + "/providers/" + scopeID
 		}
 	}
 	args := []any{tr.typ}

@@ -328,7 +328,9 @@ func TestNestedDeployments(t *testing.T) {
 func TestLanguageVersion2(t *testing.T) {
 	s := startSDK(t, emulator.Options{})
 	group := s.group("quickstart-v2")
-	existing := group + "/providers/" + identityType + "/id-existing"
+	// The existing identity is in another group, as Bicep's
+	// existing resources with scope: resourceGroup(...) are.
+	existing := s.group("quickstart-v2-other") + "/providers/" + identityType + "/id-existing"
 	resp, err := s.resources.BeginCreateOrUpdateByID(s.ctx, existing, "2023-01-31", armresources.GenericResource{Location: to.Ptr(sdkLocation)}, nil)
 	if err == nil {
 		_, err = resp.PollUntilDone(s.ctx, poll)
@@ -341,10 +343,10 @@ func TestLanguageVersion2(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmpl := loadTemplate(t, "symbolic-v2.json")
-	outputs := s.deploy("quickstart-v2", "v2", tmpl, params(map[string]any{"config": map[string]any{"name": "id-v2", "tier": "premium"}}))
+	outputs := s.deploy("quickstart-v2", "v2", tmpl, params(map[string]any{"config": map[string]any{"name": "id-v2", "tier": "premium"}, "existingGroup": "quickstart-v2-other"}))
 	assignmentName := armfunc.GUID(group, "id-v2", "reader")
 	sameList(t, "resources", s.groupResources("quickstart-v2"), []string{
-		"Microsoft.Authorization/roleAssignments/" + assignmentName, identityType + "/id-existing", identityType + "/id-v2", identityType + "/id-v2-extra0", identityType + "/id-v2-extra1", identityType + "/id-v2-module",
+		"Microsoft.Authorization/roleAssignments/" + assignmentName, identityType + "/id-v2", identityType + "/id-v2-extra0", identityType + "/id-v2-extra1", identityType + "/id-v2-module",
 	})
 	identity, err := s.get(group+"/providers/"+identityType+"/id-v2", "2023-01-31")
 	if err != nil {
