@@ -9,8 +9,6 @@ package deploy
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/azkcli/azk/internal/deployment/armtemplate"
@@ -165,6 +164,10 @@ type Engine struct {
 	handler  http.Handler
 	stateDir string
 
+	// endpoint is the emulator's address as its clients last reached it,
+	// for environment().
+	endpoint atomic.Pointer[string]
+
 	// deploys is the engine's state, made on first use.
 	deploys    *deployments
 	deployOnce sync.Once
@@ -305,6 +308,10 @@ func terminal(state string) bool {
 // paths; handled is false for every other path.
 func (e *Engine) Route(w http.ResponseWriter, r *http.Request, t armpath.Target, body []byte) (handled bool, err error) {
 	lt := strings.ToLower(t.Type)
+	if strings.HasPrefix(lt, typeDeployments) && r.Host != selfHost {
+		base := armcore.BaseURL(r)
+		e.endpoint.Store(&base)
+	}
 	switch {
 	case lt == typeDeployments && t.Kind == armpath.Resource:
 		switch r.Method {
@@ -373,6 +380,7 @@ type deploymentRequest struct {
 		Mode                        string         `json:"mode"`
 		Template                    map[string]any `json:"template"`
 		TemplateLink                any            `json:"templateLink"`
+		ParametersLink              any            `json:"parametersLink"`
 		Parameters                  map[string]any `json:"parameters"`
 		ExpressionEvaluationOptions struct {
 			Scope string `json:"scope"`
@@ -398,7 +406,10 @@ func decodeDeploymentRequest(body []byte) (*deploymentRequest, error) {
 		return nil, err
 	}
 	if req.Properties.TemplateLink != nil {
-		return nil, armcore.Errorf(http.StatusBadRequest, "InvalidTemplate", "The emulator runs inline templates only, not templateLink.")
+		return nil, templateLinkRefused("")
+	}
+	if req.Properties.ParametersLink != nil {
+		return nil, invalidTemplate("the deployment has a parametersLink: the emulator fetches no linked parameters; give them inline")
 	}
 	if req.Properties.Template == nil {
 		return nil, armcore.Errorf(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid: properties.template is required.")
@@ -454,7 +465,7 @@ func followURL(r *http.Request, id, kind, name string) string {
 // startDeployment validates the template and starts running it.
 func (e *Engine) startDeployment(t armpath.Target, scope deployScope, req *deploymentRequest, correlation string) (*deploymentRun, error) {
 	name := t.Name
-	prep, err := prepare(req.Properties.Template, req.Properties.Parameters, scope, t.ID, name)
+	prep, err := e.prepare(req.Properties.Template, req.Properties.Parameters, scope, t.ID, name)
 	if err != nil {
 		return nil, err
 	}
@@ -778,266 +789,6 @@ func (op *deployOp) view(run *deploymentRun) map[string]any {
 	return map[string]any{"id": run.ID + "/operations/" + op.OperationID, "operationId": op.OperationID, "properties": props}
 }
 
-// prepared is a validated template, ready to run.
-type prepared struct {
-	env       *exprEnv
-	resources []*templateResource
-	outputs   map[string]any
-	hash      string
-	shown     map[string]any
-}
-
-// templateResource is one resource of a template, with the ID it targets.
-type templateResource struct {
-	raw        map[string]any
-	typ        string
-	apiVersion string
-	name       string
-	id         string
-	deps       []*templateResource
-	nested     bool
-	scope      deployScope // a nested deployment's target scope
-}
-
-func invalidTemplate(format string, args ...any) *armcore.Error {
-	return armcore.Errorf(http.StatusBadRequest, "InvalidTemplate", "Deployment template validation failed: '%s'.", fmt.Sprintf(format, args...))
-}
-
-// prepare validates a template against its parameters, as ARM does before
-// it accepts a deployment: parameters given and of their declared type,
-// every resource named and typed, every dependsOn defined, no cycle.
-func prepare(tmpl map[string]any, given map[string]any, scope deployScope, deploymentID, name string) (*prepared, error) {
-	if _, ok := tmpl["$schema"].(string); !ok {
-		return nil, invalidTemplate("the template has no $schema")
-	}
-	if _, ok := tmpl["contentVersion"].(string); !ok {
-		return nil, invalidTemplate("the template has no contentVersion")
-	}
-	raw, _ := json.Marshal(tmpl)
-	sum := sha256.Sum256(raw)
-	p := &prepared{hash: hex.EncodeToString(sum[:8]), shown: map[string]any{}}
-	env := &exprEnv{params: map[string]any{}, vars: map[string]any{}, scope: scope,
-		deployment: map[string]any{"name": name, "id": deploymentID, "properties": map[string]any{"templateHash": p.hash}}}
-	declared, _ := tmpl["parameters"].(map[string]any)
-	for k := range given {
-		if _, ok := declared[k]; !ok {
-			return nil, invalidTemplate("the template parameter '%s' is given, but the template does not declare it", k)
-		}
-	}
-	for pname, def := range declared {
-		spec, _ := def.(map[string]any)
-		typ, _ := spec["type"].(string)
-		var value any
-		supplied := false
-		if g, ok := given[pname].(map[string]any); ok {
-			if _, isRef := g["reference"]; isRef {
-				return nil, invalidTemplate("the parameter '%s' is a Key Vault reference, which the emulator does not resolve", pname)
-			}
-			value, supplied = g["value"], true
-		}
-		if !supplied {
-			dv, ok := spec["defaultValue"]
-			if !ok {
-				return nil, invalidTemplate("the value for the template parameter '%s' is not provided", pname)
-			}
-			v, err := env.evalValue(dv)
-			if err != nil {
-				return nil, invalidTemplate("the default value of parameter '%s': %v", pname, err)
-			}
-			value = v
-		}
-		if !typeMatches(typ, value) {
-			return nil, invalidTemplate("the provided value for the template parameter '%s' is not valid: expected a value of type '%s'", pname, typ)
-		}
-		env.params[pname] = value
-		if strings.HasPrefix(strings.ToLower(typ), "secure") {
-			p.shown[pname] = map[string]any{"type": "Secure" + strings.TrimPrefix(strings.ToLower(typ), "secure")}
-		} else {
-			p.shown[pname] = map[string]any{"type": typ, "value": value}
-		}
-	}
-	if vars, ok := tmpl["variables"].(map[string]any); ok {
-		for vname, v := range vars {
-			ev, err := env.evalValue(v)
-			if err != nil {
-				return nil, invalidTemplate("variable '%s': %v", vname, err)
-			}
-			env.vars[vname] = ev
-		}
-	}
-	list, _ := tmpl["resources"].([]any)
-	if len(list) > templateResourceLimit {
-		return nil, invalidTemplate("the number of resources, %d, exceeds the limit of %d", len(list), templateResourceLimit)
-	}
-	byID := map[string]*templateResource{}
-	for i, item := range list {
-		m, ok := item.(map[string]any)
-		if !ok {
-			return nil, invalidTemplate("resource %d is not an object", i)
-		}
-		tr, err := env.templateResource(m, scope)
-		if err != nil {
-			return nil, err
-		}
-		if byID[armpath.Key(tr.id)] != nil {
-			return nil, invalidTemplate("the resource '%s' is defined multiple times in a template", tr.id)
-		}
-		byID[armpath.Key(tr.id)] = tr
-		p.resources = append(p.resources, tr)
-	}
-	for _, tr := range p.resources {
-		deps, _ := tr.raw["dependsOn"].([]any)
-		for _, d := range deps {
-			v, err := env.evalValue(d)
-			ref, ok := v.(string)
-			if err != nil || !ok {
-				return nil, invalidTemplate("a dependsOn of '%s' cannot be evaluated: %v", tr.id, err)
-			}
-			dep := byID[armpath.Key(ref)]
-			if dep == nil {
-				for _, other := range p.resources {
-					if strings.EqualFold(other.name, ref) {
-						dep = other
-						break
-					}
-				}
-			}
-			if dep == nil {
-				return nil, invalidTemplate("the resource '%s' is not defined in the template", ref)
-			}
-			tr.deps = append(tr.deps, dep)
-		}
-	}
-	if cyc := cycle(p.resources); cyc != "" {
-		return nil, invalidTemplate("circular dependency detected on resource: '%s'", cyc)
-	}
-	p.outputs, _ = tmpl["outputs"].(map[string]any)
-	if len(p.outputs) > 64 {
-		return nil, invalidTemplate("the number of outputs, %d, exceeds the limit of 64", len(p.outputs))
-	}
-	p.env = env
-	return p, nil
-}
-
-func typeMatches(typ string, v any) bool {
-	switch strings.ToLower(typ) {
-	case "string", "securestring":
-		_, ok := v.(string)
-		return ok
-	case "int":
-		_, ok := toInt(v)
-		return ok
-	case "bool":
-		_, ok := v.(bool)
-		return ok
-	case "object", "secureobject":
-		_, ok := v.(map[string]any)
-		return ok
-	case "array":
-		_, ok := v.([]any)
-		return ok
-	}
-	return false
-}
-
-// templateResource reads one resource of a template and the ID it targets.
-func (env *exprEnv) templateResource(m map[string]any, scope deployScope) (*templateResource, error) {
-	for _, k := range []string{"copy", "condition"} {
-		if _, ok := m[k]; ok {
-			return nil, invalidTemplate("the emulator does not run resources with '%s'", k)
-		}
-	}
-	tr := &templateResource{raw: m, scope: scope}
-	tr.typ, _ = m["type"].(string)
-	tr.apiVersion, _ = m["apiVersion"].(string)
-	rawName, _ := m["name"].(string)
-	if tr.typ == "" || tr.apiVersion == "" || rawName == "" {
-		return nil, invalidTemplate("every resource needs a type, an apiVersion and a name")
-	}
-	if armtemplate.IsExpression(tr.typ) || armtemplate.IsExpression(tr.apiVersion) {
-		return nil, invalidTemplate("the type and apiVersion of '%s' must be literals", rawName)
-	}
-	nv, err := env.evalValue(rawName)
-	if err != nil {
-		return nil, invalidTemplate("the name '%s' cannot be evaluated: %v", rawName, err)
-	}
-	tr.name, _ = nv.(string)
-	names := strings.Split(tr.name, "/")
-	if strings.EqualFold(tr.typ, "Microsoft.Resources/deployments") {
-		tr.nested = true
-		target := scope
-		if v, ok := m["subscriptionId"]; ok {
-			sv, err := env.evalValue(v)
-			if err != nil {
-				return nil, invalidTemplate("the subscriptionId of '%s': %v", tr.name, err)
-			}
-			target = deployScope{sub: exprString(sv)}
-		}
-		if v, ok := m["resourceGroup"]; ok {
-			rv, err := env.evalValue(v)
-			if err != nil {
-				return nil, invalidTemplate("the resourceGroup of '%s': %v", tr.name, err)
-			}
-			target.rg = exprString(rv)
-		}
-		tr.scope = target
-		tr.id = target.id() + "/providers/Microsoft.Resources/deployments/" + tr.name
-		return tr, nil
-	}
-	scopeID := scope.id()
-	if v, ok := m["scope"]; ok {
-		sv, err := env.evalValue(v)
-		if err != nil {
-			return nil, invalidTemplate("the scope of '%s': %v", tr.name, err)
-		}
-		scopeID = strings.TrimSuffix(exprString(sv), "/")
-		if !strings.HasPrefix(scopeID, "/") {
-			scopeID = scope.id() + "/providers/" + scopeID
-		}
-	}
-	args := []any{tr.typ}
-	for _, n := range names {
-		args = append(args, n)
-	}
-	id, err := typedID(scopeID, args)
-	if err != nil {
-		return nil, invalidTemplate("the template resource '%s' for type '%s' has incorrect segment lengths: a type needs one name per segment after the namespace", tr.name, tr.typ)
-	}
-	tr.id = id
-	if _, ok := armpath.Parse(id); !ok {
-		return nil, invalidTemplate("the template resource '%s' of type '%s' does not name an ARM resource", tr.name, tr.typ)
-	}
-	return tr, nil
-}
-
-// cycle returns a resource on a dependency cycle, or "".
-func cycle(resources []*templateResource) string {
-	state := map[*templateResource]int{}
-	var visit func(*templateResource) string
-	visit = func(r *templateResource) string {
-		switch state[r] {
-		case 1:
-			return r.id
-		case 2:
-			return ""
-		}
-		state[r] = 1
-		for _, d := range r.deps {
-			if c := visit(d); c != "" {
-				return c
-			}
-		}
-		state[r] = 2
-		return ""
-	}
-	for _, r := range resources {
-		if c := visit(r); c != "" {
-			return c
-		}
-	}
-	return ""
-}
-
 // execute runs a prepared template: each resource starts once everything it
 // depends on succeeded, all that are ready at once, as ARM's engine does.
 func (e *Engine) execute(ctx context.Context, run *deploymentRun, p *prepared) {
@@ -1047,6 +798,9 @@ func (e *Engine) execute(ctx context.Context, run *deploymentRun, p *prepared) {
 	d.mu.Unlock()
 	p.env.reference = func(id, apiVersion string, full bool) (any, error) {
 		return e.reference(ctx, p, id, apiVersion, full)
+	}
+	p.env.invoke = func(id, apiVersion, action string, body any) (any, error) {
+		return e.invoke(ctx, p, id, apiVersion, action, body)
 	}
 	type result struct {
 		r  *templateResource
@@ -1061,13 +815,15 @@ func (e *Engine) execute(ctx context.Context, run *deploymentRun, p *prepared) {
 		}
 	}
 	results := make(chan result)
-	running := 0
+	running, started := 0, 0
 	start := func(r *templateResource) {
 		running++
+		started++
 		go func() { results <- result{r, e.deployResource(ctx, run, p, r)} }()
 	}
 	for _, r := range p.resources {
-		if waiting[r] == 0 {
+		// An existing resource is read by what refers to it, never written.
+		if waiting[r] == 0 && !r.existing {
 			start(r)
 		}
 	}
@@ -1085,10 +841,19 @@ func (e *Engine) execute(ctx context.Context, run *deploymentRun, p *prepared) {
 			}
 		}
 	}
+	// Never a false success: a resource to write that never started (its
+	// dependencies never all succeeded) fails the run.
+	toWrite := 0
+	for _, r := range p.resources {
+		if !r.existing {
+			toWrite++
+		}
+	}
+	neverStarted := toWrite - started
 	var outputs map[string]any
 	var outErr error
-	if !failed && ctx.Err() == nil {
-		outputs, outErr = e.outputs(p)
+	if !failed && ctx.Err() == nil && neverStarted == 0 {
+		outputs, outErr = p.outputValues()
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -1110,6 +875,9 @@ func (e *Engine) execute(ctx context.Context, run *deploymentRun, p *prepared) {
 				run.Error.Details = append(run.Error.Details, deploymentError{Code: op.Error.Code, Message: op.Error.Message})
 			}
 		}
+	case neverStarted > 0:
+		run.State = armcore.StateFailed
+		run.Error = &deploymentError{Code: "DeploymentFailed", Message: fmt.Sprintf("%d of the template's %d resources never started: what they depend on did not all succeed.", neverStarted, toWrite)}
 	case outErr != nil:
 		run.State = armcore.StateFailed
 		run.Error = &deploymentError{Code: "DeploymentOutputEvaluationFailed", Message: outErr.Error()}
@@ -1137,43 +905,25 @@ func (d *deployments) endLocked(run *deploymentRun) {
 	close(run.done)
 }
 
-// outputs evaluates the template's outputs once its resources are deployed.
-func (e *Engine) outputs(p *prepared) (map[string]any, error) {
-	out := map[string]any{}
-	for name, def := range p.outputs {
-		spec, _ := def.(map[string]any)
-		v, err := p.env.evalValue(spec["value"])
-		if err != nil {
-			return nil, fmt.Errorf("the template output '%s' is not valid: %v", name, err)
-		}
-		typ, _ := spec["type"].(string)
-		out[name] = map[string]any{"type": typ, "value": v}
+// reference reads a resource for reference(): by ID, or by the symbolic
+// name or name of a resource of the template; the properties, or with full
+// the whole body.
+func (e *Engine) reference(ctx context.Context, p *prepared, target, apiVersion string, full bool) (any, error) {
+	id := target
+	tr, err := p.find(target)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
-}
-
-// reference reads a resource for reference(): by ID, or by the name of a
-// resource of the template; the properties, or with full the whole body.
-func (e *Engine) reference(ctx context.Context, p *prepared, id, apiVersion string, full bool) (any, error) {
-	if !strings.HasPrefix(id, "/") {
-		for _, r := range p.resources {
-			if strings.EqualFold(r.name, id) {
-				id = r.id
-				if apiVersion == "" {
-					apiVersion = r.apiVersion
-				}
-			}
+	if tr != nil {
+		id = tr.id
+		if apiVersion == "" {
+			apiVersion = tr.apiVersion
 		}
+	} else if !strings.HasPrefix(target, "/") {
+		return nil, exprErrorf("the resource '%s' referenced by reference() is not defined in the template", target)
 	}
 	if apiVersion == "" {
-		for _, r := range p.resources {
-			if strings.EqualFold(r.id, id) {
-				apiVersion = r.apiVersion
-			}
-		}
-	}
-	if apiVersion == "" {
-		return nil, exprErrorf("reference('%s') needs an api-version for a resource outside the template", id)
+		return nil, exprErrorf("reference('%s') needs an api-version for a resource outside the template", target)
 	}
 	rec, err := e.sendWithRetry(ctx, innerRequest{method: http.MethodGet, target: requestURI(id, apiVersion), group: p.env.scope.rg})
 	if err != nil {
@@ -1184,15 +934,64 @@ func (e *Engine) reference(ctx context.Context, p *prepared, id, apiVersion stri
 		return nil, exprErrorf("the resource '%s' referenced by reference() could not be read: %s: %s", id, ae.Code, ae.Message)
 	}
 	var body map[string]any
-	dec := json.NewDecoder(rec.Body)
-	dec.UseNumber()
-	if err := dec.Decode(&body); err != nil {
+	if err := jsonDecode(rec.Body.Bytes(), &body); err != nil {
 		return nil, err
 	}
 	if full {
 		return body, nil
 	}
 	return body["properties"], nil
+}
+
+// invoke runs a list* function: a POST of the action on the resource (by
+// ID, or by name in the template), as ARM's engine makes it, answering the
+// action's result.
+func (e *Engine) invoke(ctx context.Context, p *prepared, id, apiVersion, action string, body any) (any, error) {
+	if !strings.HasPrefix(id, "/") {
+		// A resource of the template, by name (or symbolic name).
+		tr, err := p.find(id)
+		if err != nil {
+			return nil, err
+		}
+		if tr == nil {
+			return nil, exprErrorf("the resource '%s' of '%s' is not defined in the template", id, action)
+		}
+		id = tr.id
+	}
+	var data []byte
+	if body != nil {
+		var err error
+		if data, err = json.Marshal(plain(body)); err != nil {
+			return nil, err
+		}
+	}
+	rec, err := e.sendWithRetry(ctx, innerRequest{method: http.MethodPost, target: requestURI(strings.TrimSuffix(id, "/")+"/"+action, apiVersion), body: data, group: p.env.scope.rg})
+	if err != nil {
+		var ae *armcore.Error
+		if !errors.As(err, &ae) {
+			return nil, err
+		}
+		return nil, exprErrorf("the template function '%s' on '%s' failed: %s: %s", action, id, ae.Code, ae.Message)
+	}
+	if rec.Body.Len() == 0 {
+		return nil, nil
+	}
+	var out any
+	if err := jsonDecode(rec.Body.Bytes(), &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// selfHost is the Host of the engine's own requests.
+const selfHost = "deployment-engine"
+
+// endpointURL is the emulator's address as its clients reach it.
+func (e *Engine) endpointURL() string {
+	if p := e.endpoint.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // selfRequest sends a request through the emulator's own handler, as ARM's
@@ -1214,7 +1013,7 @@ func (e *Engine) selfURL(ctx context.Context, method, target string, body []byte
 		armcore.WriteError(rec, http.StatusBadRequest, "InvalidRequest", "%v", err)
 		return rec
 	}
-	req.Host = "deployment-engine"
+	req.Host = selfHost
 	req.Header.Set("Authorization", "Bearer deployment-engine")
 	if correlation != "" {
 		req.Header.Set("x-ms-correlation-request-id", correlation)
@@ -1278,18 +1077,18 @@ func (e *Engine) deployResource(ctx context.Context, run *deploymentRun, p *prep
 func (e *Engine) writeResource(ctx context.Context, run *deploymentRun, p *prepared, r *templateResource) (string, error) {
 	body := map[string]any{}
 	for k, v := range r.raw {
-		if armtemplate.TemplateKey(k) {
+		if !bodyKey(k) {
 			continue
 		}
 		if r.nested && k == "properties" {
-			props, err := nestedProperties(p.env, v)
+			props, err := nestedProperties(r.env, v)
 			if err != nil {
 				return "", err
 			}
 			body[k] = props
 			continue
 		}
-		ev, err := p.env.evalValue(v)
+		ev, err := r.env.evalValue(v)
 		if err != nil {
 			return "", err
 		}
@@ -1316,17 +1115,24 @@ func (e *Engine) writeResource(ctx context.Context, run *deploymentRun, p *prepa
 	return status, nil
 }
 
-// nestedProperties are a nested deployment's properties as sent: its
-// parameters evaluated in the parent, its template left for the nested
-// deployment to evaluate (inner scope, the only one the emulator runs).
+// nestedProperties are a nested deployment's properties as sent. With
+// inner scope its parameters are evaluated in the parent and its template
+// left for the nested deployment to evaluate. With outer scope (ARM's
+// default) the template's expressions read the parent's parameters and
+// variables: the nested template is sent declaring the parent's
+// parameters, with their values, and its variables as values (escaped, so
+// that nothing is evaluated twice), which evaluates each expression as
+// the parent would.
 func nestedProperties(env *exprEnv, v any) (map[string]any, error) {
 	props, _ := v.(map[string]any)
 	if props == nil {
 		return nil, invalidTemplate("a nested deployment needs properties")
 	}
 	opts, _ := props["expressionEvaluationOptions"].(map[string]any)
-	if sc, _ := opts["scope"].(string); !strings.EqualFold(sc, "inner") {
-		return nil, invalidTemplate("the emulator runs nested templates with expressionEvaluationOptions.scope 'inner' only")
+	sc, _ := opts["scope"].(string)
+	outer := sc == "" || strings.EqualFold(sc, "outer")
+	if !outer && !strings.EqualFold(sc, "inner") {
+		return nil, invalidTemplate("the nested deployment's expressionEvaluationOptions.scope '%s' must be 'inner' or 'outer'", sc)
 	}
 	out := map[string]any{}
 	for k, e := range props {
@@ -1340,7 +1146,78 @@ func nestedProperties(env *exprEnv, v any) (map[string]any, error) {
 		}
 		out[k] = ev
 	}
+	if !outer {
+		return out, nil
+	}
+	tmpl, _ := props["template"].(map[string]any)
+	for _, k := range []string{"parameters", "variables"} {
+		if !isEmpty(tmpl[k]) {
+			return nil, invalidTemplate("a nested template with outer expression scope reads its parent's %s and declares none: it declares '%s' (use expressionEvaluationOptions.scope 'inner')", k, k)
+		}
+	}
+	if !isEmpty(props["parameters"]) {
+		return nil, invalidTemplate("a nested deployment with outer expression scope takes no parameters (use expressionEvaluationOptions.scope 'inner')")
+	}
+	inner := make(map[string]any, len(tmpl)+2)
+	for k, e := range tmpl {
+		inner[k] = e
+	}
+	declared, values := map[string]any{}, map[string]any{}
+	for name, def := range env.paramTypes {
+		spec, _ := def.(map[string]any)
+		typ := spec["type"]
+		if typ == nil {
+			typ = parameterType(env.params[name])
+		}
+		declared[name] = map[string]any{"type": typ, "nullable": true}
+		values[name] = map[string]any{"value": env.params[name]}
+	}
+	vars := map[string]any{}
+	for name, v := range env.vars {
+		vars[name] = escapeStrings(v)
+	}
+	inner["parameters"], inner["variables"] = declared, vars
+	out["template"], out["parameters"] = inner, values
+	out["expressionEvaluationOptions"] = map[string]any{"scope": "inner"}
 	return out, nil
+}
+
+// parameterType is the template type of a value, for a parameter passed on
+// whose declaration is a user-defined type.
+func parameterType(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "int"
+}
+
+// escapeStrings escapes every string of an evaluated value that would
+// read as an expression, so that a template carrying it evaluates it to itself.
+func escapeStrings(v any) any {
+	switch t := v.(type) {
+	case string:
+		return armtemplate.Escape(t)
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = escapeStrings(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = escapeStrings(e)
+		}
+		return out
+	}
+	return v
 }
 
 // runNested starts a nested deployment and waits for it.

@@ -3,32 +3,84 @@ package deploy
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/azkcli/azk/internal/deployment/armtemplate"
-	"github.com/azkcli/azk/internal/emulator/armcore"
 	"github.com/azkcli/azk/internal/emulator/armpath"
+	"github.com/azkcli/azk/internal/emulator/deploy/armfunc"
 )
 
-// This file evaluates ARM template expressions: the subset deployment
-// templates use to name and wire resources. A JSON string that starts with
-// "[" and ends with "]" is an expression ("[[" escapes a literal "["):
+// This file evaluates ARM template expressions. A JSON string that starts
+// with "[" and ends with "]" is an expression ("[[" escapes a literal "["):
 // function calls with string, integer and nested call arguments, then
 // property (".name", "['name']") and index ("[0]") accessors.
 //
-// Functions: parameters, variables, concat, format, string, toLower,
-// toUpper, equals, if, not, empty, length, json, createObject, createArray,
-// deployment, resourceGroup, subscription, tenant, resourceId,
-// subscriptionResourceId, tenantResourceId, extensionResourceId, reference.
+// The pure functions are armfunc's; the runner serves the rest itself
+// (runnerFunctions): those that read the deployment (parameters, variables,
+// copyIndex, deployment, environment, the scope functions, the resource ID
+// family), those that read or act on resources (reference, list*,
+// providers), those ARM allows only in parameter defaults
+// (utcNow, newGuid), those whose arguments are evaluated lazily (if, and,
+// or) and the lambda functions. Any other name is refused.
 
 // exprEnv is what an expression can see.
 type exprEnv struct {
 	params, vars map[string]any
-	deployment   map[string]any
-	scope        deployScope
-	// reference reads a resource (reference()); nil makes it an error.
+	// paramTypes are the declared parameters, for an outer-scope nested
+	// template that inherits them.
+	paramTypes map[string]any
+	deployment map[string]any
+	scope      deployScope
+	// endpoint is the emulator's address as its clients reach it, for environment().
+	endpoint string
+	// hooks reach resources; shared by every copy of the env, so that a run
+	// sets them once for all its resources.
+	*hooks
+	// pendingVars evaluates the variables not yet evaluated while the
+	// template is prepared; nil after.
+	pendingVars *varResolver
+	// pendingParams evaluates the parameters' defaults likewise.
+	pendingParams *paramResolver
+	// copies are the copy loops' indexes by loop name, lower-cased; "" is
+	// the loop of the resource being evaluated.
+	copies map[string]int64
+	// lambdaVars are the lambda parameters in scope, by name.
+	lambdaVars map[string]any
+	// userFunctions are the template's user-defined functions, by
+	// lower-cased "namespace.member".
+	userFunctions map[string]*userFunction
+	// parameterDefault is set while a parameter's default value is
+	// evaluated: the only place ARM allows utcNow and newGuid.
+	parameterDefault bool
+	newUUID          func() string
+}
+
+// hooks are how expressions reach resources. A nil hook makes its
+// functions "not expected at this location".
+type hooks struct {
+	// reference reads a resource for reference(): by ID, or by the name or
+	// symbolic name of a template resource.
 	reference func(id, apiVersion string, full bool) (any, error)
+	// invoke runs a resource's action for list*().
+	invoke func(id, apiVersion, action string, body any) (any, error)
+	// provider reads a resource provider's registration for providers().
+	provider func(namespace string) (map[string]any, error)
+}
+
+// withCopy is env inside iteration index of the copy loop named loop.
+func (env *exprEnv) withCopy(loop string, index int64, resourceLoop bool) *exprEnv {
+	inner := *env
+	inner.copies = make(map[string]int64, len(env.copies)+2)
+	for k, v := range env.copies {
+		inner.copies[k] = v
+	}
+	inner.copies[strings.ToLower(loop)] = index
+	if resourceLoop {
+		inner.copies[""] = index
+	}
+	return &inner
 }
 
 // exprError is a template expression that cannot be evaluated.
@@ -40,36 +92,52 @@ func exprErrorf(format string, args ...any) error {
 	return &exprError{msg: fmt.Sprintf(format, args...)}
 }
 
-// evalValue evaluates every expression inside a template value.
-func (env *exprEnv) evalValue(v any) (any, error) { return mapStrings(v, env.evalString) }
+// evalValue evaluates every expression inside a template value, property
+// copy loops included.
+func (env *exprEnv) evalValue(v any) (any, error) { return env.evalWith(v, (*exprEnv).evalString) }
 
-// evalString evaluates a template string: an expression, or a literal.
-func (env *exprEnv) evalString(s string) (any, error) {
-	if armtemplate.IsExpression(s) {
-		return env.eval(s[1 : len(s)-1])
-	}
-	return armtemplate.Unescape(s), nil
-}
-
-// mapStrings copies a JSON value with f applied to every string in it.
-func mapStrings(v any, f func(string) (any, error)) (any, error) {
+// evalWith copies a template value with str applied to each string, in the
+// env of its place: an object's "copy" array of loops ({name, count,
+// input}) becomes one array property per loop, each item the input
+// evaluated at its copyIndex(name).
+func (env *exprEnv) evalWith(v any, str func(*exprEnv, string) (any, error)) (any, error) {
 	switch t := v.(type) {
 	case string:
-		return f(t)
+		return str(env, t)
 	case map[string]any:
 		out := make(map[string]any, len(t))
+		loops, isLoops := propertyLoops(t["copy"])
 		for k, e := range t {
-			c, err := mapStrings(e, f)
+			if isLoops && k == "copy" {
+				continue
+			}
+			c, err := env.evalWith(e, str)
 			if err != nil {
 				return nil, err
 			}
 			out[k] = c
 		}
+		for _, l := range loops {
+			name, _ := l["name"].(string)
+			count, err := env.loopCount(name, l["count"])
+			if err != nil {
+				return nil, err
+			}
+			items := make([]any, 0, count)
+			for i := range count {
+				item, err := env.withCopy(name, i, false).evalWith(l["input"], str)
+				if err != nil {
+					return nil, err
+				}
+				items = append(items, item)
+			}
+			out[name] = items
+		}
 		return out, nil
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
-			c, err := mapStrings(e, f)
+			c, err := env.evalWith(e, str)
 			if err != nil {
 				return nil, err
 			}
@@ -78,6 +146,51 @@ func mapStrings(v any, f func(string) (any, error)) (any, error) {
 		return out, nil
 	}
 	return v, nil
+}
+
+// propertyLoops reads an object's "copy": an array of loops, each with a
+// name, a count and an input. Anything else is an ordinary property.
+func propertyLoops(v any) ([]map[string]any, bool) {
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 {
+		return nil, false
+	}
+	var out []map[string]any
+	for _, item := range list {
+		m, ok := item.(map[string]any)
+		_, named := m["name"].(string)
+		_, hasCount := m["count"]
+		_, hasInput := m["input"]
+		if !ok || !named || !hasCount || !hasInput {
+			return nil, false
+		}
+		out = append(out, m)
+	}
+	return out, true
+}
+
+// copyLimit is ARM's limit on a copy loop's count.
+const copyLimit = 800
+
+// loopCount evaluates a copy loop's count.
+func (env *exprEnv) loopCount(name string, raw any) (int64, error) {
+	v, err := env.evalValue(raw)
+	if err != nil {
+		return 0, err
+	}
+	n, ok := toInt(v)
+	if !ok || n < 0 || n > copyLimit {
+		return 0, exprErrorf("the copy loop '%s' has count '%v': it must be an integer from 0 to %d", name, v, copyLimit)
+	}
+	return n, nil
+}
+
+// evalString evaluates a template string: an expression, or a literal.
+func (env *exprEnv) evalString(s string) (any, error) {
+	if armtemplate.IsExpression(s) {
+		return env.eval(s[1 : len(s)-1])
+	}
+	return armtemplate.Unescape(s), nil
 }
 
 // eval parses and evaluates one expression (without its brackets).
@@ -93,7 +206,8 @@ func (env *exprEnv) eval(src string) (any, error) {
 // exprNode is a parsed expression: a literal, a call, or an access into another node.
 type exprNode struct {
 	literal any
-	call    string
+	call    string // lower-cased
+	written string // the call's name as written, for list* actions
 	args    []*exprNode
 	// of and index make an accessor: of[index].
 	of    *exprNode
@@ -150,12 +264,17 @@ func (p *exprParser) expr() (*exprNode, error) {
 		n = &exprNode{literal: i}
 	case isIdentStart(c):
 		name := p.ident()
+		if p.pos+1 < len(p.src) && p.src[p.pos] == '.' && isIdentStart(p.src[p.pos+1]) {
+			// A user-defined function: namespace.member(...).
+			p.pos++
+			name += "." + p.ident()
+		}
 		p.space()
 		if p.pos >= len(p.src) || p.src[p.pos] != '(' {
 			return nil, exprErrorf("the template language expression '%s' is not valid: '%s' is not a function call", p.src, name)
 		}
 		p.pos++
-		n = &exprNode{call: strings.ToLower(name)}
+		n = &exprNode{call: strings.ToLower(name), written: name}
 		p.space()
 		if p.pos < len(p.src) && p.src[p.pos] == ')' {
 			p.pos++
@@ -256,6 +375,16 @@ func (env *exprEnv) evalNode(n *exprNode) (any, error) {
 		}
 		return access(of, idx)
 	case n.call != "":
+		// These read their arguments lazily, as ARM does: the branch if()
+		// does not take, what and()/or() need not read, a lambda's body.
+		switch n.call {
+		case "if":
+			return env.lazyIf(n)
+		case "and", "or":
+			return env.shortCircuit(n)
+		case "lambda":
+			return env.lambda(n)
+		}
 		args := make([]any, len(n.args))
 		for i, a := range n.args {
 			v, err := env.evalNode(a)
@@ -264,9 +393,89 @@ func (env *exprEnv) evalNode(n *exprNode) (any, error) {
 			}
 			args[i] = v
 		}
-		return env.call(n.call, args)
+		return env.call(n, args)
 	}
 	return n.literal, nil
+}
+
+func (env *exprEnv) lazyIf(n *exprNode) (any, error) {
+	if len(n.args) != 3 {
+		return nil, exprErrorf("the template function 'if' takes a condition and two values")
+	}
+	c, err := env.evalNode(n.args[0])
+	if err != nil {
+		return nil, err
+	}
+	b, ok := c.(bool)
+	if !ok {
+		return nil, exprErrorf("the template function 'if' expects a boolean condition, not %s", typeName(c))
+	}
+	if b {
+		return env.evalNode(n.args[1])
+	}
+	return env.evalNode(n.args[2])
+}
+
+// shortCircuit is and() and or(): arguments are read until one decides.
+func (env *exprEnv) shortCircuit(n *exprNode) (any, error) {
+	if len(n.args) < 2 {
+		return nil, exprErrorf("the template function '%s' takes at least two booleans", n.written)
+	}
+	decides := n.call == "or"
+	for _, a := range n.args {
+		v, err := env.evalNode(a)
+		if err != nil {
+			return nil, err
+		}
+		b, ok := v.(bool)
+		if !ok {
+			return nil, exprErrorf("the template function '%s' expects booleans, not %s", n.written, typeName(v))
+		}
+		if b == decides {
+			return decides, nil
+		}
+	}
+	return !decides, nil
+}
+
+// lambdaFunc is a lambda() value: the names of its parameters and its
+// body, evaluated where lambda() was.
+type lambdaFunc struct {
+	params []string
+	body   *exprNode
+	env    *exprEnv
+}
+
+func (env *exprEnv) lambda(n *exprNode) (any, error) {
+	if len(n.args) < 2 {
+		return nil, exprErrorf("the template function 'lambda' takes parameter names and a body")
+	}
+	l := &lambdaFunc{body: n.args[len(n.args)-1], env: env}
+	for _, a := range n.args[:len(n.args)-1] {
+		v, err := env.evalNode(a)
+		name, ok := v.(string)
+		if err != nil || !ok {
+			return nil, exprErrorf("the parameters of 'lambda' must be names given as strings")
+		}
+		l.params = append(l.params, name)
+	}
+	return l, nil
+}
+
+// call applies the lambda to args (those beyond its parameters are dropped,
+// as ARM's optional index argument is).
+func (l *lambdaFunc) call(args ...any) (any, error) {
+	inner := *l.env
+	inner.lambdaVars = make(map[string]any, len(l.env.lambdaVars)+len(l.params))
+	for k, v := range l.env.lambdaVars {
+		inner.lambdaVars[k] = v
+	}
+	for i, p := range l.params {
+		if i < len(args) {
+			inner.lambdaVars[p] = args[i]
+		}
+	}
+	return inner.evalNode(l.body)
 }
 
 // access reads a property (case-insensitively, as ARM does) or an array item.
@@ -293,7 +502,7 @@ func access(of, idx any) (any, error) {
 		}
 		return t[i], nil
 	}
-	return nil, exprErrorf("the language expression cannot read property '%v' of a %T", idx, of)
+	return nil, exprErrorf("the language expression cannot read property '%v' of %s", idx, typeName(of))
 }
 
 func keysOf(m map[string]any) []string {
@@ -301,6 +510,7 @@ func keysOf(m map[string]any) []string {
 	for k := range m {
 		out = append(out, k)
 	}
+	sort.Strings(out)
 	return out
 }
 
@@ -319,6 +529,27 @@ func toInt(v any) (int64, bool) {
 	return 0, false
 }
 
+// typeName is ARM's name of a value's type, for messages.
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "String"
+	case bool:
+		return "Boolean"
+	case int64, int, json.Number, float64:
+		return "Integer"
+	case []any:
+		return "Array"
+	case map[string]any:
+		return "Object"
+	case *lambdaFunc:
+		return "Lambda"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
 func exprString(v any) string {
 	switch t := v.(type) {
 	case string:
@@ -332,193 +563,91 @@ func exprString(v any) string {
 	return fmt.Sprint(v)
 }
 
-func (env *exprEnv) call(name string, args []any) (any, error) {
-	argString := func(i int) (string, error) {
-		if i >= len(args) {
-			return "", exprErrorf("the template function '%s' expects more arguments", name)
+// plain is a JSON value in armfunc's types: integers as int64 (the request
+// is decoded with json.Number, to keep them exact), other numbers as float64.
+func plain(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i
 		}
-		s, ok := args[i].(string)
-		if !ok {
-			return "", exprErrorf("the template function '%s' expects a string as argument %d, not %T", name, i+1, args[i])
+		f, _ := t.Float64()
+		return f
+	case int:
+		return int64(t)
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = plain(e)
 		}
-		return s, nil
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = plain(e)
+		}
+		return out
 	}
-	switch name {
-	case "parameters", "variables":
-		key, err := argString(0)
-		if err != nil {
-			return nil, err
-		}
-		table := env.params
-		if name == "variables" {
-			table = env.vars
-		}
-		for k, v := range table {
-			if strings.EqualFold(k, key) {
-				return v, nil
-			}
-		}
-		return nil, exprErrorf("the template %s '%s' is not found", strings.TrimSuffix(name, "s"), key)
-	case "concat":
-		if len(args) > 0 {
-			if _, ok := args[0].([]any); ok {
-				var out []any
-				for _, a := range args {
-					l, ok := a.([]any)
-					if !ok {
-						return nil, exprErrorf("concat mixes arrays and other values")
-					}
-					out = append(out, l...)
-				}
-				return out, nil
-			}
-		}
-		var b strings.Builder
-		for _, a := range args {
-			b.WriteString(exprString(a))
-		}
-		return b.String(), nil
-	case "format":
-		f, err := argString(0)
-		if err != nil {
-			return nil, err
-		}
-		for i, a := range args[1:] {
-			f = strings.ReplaceAll(f, "{"+strconv.Itoa(i)+"}", exprString(a))
-		}
-		return f, nil
-	case "string":
-		if len(args) != 1 {
-			return nil, exprErrorf("string takes one argument")
-		}
-		return exprString(args[0]), nil
-	case "tolower", "toupper":
-		s, err := argString(0)
-		if err != nil {
-			return nil, err
-		}
-		if name == "tolower" {
-			return strings.ToLower(s), nil
-		}
-		return strings.ToUpper(s), nil
-	case "equals":
-		if len(args) != 2 {
-			return nil, exprErrorf("equals takes two arguments")
-		}
-		return exprString(args[0]) == exprString(args[1]), nil
-	case "not":
-		b, ok := firstBool(args)
-		if !ok {
-			return nil, exprErrorf("not takes one boolean")
-		}
-		return !b, nil
-	case "if":
-		b, ok := firstBool(args)
-		if !ok || len(args) != 3 {
-			return nil, exprErrorf("if takes a boolean and two values")
-		}
-		if b {
-			return args[1], nil
-		}
-		return args[2], nil
-	case "true", "false":
-		return name == "true", nil
-	case "empty":
-		if len(args) != 1 {
-			return nil, exprErrorf("empty takes one argument")
-		}
-		switch t := args[0].(type) {
-		case nil:
-			return true, nil
-		case string:
-			return t == "", nil
-		case []any:
-			return len(t) == 0, nil
-		case map[string]any:
-			return len(t) == 0, nil
-		}
-		return false, nil
-	case "length":
-		if len(args) != 1 {
-			return nil, exprErrorf("length takes one argument")
-		}
-		switch t := args[0].(type) {
-		case string:
-			return int64(len(t)), nil
-		case []any:
-			return int64(len(t)), nil
-		case map[string]any:
-			return int64(len(t)), nil
-		}
-		return nil, exprErrorf("length of a %T", args[0])
-	case "json":
-		s, err := argString(0)
-		if err != nil {
-			return nil, err
-		}
-		var v any
-		if err := json.Unmarshal([]byte(s), &v); err != nil {
-			return nil, exprErrorf("json: %v", err)
-		}
-		return v, nil
-	case "createobject":
-		out := map[string]any{}
-		for i := 0; i+1 < len(args); i += 2 {
-			out[exprString(args[i])] = args[i+1]
-		}
-		return out, nil
-	case "createarray":
-		return append([]any{}, args...), nil
-	case "deployment":
-		return env.deployment, nil
-	case "resourcegroup":
-		if env.scope.rg == "" {
-			return nil, exprErrorf("the template function 'resourceGroup' is not expected at this location: the deployment is not at resource group scope")
-		}
-		return map[string]any{"id": env.scope.id(), "name": env.scope.rg, "type": armpath.TypeResourceGroup, "location": env.scope.location}, nil
-	case "subscription":
-		if env.scope.sub == "" {
-			return nil, exprErrorf("the template function 'subscription' is not expected at this location: the deployment is at tenant scope")
-		}
-		return map[string]any{"id": "/subscriptions/" + env.scope.sub, "subscriptionId": env.scope.sub, "tenantId": armcore.Tenant, "displayName": "Emulated subscription"}, nil
-	case "tenant":
-		return map[string]any{"tenantId": armcore.Tenant}, nil
-	case "resourceid", "subscriptionresourceid", "tenantresourceid":
-		return env.resourceID(name, args)
-	case "extensionresourceid":
-		if len(args) < 3 {
-			return nil, exprErrorf("extensionResourceId takes a scope, a type and names")
-		}
-		scope, _ := args[0].(string)
-		id, err := typedID(strings.TrimSuffix(scope, "/"), args[1:])
-		if err != nil {
-			return nil, err
-		}
-		return id, nil
-	case "reference":
-		id, err := argString(0)
-		if err != nil {
-			return nil, err
-		}
-		apiVersion := ""
-		if len(args) > 1 {
-			apiVersion, _ = args[1].(string)
-		}
-		full := len(args) > 2 && strings.EqualFold(exprString(args[2]), "full")
-		if env.reference == nil {
-			return nil, exprErrorf("the template function 'reference' is not expected at this location")
-		}
-		return env.reference(id, apiVersion, full)
-	}
-	return nil, exprErrorf("the template function '%s' is not supported by the emulator", name)
+	return v
 }
 
-func firstBool(args []any) (bool, bool) {
-	if len(args) == 0 {
-		return false, false
+// call runs a function whose arguments are evaluated: the runner's own,
+// a list* action, else armfunc's pure one.
+func (env *exprEnv) call(n *exprNode, args []any) (any, error) {
+	if f, ok := runnerFunctions[n.call]; ok {
+		return f(env, n, args)
 	}
-	b, ok := args[0].(bool)
-	return b, ok
+	if isListFunction(n.call) {
+		return env.list(n.written, args)
+	}
+	if f, ok := env.userFunctions[n.call]; ok {
+		return env.callUser(n.written, f, args)
+	}
+	f, ok := armfunc.Lookup(n.call)
+	if !ok {
+		return nil, unknownFunction(n.written)
+	}
+	for i, a := range args {
+		if _, isLambda := a.(*lambdaFunc); isLambda {
+			return nil, exprErrorf("the template function '%s' does not take a lambda (argument %d)", n.written, i+1)
+		}
+		args[i] = plain(a)
+	}
+	v, err := f(args)
+	if err != nil {
+		return nil, exprErrorf("unable to evaluate template language function '%s': %v", n.written, err)
+	}
+	return v, nil
+}
+
+// unknownFunction refuses a function: one of ARM's reference the emulator
+// does not run (see runnerFunctions), else one ARM does not know.
+func unknownFunction(name string) error {
+	for _, f := range armfunc.Reference {
+		if strings.EqualFold(f.Name, name) {
+			return exprErrorf("the template function '%s' is not run by the emulator", f.Name)
+		}
+	}
+	return exprErrorf("the template function '%s' is not valid. Please see https://aka.ms/arm-functions for usage details", name)
+}
+
+// isListFunction reports whether a function is one of the list* resource
+// actions (listKeys, listSecrets, listAccountSas, ...).
+func isListFunction(lower string) bool {
+	return strings.HasPrefix(lower, "list") && len(lower) > len("list")
+}
+
+// knownFunction reports whether the runner evaluates the function name (lower-cased).
+func knownFunction(lower string) bool {
+	switch lower {
+	case "if", "and", "or", "lambda":
+		return true
+	}
+	if _, ok := runnerFunctions[lower]; ok || isListFunction(lower) {
+		return true
+	}
+	_, ok := armfunc.Lookup(lower)
+	return ok
 }
 
 // resourceID builds an ID the way resourceId() and its relatives do:

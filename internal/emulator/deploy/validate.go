@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/azkcli/azk/internal/deployment/armtemplate"
 	"github.com/azkcli/azk/internal/emulator/armcore"
 	"github.com/azkcli/azk/internal/emulator/armpath"
 	"github.com/azkcli/azk/internal/registry"
@@ -44,7 +43,7 @@ func (e *Engine) validate(w http.ResponseWriter, r *http.Request, t armpath.Targ
 	if err != nil {
 		return err
 	}
-	prep, err := prepare(req.Properties.Template, req.Properties.Parameters, scope, deployment.ID, deployment.Name)
+	prep, err := e.prepare(req.Properties.Template, req.Properties.Parameters, scope, deployment.ID, deployment.Name)
 	if err != nil {
 		return err
 	}
@@ -84,7 +83,13 @@ func (e *Engine) validateResources(r *http.Request, p *prepared, details *[]vali
 	p.env.reference = func(id, _ string, _ bool) (any, error) {
 		return nil, fmt.Errorf("reference('%s') is known only once it is deployed", id)
 	}
+	p.env.invoke = func(id, _, action string, _ any) (any, error) {
+		return nil, fmt.Errorf("%s('%s') is known only once it is deployed", action, id)
+	}
 	for _, tr := range p.resources {
+		if tr.existing {
+			continue // read, not written: nothing to check as a write
+		}
 		if tr.nested {
 			e.validateNested(r, p, tr, details, validated)
 			continue
@@ -92,17 +97,21 @@ func (e *Engine) validateResources(r *http.Request, p *prepared, details *[]vali
 		*validated = append(*validated, map[string]any{"id": tr.id})
 		raw := map[string]any{}
 		for k, v := range tr.raw {
-			if !armtemplate.TemplateKey(k) {
+			if bodyKey(k) {
 				raw[k] = v
 			}
 		}
-		body, _ := mapStrings(raw, func(s string) (any, error) {
-			v, err := p.env.evalString(s)
+		body, err := tr.env.evalWith(raw, func(env *exprEnv, s string) (any, error) {
+			v, err := env.evalString(s)
 			if err != nil {
 				return knownAfterDeployment{}, nil
 			}
 			return v, nil
 		})
+		if err != nil {
+			*details = append(*details, validationDetail{Code: "InvalidTemplate", Message: err.Error(), Target: tr.id})
+			continue
+		}
 		refuse := func(code, format string, args ...any) {
 			*details = append(*details, validationDetail{Code: code, Message: fmt.Sprintf(format, args...), Target: tr.id})
 		}
@@ -124,7 +133,7 @@ func (e *Engine) validateResources(r *http.Request, p *prepared, details *[]vali
 
 // validateNested validates a nested deployment's template in its scope.
 func (e *Engine) validateNested(r *http.Request, parent *prepared, tr *templateResource, details *[]validationDetail, validated *[]map[string]any) {
-	props, err := nestedProperties(parent.env, tr.raw["properties"])
+	props, err := nestedProperties(tr.env, tr.raw["properties"])
 	if err != nil {
 		*details = append(*details, validationDetail{Code: "InvalidTemplate", Message: err.Error(), Target: tr.id})
 		return
@@ -138,12 +147,12 @@ func (e *Engine) validateNested(r *http.Request, parent *prepared, tr *templateR
 		// The group is created by the same deployment: its location is the template's.
 		for _, other := range parent.resources {
 			if strings.EqualFold(other.typ, armpath.TypeResourceGroup) && strings.EqualFold(other.name, scope.rg) {
-				l, _ := parent.env.evalValue(other.raw["location"])
+				l, _ := other.env.evalValue(other.raw["location"])
 				scope.location, _ = l.(string)
 			}
 		}
 	}
-	p, err := prepare(tmpl, params, scope, tr.id, tr.name)
+	p, err := e.prepare(tmpl, params, scope, tr.id, tr.name)
 	if err != nil {
 		var ae *armcore.Error
 		if errors.As(err, &ae) {

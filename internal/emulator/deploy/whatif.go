@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/azkcli/azk/internal/armjson"
-	"github.com/azkcli/azk/internal/deployment/armtemplate"
 	"github.com/azkcli/azk/internal/emulator/armcore"
 	"github.com/azkcli/azk/internal/emulator/armpath"
 )
@@ -75,7 +74,7 @@ func (e *Engine) whatIfResult(w http.ResponseWriter, t armpath.Target) error {
 
 // predict lists the changes of one template at scope.
 func (e *Engine) predict(ctx context.Context, scope deployScope, tmpl, params map[string]any, deploymentID, name string) ([]any, error) {
-	p, err := prepare(tmpl, params, scope, deploymentID, name)
+	p, err := e.prepare(tmpl, params, scope, deploymentID, name)
 	if err != nil {
 		return nil, err
 	}
@@ -85,8 +84,11 @@ func (e *Engine) predict(ctx context.Context, scope deployScope, tmpl, params ma
 	changes := []any{}
 	named := map[string]bool{}
 	for _, r := range p.resources {
+		if r.existing {
+			continue // read, never written: no change to predict
+		}
 		if r.nested {
-			props, err := nestedProperties(p.env, r.raw["properties"])
+			props, err := nestedProperties(r.env, r.raw["properties"])
 			if err != nil {
 				// Its parameters read resources not deployed yet: what it
 				// deploys is known only once they are.
@@ -109,8 +111,8 @@ func (e *Engine) predict(ctx context.Context, scope deployScope, tmpl, params ma
 		named[armpath.Key(r.id)] = true
 		after := map[string]any{"id": r.id, "name": r.name[strings.LastIndexByte(r.name, '/')+1:], "type": r.typ, "apiVersion": r.apiVersion}
 		for k, v := range r.raw {
-			if !armtemplate.TemplateKey(k) {
-				after[k] = p.env.evalLenient(v)
+			if bodyKey(k) {
+				after[k] = r.env.evalLenient(v)
 			}
 		}
 		rec, err := e.sendWithRetry(ctx, innerRequest{method: http.MethodGet, target: requestURI(r.id, r.apiVersion)})
@@ -154,12 +156,15 @@ func (e *Engine) predict(ctx context.Context, scope deployScope, tmpl, params ma
 // evalLenient evaluates what it can; an expression that cannot be
 // evaluated yet (a reference() to a resource not deployed) stays as written.
 func (env *exprEnv) evalLenient(v any) any {
-	out, _ := mapStrings(v, func(s string) (any, error) {
+	out, err := env.evalWith(v, func(env *exprEnv, s string) (any, error) {
 		if out, err := env.evalString(s); err == nil {
 			return out, nil
 		}
 		return s, nil
 	})
+	if err != nil {
+		return v
+	}
 	return out
 }
 
