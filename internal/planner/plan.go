@@ -250,6 +250,10 @@ type Resource struct {
 	// OperatorDiffers says where the operator, given the same manifests,
 	// would act otherwise (see operator.go).
 	OperatorDiffers []OperatorDifference `json:"operatorDiffers,omitempty"`
+	// RuleFindings are the team's policies' findings about it (azk plan
+	// --policy), shown beside it; the plan's JSON form lists them under
+	// policy.findings.
+	RuleFindings []RuleFinding `json:"-"`
 	// DependsOn lists the addresses this resource waits for.
 	DependsOn []string `json:"dependsOn,omitempty"`
 	// After lists the removals (delete) whose DELETE must end before this

@@ -99,3 +99,12 @@ func (r *Resource) AzureBody() map[string]any {
 	}
 	return r.removedBody
 }
+
+// SetRules puts the policies' outcome in the plan, each finding about a
+// resource also beside it (RuleFindings).
+func (p *Plan) SetRules(rs *Rules) {
+	p.Rules = rs
+	for _, r := range p.Resources {
+		r.RuleFindings = rs.FindingsFor(r.Address)
+	}
+}
