@@ -55,6 +55,7 @@ func newApplyCommand(g *globalOptions) *cobra.Command {
 		ef                          engineFlags
 		allowOtherEndpoint          bool
 		pre                         preflightFlags
+		rules                       rulesFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "apply PATH... [-k DIR] | apply PLANFILE",
@@ -101,6 +102,11 @@ as templates (see azk export): ARM runs them server-side and azk follows their
 operations; Ctrl-C leaves them running. --stack NAME deploys them as a
 deployment stack, which deletes or detaches what the manifests no longer hold.
 
+--policy PATH evaluates the team's Rego policies over the plan first (see
+azk plan --policy) and refuses to start, writing nothing, on a denial;
+--require no-delete,no-replace,no-drift refuses (exit 3) a plan that holds
+more than that. A saved plan that a policy denied when it was made is refused.
+
 --preflight runs the pre-flight checks of azk plan --preflight first and
 refuses to start, writing nothing, when one finds an error;
 --register-providers registers the resource providers the subscription
@@ -127,7 +133,8 @@ Every --progress-interval (10s) an operation still running prints a
 "Still creating... [1m30s elapsed]" line (an event with -o json), on a
 terminal or not, so CI logs never go quiet.
 
-Exit status: 0 success, 1 error or any resource failed.`,
+Exit status: 0 success, 1 error or any resource failed, 3 refused by
+--require (nothing was applied).`,
 		Example: `  azk apply --emulator --auto-approve examples/quickstart
   azk plan ./manifests --out plan.azk && azk apply plan.azk
   azk apply ./manifests --send-secrets DBforPostgreSQL/FlexibleServer/db
@@ -141,9 +148,17 @@ Exit status: 0 success, 1 error or any resource failed.`,
 			if err := ef.check(); err != nil {
 				return err
 			}
+			if err := rules.load(cmd.Context()); err != nil {
+				return err
+			}
 			saved, err := savedPlan(args, in.kustomize)
 			if err != nil {
 				return err
+			}
+			if saved != nil {
+				if err := savedRefusal(saved); err != nil {
+					return err
+				}
 			}
 			if saved != nil && saved.Destroy {
 				if ef.deployment() {
@@ -182,6 +197,9 @@ Exit status: 0 success, 1 error or any resource failed.`,
 			if err := pre.check(ctx, g, &az, client, p); err != nil {
 				return err
 			}
+			if err := rules.check(ctx, g, p); err != nil {
+				return err
+			}
 			if saved != nil {
 				if moved := planfile.Stale(ctx, saved, p); len(moved) > 0 {
 					return fmt.Errorf("the saved plan is stale; nothing was applied. What moved:\n  %s\nMake a new plan with azk plan --out", strings.Join(moved, "\n  "))
@@ -198,6 +216,9 @@ Exit status: 0 success, 1 error or any resource failed.`,
 				return err
 			}
 			if err := pre.refusal(p); err != nil {
+				return err
+			}
+			if err := rules.refusal(p); err != nil {
 				return err
 			}
 			if ef.deployment() {
@@ -238,6 +259,7 @@ Exit status: 0 success, 1 error or any resource failed.`,
 	ef.register(cmd)
 	registerAllowOtherEndpoint(cmd, &allowOtherEndpoint)
 	pre.register(cmd, true)
+	rules.register(cmd, true)
 	f := cmd.Flags()
 	f.BoolVar(&allowPartial, "allow-partial", false, "apply what can be applied when some resources are blocked (they, and what depends on them, are reported as failed)")
 	f.BoolVar(&allowCascade, "allow-cascade", false, "delete (--base, -replace) even when that removes resources outside the manifests or marked detach-on-delete or skip")

@@ -27,6 +27,7 @@ func newPlanCommand(g *globalOptions) *cobra.Command {
 		whatIf          bool
 		pre             preflightFlags
 		destroy         bool
+		rules           rulesFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "plan PATH... [-k DIR] [-o text|json|yaml|markdown|name] [-out FILE]",
@@ -130,10 +131,21 @@ each against its resource, with a code; an error makes the plan fail and
 azk apply --preflight refuse. It only reads (and sends the checks ARM
 documents as read-only).
 
+--policy PATH (repeatable, a Rego file or folder) evaluates the team's own
+rules over the plan with Open Policy Agent, as conftest does (package main,
+or --policy-namespace; deny, violation and warn rules returning messages):
+findings are listed beside their resource and under Policy, a denial fails
+the plan and azk apply --policy refuses to start. --require
+no-delete,no-replace,no-drift exits 3 when the plan holds more than that,
+for pipelines that apply harmless plans without a human. docs/policy.md
+documents the input document (--policy-input FILE writes it).
+
 Exit status: 0 success, 1 error (anything blocked, a change Azure cannot
-make in place, or a pre-flight error); with --detailed-exitcode, 0 no changes, 2 changes present,
+make in place, a pre-flight error, or a policy's denial); with --detailed-exitcode, 0 no changes, 2 changes present,
 1 error or a plan apply would refuse (the cascade guard's, or a
 reconcile-policy it cannot record). With --drift, 2 means something drifted.
+3: the plan holds more than --require allows (and nothing is an error),
+with or without --detailed-exitcode.
 
 --target ADDRESS (repeatable) and -l/--selector LABELS plan part of the
 inputs: the resources chosen and what they depend on. The whole input is
@@ -162,6 +174,9 @@ resources of the same type in its resource group).`,
 			if drift && out != "" {
 				return fmt.Errorf("--drift makes a report, not a plan to apply: it cannot be saved with --out")
 			}
+			if err := rules.load(cmd.Context()); err != nil {
+				return err
+			}
 			selected := graph.WithDependencies
 			if destroy {
 				if err := destroyPlanConflicts(&pf, drift, whatIf); err != nil {
@@ -188,6 +203,9 @@ resources of the same type in its resource group).`,
 				return failed()
 			}
 			if err := pre.check(ctx, g, &az, session.client, p); err != nil {
+				return err
+			}
+			if err := rules.check(ctx, g, p); err != nil {
 				return err
 			}
 			if err := write(p); err != nil {
@@ -218,6 +236,7 @@ resources of the same type in its resource group).`,
 			if n := p.Preflight.Errors(); n > 0 {
 				fmt.Fprintf(g.stderr, "Error: the pre-flight found %s (see above): azk apply --preflight refuses to start\n", plural(n, "error"))
 			}
+			rules.report(g, p)
 			if line := views.CascadeLine(p); line != "" {
 				fmt.Fprintf(g.stderr, "Warning: %s azk %s refuses unless --allow-cascade\n", line, verb)
 			}
@@ -230,6 +249,8 @@ resources of the same type in its resource group).`,
 				return failed()
 			case detailed && (len(unrecorded) > 0 || len(cascades(p)) > 0):
 				return failed() // apply would refuse it
+			case rules.unmet(p) != nil:
+				return rules.unmet(p)
 			case detailed && p.HasChanges():
 				return &exitError{code: 2}
 			}
@@ -246,6 +267,7 @@ resources of the same type in its resource group).`,
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 0 when there are no changes, 2 when there are, 1 on error")
 	f.BoolVar(&drift, "drift", false, "report only what changed in Azure against the manifests, proposing nothing")
 	pre.register(cmd, false)
+	rules.register(cmd, false)
 	f.BoolVar(&destroy, "destroy", false, "plan destroying every resource of the inputs, as azk destroy would (Terraform's -destroy): deleted, deleted by ARM with their parent, detached, refused by the cascade guard; save it with --out for azk destroy PLANFILE")
 	f.BoolVar(&whatIf, "what-if", false, "also ask ARM's what-if about the same changes (as deployment templates) and show where its verdict differs from azk's; azk's plan stays the one apply carries out")
 	return cmd

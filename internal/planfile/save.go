@@ -203,6 +203,9 @@ func decodeSaved(path string, data []byte) (*planner.Plan, error) {
 	if err := checkSavedContent(&p); err != nil {
 		return nil, fmt.Errorf("%s: %w: azk did not write this; make the plan again", path, err)
 	}
+	if p.Rules != nil {
+		p.SetRules(p.Rules) // the policies' findings beside their resources again
+	}
 	return &p, nil
 }
 

@@ -69,6 +69,7 @@ func (m *maker) decide(st *nodeState) *Resource {
 		Exists:     st.exists,
 		Node:       n,
 		Request:    st.request,
+		current:    st.current,
 	}
 	st.decision = r
 	if m.threeWay() {

@@ -250,6 +250,10 @@ type Resource struct {
 	// OperatorDiffers says where the operator, given the same manifests,
 	// would act otherwise (see operator.go).
 	OperatorDiffers []OperatorDifference `json:"operatorDiffers,omitempty"`
+	// RuleFindings are the team's policies' findings about it (azk plan
+	// --policy), shown beside it; the plan's JSON form lists them under
+	// policy.findings.
+	RuleFindings []RuleFinding `json:"-"`
 	// DependsOn lists the addresses this resource waits for.
 	DependsOn []string `json:"dependsOn,omitempty"`
 	// After lists the removals (delete) whose DELETE must end before this
@@ -278,6 +282,9 @@ type Resource struct {
 	carried []carried
 	// removedBody is Azure's body of a removed resource, as PlanRemovals read it.
 	removedBody map[string]any
+	// current is Azure's body, scrubbed of the run's secrets, as the plan
+	// read it (see AzureBody).
+	current map[string]any
 }
 
 // ID is the ARM ID r is written at: the plan's, else its node's when the
@@ -366,6 +373,9 @@ type Plan struct {
 	Endpoint *Endpoint `json:"endpoint,omitempty"`
 	// Preflight holds the pre-flight findings (azk plan --preflight); nil without.
 	Preflight *Preflight `json:"preflight,omitempty"`
+	// Rules holds the findings of the team's policies (azk plan --policy,
+	// --require); nil without.
+	Rules *Rules `json:"policy,omitempty"`
 }
 
 // Summary counts the decisions of a plan.
@@ -470,9 +480,9 @@ func (p *Plan) HasChanges() bool {
 
 // HasErrors reports whether the plan holds a decision that is an error: a
 // blocked resource (apply would stop half-way), a replacement Azure cannot
-// make in place, or a pre-flight error.
+// make in place, a pre-flight error, or a policy's denial.
 func (p *Plan) HasErrors() bool {
-	if p.Preflight.Errors() > 0 {
+	if p.Preflight.Errors() > 0 || p.Rules.Denials() > 0 {
 		return true
 	}
 	for _, r := range p.Resources {

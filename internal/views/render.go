@@ -170,7 +170,7 @@ func quiet(r *planner.Resource, drift bool) bool {
 	if drift {
 		return r.Exists && !r.Drifted() && len(r.AzureOnly) == 0 && !keeps(r)
 	}
-	if len(r.OperatorDiffers) > 0 {
+	if len(r.OperatorDiffers) > 0 || len(r.RuleFindings) > 0 {
 		return false
 	}
 	switch r.Action {
@@ -254,6 +254,7 @@ func Text(w io.Writer, p *planner.Plan, opts Options) error {
 		fmt.Fprintf(bw, "%s\n", removalsNeedBase)
 	}
 	writePreflightText(bw, p, paint)
+	writeRulesText(bw, p, paint)
 	if !p.Drift && !p.HasChanges() && !p.HasErrors() {
 		fmt.Fprintf(bw, "\n%s\n", paint(ansiBold, noChangesLine(p)))
 	}
@@ -339,6 +340,7 @@ func detailLines(r *planner.Resource, drift bool) []detailLine {
 	for _, reason := range r.Reasons {
 		out = append(out, detailLine{indent: "    ", symbol: "reason:", color: ansiRed, text: reason})
 	}
+	out = append(out, ruleDetailLines(r)...)
 	for _, text := range replacedInputLines(r) {
 		add(text)
 	}
@@ -528,6 +530,7 @@ func Markdown(w io.Writer, p *planner.Plan, opts Options) error {
 	if !p.Drift && !p.HasChanges() && !p.HasErrors() {
 		fmt.Fprintf(&head, "%s\n\n", noChangesLine(p))
 	}
+	head.WriteString(rulesMarkdown(p))
 	s := p.Summary()
 	head.WriteString("| decision | resources |\n|---|---:|\n")
 	for _, row := range []struct {

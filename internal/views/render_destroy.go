@@ -76,6 +76,9 @@ func RefusalLines(p *planner.Plan) []string {
 	if line := CascadeLine(p); line != "" {
 		lines = append(lines, line)
 	}
+	if line := rulesRefusalLine(p); line != "" {
+		lines = append(lines, line)
+	}
 	return lines
 }
 
