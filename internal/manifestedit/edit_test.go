@@ -13,10 +13,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// LineDiff is the lines of a line diff of before and after: "-" and a line
+// lineDiff is the lines of a line diff of before and after: "-" and a line
 // of before taken out, "+" and a line of after put in (line breaks kept,
 // so that a changed line ending shows).
-func LineDiff(before, after []byte) []string {
+func lineDiff(before, after []byte) []string {
 	a, b := difflib.SplitLines(string(before)), difflib.SplitLines(string(after))
 	var out []string
 	for _, op := range difflib.NewMatcher(a, b).GetOpCodes() {
@@ -170,7 +170,7 @@ func TestEditsChangeOnlyTheirLines(t *testing.T) {
 			if string(after) != string(want) {
 				t.Errorf("edited file differs from %s:\n%s", golden, after)
 			}
-			if got := LineDiff(before, after); !slices.Equal(got, c.diff) {
+			if got := lineDiff(before, after); !slices.Equal(got, c.diff) {
 				t.Errorf("line diff:\n%s\nwant:\n%s", strings.Join(got, ""), strings.Join(c.diff, ""))
 			}
 		})
