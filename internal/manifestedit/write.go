@@ -39,21 +39,9 @@ func WriteFile(path string, data []byte) error {
 
 // writeFile is WriteFile writing through wrap (tests make it fail).
 func writeFile(path string, data []byte, wrap func(io.Writer) io.Writer) error {
-	target, err := filepath.EvalSymlinks(path)
+	target, info, err := writable(path)
 	if err != nil {
-		return &NotWrittenError{path, err}
-	}
-	info, err := os.Stat(target)
-	if err != nil {
-		return &NotWrittenError{path, err}
-	}
-	if !info.Mode().IsRegular() {
-		return &NotWrittenError{path, fmt.Errorf("not a regular file")}
-	}
-	// The owner's write bit is checked too: root may write any file, but a
-	// file its owner made read-only is not azk's to change.
-	if info.Mode().Perm()&0o200 == 0 || unix.Access(target, unix.W_OK) != nil {
-		return &NotWrittenError{path, fmt.Errorf("the file is read-only")}
+		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".azk-*")
 	if err != nil {
@@ -90,6 +78,35 @@ func writeFile(path string, data []byte, wrap func(io.Writer) io.Writer) error {
 		dir.Close()
 	}
 	return nil
+}
+
+// Writable checks, without writing, that WriteFile may replace the file at
+// path: a regular file, not read-only. Its error is a *NotWrittenError.
+func Writable(path string) error {
+	_, _, err := writable(path)
+	return err
+}
+
+// writable is the file a write to path replaces (a link's target), and its
+// information.
+func writable(path string) (string, os.FileInfo, error) {
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", nil, &NotWrittenError{path, err}
+	}
+	info, err := os.Stat(target)
+	if err != nil {
+		return "", nil, &NotWrittenError{path, err}
+	}
+	if !info.Mode().IsRegular() {
+		return "", nil, &NotWrittenError{path, fmt.Errorf("not a regular file")}
+	}
+	// The owner's write bit is checked too: root may write any file, but a
+	// file its owner made read-only is not azk's to change.
+	if info.Mode().Perm()&0o200 == 0 || unix.Access(target, unix.W_OK) != nil {
+		return "", nil, &NotWrittenError{path, fmt.Errorf("the file is read-only")}
+	}
+	return target, info, nil
 }
 
 // generatedHeader is Go's convention for generated files, in any comment style.
