@@ -54,7 +54,9 @@ func copyDir(t *testing.T, name string) string {
 
 type drift struct{ id, patch string }
 
-func groupID(name string) string { return "/subscriptions/" + emulatorSubscription + "/resourceGroups/" + name }
+func groupID(name string) string {
+	return "/subscriptions/" + emulatorSubscription + "/resourceGroups/" + name
+}
 
 func netID(group, name string) string {
 	return groupID(group) + "/providers/Microsoft.Network/virtualNetworks/" + name
