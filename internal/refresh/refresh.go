@@ -115,8 +115,8 @@ func entries(r *planner.Resource, why string, c planner.Change) []Entry {
 		base.Skipped = "a secret (the REST specification calls it sensitive, or Azure masks it): azk never writes a secret into a manifest"
 		return []Entry{base}
 	}
-	if !o.InPlainFile() {
-		base.Skipped = "read from standard input or kustomize output, not from a file azk can edit: write it into the source yourself"
+	if o.Source.File == "-" {
+		base.Skipped = "read from standard input, not from a file azk can edit: write it into the source yourself"
 		return []Entry{base}
 	}
 	var out []Entry
@@ -124,9 +124,27 @@ func entries(r *planner.Resource, why string, c planner.Change) []Entry {
 		e := base
 		e.Field, e.at = fieldPath(t.steps), t.steps
 		e.Value, e.Remove, e.Skipped = t.value, t.remove, t.skipped
+		if e.Skipped == "" && !o.InPlainFile() {
+			e.Skipped = editElsewhere(o, t.steps)
+		}
 		out = append(out, e)
 	}
 	return out
+}
+
+// editElsewhere says where to write a value of an object kustomize built,
+// which azk does not edit: the overlay's patch that sets it, or the file
+// kustomize read it from.
+func editElsewhere(o *loader.Object, steps []step) string {
+	path := make([]string, len(steps))
+	for i, s := range steps {
+		path[i] = s.String()
+	}
+	src, byPatch := loader.FieldSetter(o, path)
+	if byPatch {
+		return fmt.Sprintf("kustomize output (of %s), which azk does not edit: the patch at %s sets it, write it there", o.Kustomization, src)
+	}
+	return fmt.Sprintf("kustomize output (of %s), which azk does not edit: no patch sets it, write it into %s", o.Kustomization, src)
 }
 
 // edit computes the refreshed content of each file the entries write into:
