@@ -231,6 +231,9 @@ func (s *source) scalarEnd(n *yaml.Node, flow bool) (int, error) {
 			if flow && (t[i] == ',' || t[i] == ']' || t[i] == '}') {
 				break
 			}
+			if t[i] == ':' && (i+1 == len(t) || isBlank(t[i+1])) {
+				break // a key's end
+			}
 			i++
 		}
 		for i > start && (t[i-1] == ' ' || t[i-1] == '\t') {
