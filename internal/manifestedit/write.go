@@ -8,9 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 
-	"golang.org/x/sys/unix"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -60,9 +58,7 @@ func writeFile(path string, data []byte, wrap func(io.Writer) io.Writer) error {
 	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
 		return &NotWrittenError{path, err}
 	}
-	if st, ok := info.Sys().(*syscall.Stat_t); ok && (int(st.Uid) != os.Getuid() || int(st.Gid) != os.Getgid()) {
-		_ = tmp.Chown(int(st.Uid), int(st.Gid)) // only root may; otherwise the file becomes the writer's, as any editor's save does
-	}
+	keepOwner(tmp, info)
 	if err := tmp.Sync(); err != nil {
 		return &NotWrittenError{path, err}
 	}
@@ -103,7 +99,7 @@ func writable(path string) (string, os.FileInfo, error) {
 	}
 	// The owner's write bit is checked too: root may write any file, but a
 	// file its owner made read-only is not azk's to change.
-	if info.Mode().Perm()&0o200 == 0 || unix.Access(target, unix.W_OK) != nil {
+	if info.Mode().Perm()&0o200 == 0 || !mayWrite(target) {
 		return "", nil, &NotWrittenError{path, fmt.Errorf("the file is read-only")}
 	}
 	return target, info, nil
