@@ -45,47 +45,94 @@ type Edit struct {
 // Apply makes the edits, in order, in data. skipped[i] says why edit i was
 // not made ("" when it was): a path through a YAML alias or anchor (written
 // once and used elsewhere), a value that is not the mapping or list the path
-// needs. An object no longer in data, or data that does not parse, is an
-// error.
+// needs, a value azk cannot write in place. Every edit is read back from
+// the edited text before it is kept. An object no longer in data, or data
+// that does not parse, is an error.
 func Apply(data []byte, edits []Edit) (out []byte, skipped []string, err error) {
 	skipped = make([]string, len(edits))
-	for i, e := range edits {
-		s, err := parse(data)
-		if err != nil {
-			return nil, nil, err
+	s, err := parse(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Edits of different objects cannot overlap: they are made in one pass
+	// and read back with one parse; a run stops at a second edit of an
+	// object, which must see the first.
+	for start := 0; start < len(edits); {
+		var run []int
+		seen := map[*yaml.Node]bool{}
+		for i := start; i < len(edits); i++ {
+			doc := s.find(edits[i].Object)
+			if doc == nil {
+				o := edits[i].Object
+				return nil, nil, fmt.Errorf("%s/%s %s is no longer in the file", o.Group, o.Kind, o.Name)
+			}
+			if seen[doc] {
+				break
+			}
+			seen[doc] = true
+			run = append(run, i)
 		}
-		doc := s.find(e.Object)
-		if doc == nil {
-			return nil, nil, fmt.Errorf("%s/%s %s is no longer in the file", e.Object.Group, e.Object.Kind, e.Object.Name)
+		if next, ok := s.edit(edits, run, skipped); ok {
+			s = next
+		} else {
+			for _, i := range run { // one by one, to tell which cannot be made
+				if next, ok := s.edit(edits, []int{i}, skipped); ok {
+					s = next
+				}
+			}
 		}
-		ed := &editor{source: s}
-		why, err := ed.set(doc, e.Path, e.Value, e.Remove)
+		start += len(run)
+	}
+	return s.content(), skipped, nil
+}
+
+// edit makes the edits at indices, each of a different object, and reads
+// them back; false when the text they make does not read back (then
+// nothing is made, and with a single edit it is skipped with why).
+func (s *source) edit(edits []Edit, indices []int, skipped []string) (*source, bool) {
+	ed := &editor{source: s}
+	made := indices[:0:0]
+	for _, i := range indices {
+		e := edits[i]
+		before := len(ed.splices)
+		why, err := ed.set(s.find(e.Object), e.Path, e.Value, e.Remove)
 		if err != nil {
 			why = "azk cannot edit it in place (" + err.Error() + "): edit it yourself"
 		}
 		if why != "" {
 			skipped[i] = why
+			ed.splices = ed.splices[:before]
 			continue
 		}
-		next, err := ed.result()
-		if err == nil {
-			err = check(next, e)
-		}
-		if err != nil {
-			skipped[i] = "azk cannot edit it in place (" + err.Error() + "): edit it yourself"
-			continue
-		}
-		data = next
+		made = append(made, i)
 	}
-	return data, skipped, nil
+	if len(made) == 0 {
+		return s, true
+	}
+	next, err := ed.result()
+	var edited *source
+	if err == nil {
+		if edited, err = parse(next); err != nil {
+			err = fmt.Errorf("the edit would not parse: %v", err)
+		}
+	}
+	for _, i := range made {
+		if err == nil {
+			err = readBack(edited, edits[i])
+		}
+	}
+	if err != nil {
+		if len(indices) == 1 {
+			skipped[indices[0]] = "azk cannot edit it in place (" + err.Error() + "): edit it yourself"
+			return s, true
+		}
+		return s, false
+	}
+	return edited, true
 }
 
-// check parses the edited file and reads back the value the edit wrote.
-func check(data []byte, e Edit) error {
-	s, err := parse(data)
-	if err != nil {
-		return fmt.Errorf("the edit would not parse: %v", err)
-	}
+// readBack reads the value an edit wrote from the edited file.
+func readBack(s *source, e Edit) error {
 	doc := s.find(e.Object)
 	if doc == nil {
 		return fmt.Errorf("the edit lost the object")

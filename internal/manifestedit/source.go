@@ -63,6 +63,14 @@ func parse(data []byte) (*source, error) {
 	return s, nil
 }
 
+// content is the file as it is, with its byte-order mark.
+func (s *source) content() []byte {
+	if !s.bom {
+		return s.text
+	}
+	return append(append([]byte(nil), bom...), s.text...)
+}
+
 // learnLayout finds the file's indentation step and sequence indentation
 // from its first nested block collections; the defaults stay where it has none.
 func (s *source) learnLayout() {
