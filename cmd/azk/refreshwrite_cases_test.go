@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -155,6 +156,9 @@ func TestRefreshWriteChangesOnlyTheDriftedLines(t *testing.T) {
 			}
 			after, _ := os.ReadFile(path)
 			golden(t, filepath.Join("refreshwrite", c.name+".golden"+filepath.Ext(c.file)), string(after))
+			if filepath.Ext(c.file) == ".json" && !json.Valid(after) {
+				t.Errorf("the JSON manifest is no longer JSON:\n%s", after)
+			}
 			if got := lineDiff(before, after); !slices.Equal(got, c.diff) {
 				t.Errorf("line diff:\n%q\nwant:\n%q", got, c.diff)
 			}

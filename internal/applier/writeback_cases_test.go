@@ -1,6 +1,7 @@
 package applier_test
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -104,6 +105,9 @@ func TestWritePolicyChangesOnlyTheAnnotationLines(t *testing.T) {
 			}
 			if string(after) != string(want) {
 				t.Errorf("written file differs from %s:\n%s", golden, after)
+			}
+			if ext == ".json" && !json.Valid(after) {
+				t.Errorf("the JSON manifest is no longer JSON:\n%s", after)
 			}
 			diff := lineDiff(before, after)
 			if len(diff) == 0 {
