@@ -35,10 +35,16 @@ then goes through review as a normal diff. Nothing is sent to Azure.
 
 Each ARM body path is mapped back to the spec field it is sent from by the
 kind's schema (properties.dhcpOptions.dnsServers is spec.dhcpOptions.dnsServers),
-and the files are edited in place, keeping comments, order and layout. Never
-written back, each with why: a value the manifest takes from a Secret, a
-reference (armId or name) or a config map, a secret Azure returns, a value in
-standard input or kustomize output (not a file azk can edit), a YAML alias.
+and the files are edited in place: only the lines whose values change differ,
+every other byte stays (comments, indentation, quoting, line endings, document
+markers, a byte-order mark; a .json file stays JSON). Each file is replaced
+atomically, keeping its mode and a symbolic link; a read-only file is refused,
+and on any failure the file is as it was. Never written back, each with why: a
+value the manifest takes from a Secret, a reference (armId or name) or a config
+map, a secret Azure returns, a value in standard input, a YAML alias, a file
+that says it is generated (named with what generates it), and kustomize output
+(-k): refresh names the overlay patch that sets the value (file:line), or the
+base's line where no patch does.
 
 Refresh shows what it would write first (the values by resource, then a
 unified diff of each file), then asks for confirmation; --write (or

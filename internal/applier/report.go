@@ -167,7 +167,7 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "\nStill running in Azure (the deployment goes on without azk):\n%s\n", strings.Join(running, "\n"))
 	}
 	if un := r.unrecorded(); len(un) > 0 {
-		fmt.Fprintf(w, "\nApplied, but the reconcile-policy could not be recorded in the manifest (add it yourself, or the next run takes the resource for one it finds):\n")
+		fmt.Fprintf(w, "\nApplied, but the reconcile-policy could not be recorded: nothing was written, each manifest is as it was (add it yourself, or the next run takes the resource for one it finds):\n")
 		for _, res := range un {
 			fmt.Fprintf(w, "  %s: %v\n", res.Address, res.RecordErr)
 		}

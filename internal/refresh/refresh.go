@@ -4,11 +4,11 @@
 // differs (planner.Resource.Follow). Each ARM body path is mapped back to
 // the spec field it is sent from by the registry's facts (each spec field's
 // ARM path), never by guessing from names, and the manifest files are edited
-// in place with kyaml, keeping comments and layout, so the change goes
-// through review as a normal diff. A value the manifest takes from a Secret,
+// in place by manifestedit: only the values written change, every other
+// byte stays, so the change goes through review as a diff of those lines. A value the manifest takes from a Secret,
 // a reference (armId or name) or a config map is never written back, nor one
 // in a file azk did not read as a plain file (standard input, kustomize
-// output); each says why.
+// output) or one a tool generates; each says why.
 package refresh
 
 import (
@@ -18,11 +18,9 @@ import (
 	"sort"
 	"strings"
 
-	"sigs.k8s.io/kustomize/kyaml/kio"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
-
 	"github.com/azkcli/azk/internal/armjson"
 	"github.com/azkcli/azk/internal/loader"
+	"github.com/azkcli/azk/internal/manifestedit"
 	"github.com/azkcli/azk/internal/planner"
 	"github.com/azkcli/azk/internal/redact"
 )
@@ -117,8 +115,8 @@ func entries(r *planner.Resource, why string, c planner.Change) []Entry {
 		base.Skipped = "a secret (the REST specification calls it sensitive, or Azure masks it): azk never writes a secret into a manifest"
 		return []Entry{base}
 	}
-	if !o.InPlainFile() {
-		base.Skipped = "read from standard input or kustomize output, not from a file azk can edit: write it into the source yourself"
+	if o.Source.File == "-" {
+		base.Skipped = "read from standard input, not from a file azk can edit: write it into the source yourself"
 		return []Entry{base}
 	}
 	var out []Entry
@@ -126,12 +124,33 @@ func entries(r *planner.Resource, why string, c planner.Change) []Entry {
 		e := base
 		e.Field, e.at = fieldPath(t.steps), t.steps
 		e.Value, e.Remove, e.Skipped = t.value, t.remove, t.skipped
+		if e.Skipped == "" && !o.InPlainFile() {
+			e.Skipped = editElsewhere(o, t.steps)
+		}
 		out = append(out, e)
 	}
 	return out
 }
 
-// edit computes the refreshed content of each file the entries write into.
+// editElsewhere says where to write a value of an object kustomize built,
+// which azk does not edit: the overlay's patch that sets it, or the file
+// kustomize read it from.
+func editElsewhere(o *loader.Object, steps []step) string {
+	path := make([]string, len(steps))
+	for i, s := range steps {
+		path[i] = s.String()
+	}
+	src, byPatch := loader.FieldSetter(o, path)
+	if byPatch {
+		return fmt.Sprintf("kustomize output (of %s), which azk does not edit: the patch at %s sets it, write it there", o.Kustomization, src)
+	}
+	return fmt.Sprintf("kustomize output (of %s), which azk does not edit: no patch sets it, write it into %s", o.Kustomization, src)
+}
+
+// edit computes the refreshed content of each file the entries write into:
+// only the values written change, every other byte of the file stays (see
+// manifestedit). A file a tool generates is not edited: each entry says
+// where its source is.
 func edit(entries []Entry) ([]File, error) {
 	byFile := map[string][]int{}
 	var paths []string
@@ -152,239 +171,67 @@ func edit(entries []Entry) ([]File, error) {
 		if err != nil {
 			return nil, err
 		}
-		var out bytes.Buffer
-		rw := &kio.ByteReadWriter{Reader: bytes.NewReader(before), Writer: &out, PreserveSeqIndent: true}
-		docs, err := rw.Read()
+		if why := manifestedit.Generated(before); why != "" {
+			for _, i := range byFile[path] {
+				entries[i].Skipped = why
+			}
+			continue
+		}
+		var edits []manifestedit.Edit
+		for _, i := range byFile[path] {
+			e := entries[i]
+			edits = append(edits, manifestedit.Edit{Object: objectOf(e.obj), Path: editPath(e.at), Value: e.Value, Remove: e.Remove})
+		}
+		after, skipped, err := manifestedit.Apply(before, edits)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		for _, i := range byFile[path] {
-			e := &entries[i]
-			doc := find(docs, e.obj)
-			if doc == nil {
-				return nil, fmt.Errorf("%s: %s is no longer in the file", path, e.obj.Address())
-			}
-			if why := write(doc, e.at, e.Value, e.Remove); why != "" {
-				e.Skipped = why
+		for k, why := range skipped {
+			if why != "" {
+				entries[byFile[path][k]].Skipped = why
 			}
 		}
-		if err := rw.Write(docs); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if !bytes.Equal(before, out.Bytes()) {
-			files = append(files, File{Path: path, Before: before, After: out.Bytes()})
+		if !bytes.Equal(before, after) {
+			files = append(files, File{Path: path, Before: before, After: after})
 		}
 	}
 	return files, nil
 }
 
-// Write writes the refreshed files, each whole, keeping its permissions.
+func objectOf(o *loader.Object) manifestedit.Object {
+	return manifestedit.Object{Group: o.Group(), Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
+}
+
+func editPath(steps []step) []manifestedit.Step {
+	out := make([]manifestedit.Step, len(steps))
+	for i, s := range steps {
+		out[i] = manifestedit.Step{Key: s.Key, ItemField: s.ItemField}
+	}
+	return out
+}
+
+// Write writes the refreshed files, each replaced atomically with its mode
+// kept (see manifestedit.WriteFile). Nothing is written unless every file
+// is as it was read and may be written; a file that fails to be written
+// is left as it was, and the error names the files written before it.
 func (r *Result) Write() error {
 	for _, f := range r.Files {
-		info, err := os.Stat(f.Path)
-		if err != nil {
-			return err
-		}
 		if current, err := os.ReadFile(f.Path); err != nil || !bytes.Equal(current, f.Before) {
-			return fmt.Errorf("%s changed since it was read: nothing more was written; run azk refresh again", f.Path)
+			return fmt.Errorf("%s changed since it was read: nothing was written; run azk refresh again", f.Path)
 		}
-		if err := os.WriteFile(f.Path, f.After, info.Mode().Perm()); err != nil {
+		if err := manifestedit.Writable(f.Path); err != nil {
 			return err
 		}
 	}
-	return nil
-}
-
-// find picks the document that is o: same group, kind, name and namespace
-// (an absent namespace is the one o was given).
-func find(docs []*yaml.RNode, o *loader.Object) *yaml.RNode {
-	for _, d := range docs {
-		group, _, _ := strings.Cut(d.GetApiVersion(), "/")
-		if d.GetKind() != o.Kind || d.GetName() != o.Name || group != o.Group() {
-			continue
+	var written []string
+	for _, f := range r.Files {
+		if err := manifestedit.WriteFile(f.Path, f.After); err != nil {
+			if len(written) > 0 {
+				return fmt.Errorf("%w; written before it: %s", err, strings.Join(written, ", "))
+			}
+			return err
 		}
-		if ns := d.GetNamespace(); ns != "" && ns != o.Namespace {
-			continue
-		}
-		return d
+		written = append(written, f.Path)
 	}
 	return nil
-}
-
-// write sets value at the path of steps in doc (or takes it out), making
-// the mappings and named items on the way; it says why not where the path
-// goes through a YAML alias or anchor (a value written once and used
-// elsewhere: writing it would change the other uses too).
-func write(doc *yaml.RNode, steps []step, value any, remove bool) string {
-	node := doc.YNode()
-	for i, s := range steps[:len(steps)-1] {
-		if node.Kind == yaml.AliasNode || node.Anchor != "" {
-			return fmt.Sprintf("%s is a YAML alias or anchor, used elsewhere too: edit it yourself", fieldPath(steps[:i]))
-		}
-		next := child(node, s)
-		if next == nil {
-			if remove {
-				return "" // nothing there to take out
-			}
-			next = newChild(node, s, steps[i+1])
-			if next == nil {
-				return fmt.Sprintf("%s is not a %s in the manifest", fieldPath(steps[:i+1]), kindOf(s))
-			}
-		}
-		node = next
-	}
-	last := steps[len(steps)-1]
-	if node.Kind == yaml.AliasNode || node.Anchor != "" {
-		return fmt.Sprintf("%s is a YAML alias or anchor, used elsewhere too: edit it yourself", fieldPath(steps[:len(steps)-1]))
-	}
-	if remove {
-		removeChild(node, last)
-		return ""
-	}
-	v, err := valueNode(value)
-	if err != nil {
-		return err.Error()
-	}
-	if last.ItemField != "" {
-		return setItem(node, last, v)
-	}
-	if node.Kind != yaml.MappingNode {
-		return fmt.Sprintf("%s is not a mapping in the manifest", fieldPath(steps[:len(steps)-1]))
-	}
-	if old := child(node, last); old != nil {
-		if old.Kind == yaml.AliasNode || old.Anchor != "" {
-			return fmt.Sprintf("%s is a YAML alias or anchor, used elsewhere too: edit it yourself", fieldPath(steps))
-		}
-		keepLayout(old, v)
-	}
-	if err := yaml.NewRNode(node).PipeE(yaml.SetField(last.Key, yaml.NewRNode(v))); err != nil {
-		return err.Error()
-	}
-	return ""
-}
-
-func kindOf(s step) string {
-	if s.ItemField != "" {
-		return "list"
-	}
-	return "mapping"
-}
-
-// child is the value of key s in mapping n, or its named item in sequence n.
-func child(n *yaml.Node, s step) *yaml.Node {
-	if s.ItemField != "" {
-		if n.Kind != yaml.SequenceNode {
-			return nil
-		}
-		for _, e := range n.Content {
-			if v := fieldValue(e, s.ItemField); v != nil && v.Value == s.Key {
-				return e
-			}
-		}
-		return nil
-	}
-	return fieldValue(n, s.Key)
-}
-
-func fieldValue(n *yaml.Node, key string) *yaml.Node {
-	if n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
-}
-
-// newChild adds, under n, the empty mapping or sequence step s leads to
-// (the kind next needs); nil when n is not the mapping or sequence s needs.
-func newChild(n *yaml.Node, s, next step) *yaml.Node {
-	kind := yaml.MappingNode
-	if next.ItemField != "" {
-		kind = yaml.SequenceNode
-	}
-	if s.ItemField != "" {
-		if n.Kind != yaml.SequenceNode {
-			return nil
-		}
-		item := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
-			{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: s.ItemField},
-			{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: s.Key},
-		}}
-		n.Content = append(n.Content, item)
-		return item
-	}
-	if n.Kind != yaml.MappingNode {
-		return nil
-	}
-	v := &yaml.Node{Kind: kind}
-	if kind == yaml.MappingNode {
-		v.Tag = yaml.NodeTagMap
-	} else {
-		v.Tag = yaml.NodeTagSeq
-	}
-	n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: s.Key}, v)
-	return v
-}
-
-// removeChild takes key s out of mapping n, or its named item out of sequence n.
-func removeChild(n *yaml.Node, s step) {
-	if s.ItemField == "" {
-		_ = yaml.NewRNode(n).PipeE(yaml.Clear(s.Key))
-		return
-	}
-	if n.Kind != yaml.SequenceNode {
-		return
-	}
-	for i, e := range n.Content {
-		if v := fieldValue(e, s.ItemField); v != nil && v.Value == s.Key {
-			n.Content = append(n.Content[:i], n.Content[i+1:]...)
-			return
-		}
-	}
-}
-
-// setItem puts v, a mapping, as the named item s of sequence n.
-func setItem(n *yaml.Node, s step, v *yaml.Node) string {
-	if n.Kind != yaml.SequenceNode {
-		return "not a list in the manifest"
-	}
-	if v.Kind != yaml.MappingNode {
-		return "a list item that is no object"
-	}
-	for i, e := range n.Content {
-		if f := fieldValue(e, s.ItemField); f != nil && f.Value == s.Key {
-			n.Content[i] = v
-			return ""
-		}
-	}
-	n.Content = append(n.Content, v)
-	return ""
-}
-
-// keepLayout gives the node replacing old old's comments, and its style
-// (flow or block, quoting) where both are of one kind.
-func keepLayout(old, v *yaml.Node) {
-	v.HeadComment, v.LineComment, v.FootComment = old.HeadComment, old.LineComment, old.FootComment
-	if old.Kind == v.Kind && (v.Kind != yaml.ScalarNode || v.Tag == old.Tag) {
-		v.Style = old.Style
-	}
-}
-
-// valueNode is v as a YAML node, as kubectl would read it back.
-func valueNode(v any) (*yaml.Node, error) {
-	data, err := yaml.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, err
-	}
-	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
-		return doc.Content[0], nil
-	}
-	return &doc, nil
 }

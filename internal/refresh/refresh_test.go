@@ -159,7 +159,7 @@ func TestPrepareMapsARMPathsToSpecFields(t *testing.T) {
 		"# Networking for the app.\n", "owner: {name: net} # the network\n", "  # Web tier.\n  addressPrefix: 10.0.2.0/24\n",
 		"    - name: d0\n      serviceName: Microsoft.Sql/managedInstances\n    - name: d1\n      serviceName: Microsoft.Web/serverFarms\n",
 		"  serviceEndpoints:\n    - locations:\n        - westus2\n      service: Microsoft.Storage\n",
-		"  dhcpOptions:\n    dnsServers:\n    - 10.0.0.4\n  enableVmProtection: true\n", // kyaml indents sequences as the document does, compact where it has none
+		"  dhcpOptions:\n    dnsServers:\n      - 10.0.0.4\n  enableVmProtection: true\n", // lists indented under their key, as the file's others
 		"  tags: &shared {team: a}\n", "  tags:\n    cost.center: \"42\"\n",
 	} {
 		if !strings.Contains(got, want) {
