@@ -47,9 +47,9 @@ func TestEveryRequestPathIsParsed(t *testing.T) {
 	}
 
 	put(t, c, rgID("rg"), rgAPI, map[string]any{"location": "westus2"})
-	site := rgID("rg") + "/providers/Microsoft.Web/sites/app:ü"
+	site := rgID("rg") + "/providers/Microsoft.Web/sites/app-ü"
 	put(t, c, site, "2022-03-01", map[string]any{"location": "westus2"})
-	if got, want := rec.sent[len(rec.sent)-1], "PUT /subscriptions/"+testSub+"/resourceGroups/rg/providers/Microsoft.Web/sites/app:%C3%BC?api-version=2022-03-01"; got != want {
+	if got, want := rec.sent[len(rec.sent)-1], "PUT /subscriptions/"+testSub+"/resourceGroups/rg/providers/Microsoft.Web/sites/app-%C3%BC?api-version=2022-03-01"; got != want {
 		t.Errorf("sent %q, want %q", got, want)
 	}
 }

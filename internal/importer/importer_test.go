@@ -79,7 +79,7 @@ func byName(t *testing.T, res *Result) map[string]*Resource {
 func TestImportWritesWhatAPutCanWrite(t *testing.T) {
 	c := azure(t)
 	put(t, c, rg, "2021-04-01", map[string]any{"location": "westus2", "tags": map[string]any{"team": "data"}})
-	identity := rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/app-id"
+	identity := rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/App_Id"
 	put(t, c, identity, "2023-01-31", map[string]any{"location": "westus2"})
 	otherRG := "/subscriptions/" + sub + "/resourceGroups/other-rg"
 	put(t, c, otherRG, "2021-04-01", map[string]any{"location": "westus2"})
@@ -94,7 +94,7 @@ func TestImportWritesWhatAPutCanWrite(t *testing.T) {
 			"primaryEndpoints": map[string]any{"blob": "https://impsa.blob.core.windows.net/"}, // read-only
 		},
 	})
-	server := rg + "/providers/Microsoft.DBforPostgreSQL/flexibleServers/Imp_PG"
+	server := rg + "/providers/Microsoft.DBforPostgreSQL/flexibleServers/imp-pg"
 	put(t, c, server, "2024-08-01", map[string]any{"location": "westus2", "properties": map[string]any{
 		"administratorLogin": "pgadmin", "administratorLoginPassword": "echoed-by-the-emulator", "version": "16",
 		"storage": map[string]any{"storageSizeGB": 32},
@@ -120,7 +120,8 @@ func TestImportWritesWhatAPutCanWrite(t *testing.T) {
 	}
 	want := map[string]map[string]any{
 		"ResourceGroup/imp-rg":        {"location": "westus2", "tags": map[string]any{"team": "data"}},
-		"UserAssignedIdentity/app-id": {"owner": map[string]any{"name": "imp-rg"}, "location": "westus2"},
+		// The Azure name is no valid metadata.name: it stays in azureName.
+		"UserAssignedIdentity/app-id": {"owner": map[string]any{"name": "imp-rg"}, "azureName": "App_Id", "location": "westus2"},
 		"StorageAccount/impsa": {
 			"owner": map[string]any{"name": "imp-rg"}, "location": "westus2", "kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"},
 			"identity": map[string]any{"type": "UserAssigned", "userAssignedIdentities": []any{
@@ -134,8 +135,7 @@ func TestImportWritesWhatAPutCanWrite(t *testing.T) {
 		"StorageAccountsFileService/impsa-default":  {"owner": map[string]any{"name": "impsa"}},
 		"StorageAccountsQueueService/impsa-default": {"owner": map[string]any{"name": "impsa"}},
 		"StorageAccountsTableService/impsa-default": {"owner": map[string]any{"name": "impsa"}},
-		// The Azure name is no valid metadata.name: it stays in azureName.
-		"FlexibleServer/imp-pg": {"owner": map[string]any{"name": "imp-rg"}, "azureName": "Imp_PG", "location": "westus2",
+		"FlexibleServer/imp-pg": {"owner": map[string]any{"name": "imp-rg"}, "location": "westus2",
 			"administratorLogin": "pgadmin", "version": "16", "storage": map[string]any{"storageSizeGB": int64(32)}},
 	}
 	for name, w := range want {
@@ -185,7 +185,7 @@ func omittedFor(res *Result, idSuffix, reason string) bool {
 func TestImportSkipsWhatAzureMakes(t *testing.T) {
 	c := azure(t)
 	put(t, c, rg, "2021-04-01", map[string]any{"location": "westus2"})
-	server := rg + "/providers/Microsoft.DBforPostgreSQL/flexibleServers/pg"
+	server := rg + "/providers/Microsoft.DBforPostgreSQL/flexibleServers/pg-1"
 	put(t, c, server, "2024-08-01", map[string]any{"location": "westus2", "properties": map[string]any{"version": "16"}})
 	for _, db := range []string{"postgres", "azure_sys", "azure_maintenance", "appdb"} {
 		put(t, c, server+"/databases/"+db, "2024-08-01", map[string]any{"properties": map[string]any{"charset": "UTF8"}})
@@ -206,7 +206,7 @@ func TestImportSkipsWhatAzureMakes(t *testing.T) {
 	for _, r := range res.Resources {
 		names = append(names, r.Kind.Kind+"/"+r.Name)
 	}
-	want := []string{"FlexibleServer/pg", "FlexibleServersConfiguration/work-mem", "FlexibleServersDatabase/appdb"}
+	want := []string{"FlexibleServer/pg-1", "FlexibleServersConfiguration/work-mem", "FlexibleServersDatabase/appdb"}
 	if !reflect.DeepEqual(names, want) {
 		t.Errorf("imported %v, want %v", names, want)
 	}
