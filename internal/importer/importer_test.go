@@ -119,7 +119,7 @@ func TestImportWritesWhatAPutCanWrite(t *testing.T) {
 		}
 	}
 	want := map[string]map[string]any{
-		"ResourceGroup/imp-rg":        {"location": "westus2", "tags": map[string]any{"team": "data"}},
+		"ResourceGroup/imp-rg": {"location": "westus2", "tags": map[string]any{"team": "data"}},
 		// The Azure name is no valid metadata.name: it stays in azureName.
 		"UserAssignedIdentity/app-id": {"owner": map[string]any{"name": "imp-rg"}, "azureName": "App_Id", "location": "westus2"},
 		"StorageAccount/impsa": {
