@@ -138,6 +138,10 @@ func (c goClient) executable(t *testing.T) string {
 	defer os.Remove(partial.Name())
 	start := time.Now()
 	if out, err := goCommand(ctx, work, "build", "-trimpath", "-ldflags=-s -w", "-o", partial.Name(), c.pkg); err != nil {
+		if ctx.Err() != nil {
+			t.Fatalf("building %s@%s was cut short by the test's deadline after %s: the packages compiled so far stay in the Go build cache, so a rerun (or a longer -timeout) carries on from them",
+				c.module, c.version, time.Since(start).Round(time.Second))
+		}
 		t.Fatalf("building %s@%s: %v\n%s", c.module, c.version, err, out)
 	}
 	if err := os.Rename(partial.Name(), exe); err != nil {
