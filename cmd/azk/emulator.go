@@ -166,7 +166,7 @@ func printToolSettings(out io.Writer, c emulator.ClientSettings, cloudFile strin
 	fmt.Fprintf(out, "  az login --service-principal --username %s --password any-secret --tenant %s\n", exampleClientID, emulator.Tenant)
 	fmt.Fprintf(out, "Terraform azapi (signs in as the emulator's managed identity; leave ARM_CLIENT_ID unset):\n")
 	fmt.Fprintf(out, "  export %s\n", strings.Join(c.AzapiEnv(), " "))
-	fmt.Fprintf(out, "  # or in the provider block: endpoint { resource_manager_endpoint = %q, active_directory_authority_host = %q }, use_msi = true, use_cli = false\n",
+	fmt.Fprintf(out, "  # or in the provider block: endpoint = [{ resource_manager_endpoint = %q, active_directory_authority_host = %q }], use_msi = true, use_cli = false\n",
 		c.URL+"/", c.URL+"/adfs/")
 	fmt.Fprintf(out, "Terraform azurerm:\n")
 	fmt.Fprintf(out, "  export %s\n", strings.Join(c.AzurermEnv(exampleClientID), " "))
