@@ -112,7 +112,13 @@ One emulator at a time may use a state folder.`,
 			if run.Fingerprint != "" {
 				fmt.Fprintf(out, "  export AZK_ENDPOINT_CERT_SHA256=%s\n", strings.ReplaceAll(run.Fingerprint, ":", ""))
 				fmt.Fprintf(out, "  export SSL_CERT_FILE=%s   # or trust this file in your client\n", certFile)
-				printToolSettings(out, run.URL, certFile)
+				settings := emulator.ClientSettings{URL: run.URL, CertFile: certFile}
+				cloudFile := filepath.Join(filepath.Dir(certFile), "azure-cli-cloud.json")
+				if err := os.WriteFile(cloudFile, settings.AzureCLICloud(), 0o644); err != nil {
+					run.Close()
+					return fmt.Errorf("writing the Azure CLI's cloud configuration: %w", err)
+				}
+				printToolSettings(out, settings, cloudFile)
 			}
 			return run.Wait()
 		},
@@ -149,23 +155,24 @@ One emulator at a time may use a state folder.`,
 // service takes any client ID and secret.
 const exampleClientID = "a2c0e5d4-0000-4000-8000-00000000a2c0"
 
-// printToolSettings prints how the Azure CLI, Terraform and Pulumi reach
-// the emulator at url, trusting its certificate in certFile. The CLI's
-// authority ends in /adfs: MSAL then reads the emulator's own discovery
-// document instead of asking login.microsoftonline.com to vouch for it.
-func printToolSettings(out io.Writer, url, certFile string) {
-	host := strings.TrimPrefix(url, "https://")
-	fmt.Fprintf(out, "\nAzure CLI (state in AZURE_CONFIG_DIR):\n")
-	fmt.Fprintf(out, "  export REQUESTS_CA_BUNDLE=%s\n", certFile)
-	fmt.Fprintf(out, "  az cloud register -n azk --endpoint-resource-manager %s --endpoint-active-directory %s/adfs --suffix-storage-endpoint core.windows.net --suffix-keyvault-dns .vault.azure.net\n", url, url)
+// printToolSettings prints how the Azure CLI, Terraform (azapi and
+// azurerm) and Pulumi reach the emulator with settings c; cloudFile holds
+// the CLI's cloud configuration (c.AzureCLICloud).
+func printToolSettings(out io.Writer, c emulator.ClientSettings, cloudFile string) {
+	fmt.Fprintf(out, "\nAzure CLI (state in AZURE_CONFIG_DIR; the cloud file names the emulator's Resource Manager, sign-in and Microsoft Graph):\n")
+	fmt.Fprintf(out, "  export REQUESTS_CA_BUNDLE=%s\n", c.CertFile)
+	fmt.Fprintf(out, "  az cloud register -n azk --cloud-config @%s\n", cloudFile)
 	fmt.Fprintf(out, "  az cloud set -n azk\n")
 	fmt.Fprintf(out, "  az login --service-principal --username %s --password any-secret --tenant %s\n", exampleClientID, emulator.Tenant)
-	fmt.Fprintf(out, "Terraform (azurerm, azapi):\n")
-	fmt.Fprintf(out, "  export SSL_CERT_FILE=%s ARM_METADATA_HOSTNAME=%s ARM_TENANT_ID=%s ARM_CLIENT_ID=%s ARM_CLIENT_SECRET=any-secret ARM_SUBSCRIPTION_ID=%s\n",
-		certFile, host, emulator.Tenant, exampleClientID, emulator.DefaultSubscription)
-	fmt.Fprintf(out, "  # or in the provider block: metadata_host = %q\n", host)
+	fmt.Fprintf(out, "Terraform azapi (signs in as the emulator's managed identity; leave ARM_CLIENT_ID unset):\n")
+	fmt.Fprintf(out, "  export %s\n", strings.Join(c.AzapiEnv(), " "))
+	fmt.Fprintf(out, "  # or in the provider block: endpoint = [{ resource_manager_endpoint = %q, active_directory_authority_host = %q }], use_msi = true, use_cli = false\n",
+		c.URL+"/", c.URL+"/adfs/")
+	fmt.Fprintf(out, "Terraform azurerm:\n")
+	fmt.Fprintf(out, "  export %s\n", strings.Join(c.AzurermEnv(exampleClientID), " "))
+	fmt.Fprintf(out, "  # or in the provider block: metadata_host = %q\n", c.Host())
 	fmt.Fprintf(out, "Pulumi (azure-native):\n")
-	fmt.Fprintf(out, "  pulumi config set azure-native:metadataHost %s\n  pulumi config set azure-native:environment %s\n", host, emulator.CloudName)
+	fmt.Fprintf(out, "  pulumi config set azure-native:metadataHost %s\n  pulumi config set azure-native:environment %s\n", c.Host(), emulator.CloudName)
 	fmt.Fprintf(out, "  pulumi config set azure-native:tenantId %s\n  pulumi config set azure-native:clientId %s\n  pulumi config set --secret azure-native:clientSecret any-secret\n  pulumi config set azure-native:subscriptionId %s\n",
 		emulator.Tenant, exampleClientID, emulator.DefaultSubscription)
 }

@@ -22,6 +22,7 @@ import (
 //	GET  /adfs/.well-known/openid-configuration            the same as an AD FS authority, whose clients
 //	POST /adfs/oauth2/token                                (MSAL) skip Microsoft's instance discovery
 //	GET  /metadata/identity/oauth2/token                   a managed identity's token (IMDS and App Service styles)
+//	GET  /v1.0/me, /v1.0/servicePrincipals, /v1.0/users    Microsoft Graph's lookups of the signed-in principal (graph.go)
 //
 // {tenant} is the emulator's tenant (Tenant); discovery also answers for
 // "common" and "organizations". Any client ID with any non-empty secret or
@@ -46,6 +47,8 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request) bool {
 	switch {
 	case r.URL.Path == "/metadata/identity/oauth2/token":
 		s.managedIdentity(w, r)
+	case strings.HasPrefix(r.URL.Path, graphPrefix):
+		s.serveGraph(w, r)
 	case rest == "v2.0/.well-known/openid-configuration" || rest == ".well-known/openid-configuration":
 		s.discovery(w, r, tenant, rest != ".well-known/openid-configuration" || tenant == adfs)
 	case rest == "discovery/v2.0/keys" || rest == "discovery/keys":
