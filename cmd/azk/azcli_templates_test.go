@@ -1,17 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/azkcli/azk/internal/emulator"
 	"github.com/azkcli/azk/internal/emulator/deploy/armfunc"
@@ -25,41 +20,8 @@ import (
 // them (uniqueString, guid, copy loops, a condition, modules, a
 // languageVersion 2.0 template). It skips when az is not installed.
 func TestAzureCLIDeploysQuickstartTemplates(t *testing.T) {
-	az, err := exec.LookPath("az")
-	if err != nil {
-		t.Skip("the Azure CLI (az) is not installed: skipping (Debian: apt-get install azure-cli)")
-	}
-	if testing.Short() {
-		t.Skip("-short: the Azure CLI takes seconds a command")
-	}
-	out := serveEmulatorCommand(t, filepath.Join(t.TempDir(), "state"), "azure-native:subscriptionId")
-	printed := func(re string) []string {
-		m := regexp.MustCompile(`(?m)^\s*` + re + `$`).FindStringSubmatch(out)
-		if m == nil {
-			t.Fatalf("the start-up message lacks %s:\n%s", re, out)
-		}
-		return strings.Fields(m[0])
-	}
-	caBundle := strings.TrimPrefix(printed(`export REQUESTS_CA_BUNDLE=\S+`)[1], "REQUESTS_CA_BUNDLE=")
-	register, login := printed(`az cloud register .*`), printed(`az login .*`)
-	env := append(os.Environ(), "AZURE_CONFIG_DIR="+t.TempDir(), "REQUESTS_CA_BUNDLE="+caBundle,
-		"AZURE_CORE_COLLECT_TELEMETRY=false", "AZURE_CORE_NO_COLOR=true", "AZURE_CORE_SURVEY_MESSAGE=false")
-	must := func(args ...string) string {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, az, args...)
-		cmd.Env = env
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("az %s: %v\n%s%s", strings.Join(redactArgs(args), " "), err, stdout.String(), stderr.String())
-		}
-		return stdout.String()
-	}
-	must(register[1:]...)
-	must("cloud", "set", "-n", register[4])
-	must(login[1:]...)
+	az := signedInAzureCLI(t)
+	must := az.must
 
 	templates := filepath.Join("..", "..", "internal", "emulator", "deploy", "testdata", "templates")
 	group := func(name string) string {

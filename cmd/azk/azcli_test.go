@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -21,60 +18,11 @@ import (
 // az group delete. It skips when az is not installed (Debian: apt-get
 // install azure-cli).
 func TestAzureCLIAgainstEmulator(t *testing.T) {
-	az, err := exec.LookPath("az")
-	if err != nil {
-		t.Skip("the Azure CLI (az) is not installed: skipping (Debian: apt-get install azure-cli)")
+	az := signedInAzureCLI(t)
+	if !strings.Contains(az.loginOutput, emulator.DefaultSubscription) {
+		t.Fatalf("az login found no subscription:\n%s", az.loginOutput)
 	}
-	if testing.Short() {
-		t.Skip("-short: the Azure CLI takes seconds a command")
-	}
-	out := serveEmulatorCommand(t, filepath.Join(t.TempDir(), "state"), "azure-native:subscriptionId")
-	printed := func(re string) []string {
-		m := regexp.MustCompile(`(?m)^\s*` + re + `$`).FindStringSubmatch(out)
-		if m == nil {
-			t.Fatalf("the start-up message lacks %s:\n%s", re, out)
-		}
-		return strings.Fields(m[0])
-	}
-	caBundle := strings.TrimPrefix(printed(`export REQUESTS_CA_BUNDLE=\S+`)[1], "REQUESTS_CA_BUNDLE=")
-	register := printed(`az cloud register .*`)
-	login := printed(`az login .*`)
-
-	env := append(os.Environ(), "AZURE_CONFIG_DIR="+t.TempDir(), "REQUESTS_CA_BUNDLE="+caBundle,
-		"AZURE_CORE_COLLECT_TELEMETRY=false", "AZURE_CORE_NO_COLOR=true", "AZURE_CORE_SURVEY_MESSAGE=false")
-	run := func(args ...string) (string, error) {
-		t.Helper()
-		cctx, ccancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer ccancel()
-		cmd := exec.CommandContext(cctx, az, args...)
-		cmd.Env = env
-		var buf bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &buf, &buf
-		start := time.Now()
-		err := cmd.Run()
-		result := "ok"
-		if err != nil {
-			result = "FAILED: " + err.Error()
-		}
-		t.Logf("az %s: %s (%s)", strings.Join(redactArgs(args), " "), result, time.Since(start).Round(100*time.Millisecond))
-		return buf.String(), err
-	}
-	must := func(args ...string) string {
-		t.Helper()
-		got, err := run(args...)
-		if err != nil {
-			t.Fatalf("az %s: %v\n%s", strings.Join(redactArgs(args), " "), err, got)
-		}
-		return got
-	}
-
-	version := must("version", "--query", `"azure-cli"`, "-o", "tsv")
-	t.Logf("Azure CLI %s", strings.TrimSpace(version))
-	must(register[1:]...)
-	must("cloud", "set", "-n", register[4])
-	if got := must(login[1:]...); !strings.Contains(got, emulator.DefaultSubscription) {
-		t.Fatalf("az login found no subscription:\n%s", got)
-	}
+	must := az.must
 	must("group", "create", "-n", "cli-rg", "-l", "westus2", "-o", "none")
 	must("storage", "account", "create", "-n", "azkclistore", "-g", "cli-rg", "-l", "westus2", "--sku", "Standard_LRS", "-o", "none")
 
@@ -90,10 +38,8 @@ func TestAzureCLIAgainstEmulator(t *testing.T) {
 }`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := run("deployment", "group", "create", "-g", "cli-rg", "-n", "dep1", "--template-file", template, "--parameters", "name=cli-id", "-o", "none"); err != nil {
-		// The CLI validates (POST .../deployments/{name}/validate) before it deploys.
-		t.Fatalf("az deployment group create: %v\n%s", err, got)
-	}
+	// The CLI validates (POST .../deployments/{name}/validate) before it deploys.
+	must("deployment", "group", "create", "-g", "cli-rg", "-n", "dep1", "--template-file", template, "--parameters", "name=cli-id", "-o", "none")
 	if got := must("deployment", "group", "what-if", "-g", "cli-rg", "-n", "dep2", "--template-file", template, "--parameters", "name=cli-id2", "--no-pretty-print", "-o", "json"); !strings.Contains(got, "cli-id2") {
 		t.Errorf("what-if does not predict the identity:\n%s", got)
 	}
