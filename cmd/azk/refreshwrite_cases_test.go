@@ -8,29 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmezard/go-difflib/difflib"
-
 	"github.com/azkcli/azk/internal/emulator"
+	"github.com/azkcli/azk/internal/testkit"
 )
-
-// lineDiff is the lines a line diff of before and after shows: "-" or "+"
-// and the line, its line break kept (a changed line ending shows).
-func lineDiff(before, after []byte) []string {
-	a, b := difflib.SplitLines(string(before)), difflib.SplitLines(string(after))
-	var out []string
-	for _, op := range difflib.NewMatcher(a, b).GetOpCodes() {
-		if op.Tag == 'e' {
-			continue
-		}
-		for _, l := range a[op.I1:op.I2] {
-			out = append(out, "-"+l)
-		}
-		for _, l := range b[op.J1:op.J2] {
-			out = append(out, "+"+l)
-		}
-	}
-	return out
-}
 
 // copyDir copies the files of testdata/refreshwrite/name into a new folder.
 func copyDir(t *testing.T, name string) string {
@@ -159,7 +139,7 @@ func TestRefreshWriteChangesOnlyTheDriftedLines(t *testing.T) {
 			if filepath.Ext(c.file) == ".json" && !json.Valid(after) {
 				t.Errorf("the JSON manifest is no longer JSON:\n%s", after)
 			}
-			if got := lineDiff(before, after); !slices.Equal(got, c.diff) {
+			if got := testkit.LineDiff(before, after); !slices.Equal(got, c.diff) {
 				t.Errorf("line diff:\n%q\nwant:\n%q", got, c.diff)
 			}
 			if out, _, _ := azk(t, "", with("refresh", "--drift-policy", "reflect", dir)...); !strings.Contains(out, "Nothing to refresh") {

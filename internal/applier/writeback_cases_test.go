@@ -12,33 +12,13 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/pmezard/go-difflib/difflib"
-
 	"github.com/azkcli/azk/internal/applier"
 	"github.com/azkcli/azk/internal/loader"
 	"github.com/azkcli/azk/internal/manifestedit"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
-
-// lineDiff is the lines a line diff of before and after shows, "-" or "+"
-// and the line with its line break.
-func lineDiff(before, after []byte) []string {
-	a, b := difflib.SplitLines(string(before)), difflib.SplitLines(string(after))
-	var out []string
-	for _, op := range difflib.NewMatcher(a, b).GetOpCodes() {
-		if op.Tag == 'e' {
-			continue
-		}
-		for _, l := range a[op.I1:op.I2] {
-			out = append(out, "-"+l)
-		}
-		for _, l := range b[op.J1:op.J2] {
-			out = append(out, "+"+l)
-		}
-	}
-	return out
-}
 
 // policyLine is a line the write-back may change: the annotation it
 // writes, the one it takes out, the annotations key it adds, or a flow
@@ -109,7 +89,7 @@ func TestWritePolicyChangesOnlyTheAnnotationLines(t *testing.T) {
 			if ext == ".json" && !json.Valid(after) {
 				t.Errorf("the JSON manifest is no longer JSON:\n%s", after)
 			}
-			diff := lineDiff(before, after)
+			diff := testkit.LineDiff(before, after)
 			if len(diff) == 0 {
 				t.Errorf("nothing changed")
 			}

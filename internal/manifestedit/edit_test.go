@@ -8,30 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmezard/go-difflib/difflib"
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
-
-// lineDiff is the lines of a line diff of before and after: "-" and a line
-// of before taken out, "+" and a line of after put in (line breaks kept,
-// so that a changed line ending shows).
-func lineDiff(before, after []byte) []string {
-	a, b := difflib.SplitLines(string(before)), difflib.SplitLines(string(after))
-	var out []string
-	for _, op := range difflib.NewMatcher(a, b).GetOpCodes() {
-		if op.Tag == 'e' {
-			continue
-		}
-		for _, l := range a[op.I1:op.I2] {
-			out = append(out, "-"+l)
-		}
-		for _, l := range b[op.J1:op.J2] {
-			out = append(out, "+"+l)
-		}
-	}
-	return out
-}
 
 var (
 	vnet = Object{Group: "network.azure.com", Kind: "VirtualNetwork", Namespace: "default", Name: "vnet"}
@@ -170,7 +150,7 @@ func TestEditsChangeOnlyTheirLines(t *testing.T) {
 			if string(after) != string(want) {
 				t.Errorf("edited file differs from %s:\n%s", golden, after)
 			}
-			if got := lineDiff(before, after); !slices.Equal(got, c.diff) {
+			if got := testkit.LineDiff(before, after); !slices.Equal(got, c.diff) {
 				t.Errorf("line diff:\n%s\nwant:\n%s", strings.Join(got, ""), strings.Join(c.diff, ""))
 			}
 		})

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/azkcli/azk/internal/testkit"
 )
 
 // emptyMapping is a line that ends in an empty flow mapping, or one and a comment.
@@ -94,7 +96,7 @@ func TestEveryValueEditChangesOneLine(t *testing.T) {
 				t.Errorf("%s %s: %v %s", file, printPath(l.path), err, skipped[0])
 				continue
 			}
-			if d := lineDiff(before, after); len(d) != 2 || !strings.HasPrefix(d[0], "-") || !strings.Contains(d[1], "new value") {
+			if d := testkit.LineDiff(before, after); len(d) != 2 || !strings.HasPrefix(d[0], "-") || !strings.Contains(d[1], "new value") {
 				t.Errorf("%s: setting %s: the diff is %q", file, printPath(l.path), d)
 			}
 			after, skipped, err = Apply(before, []Edit{{Object: l.object, Path: l.path, Remove: true}})
@@ -102,7 +104,7 @@ func TestEveryValueEditChangesOneLine(t *testing.T) {
 				t.Errorf("%s %s: %v %s", file, printPath(l.path), err, skipped[0])
 				continue
 			}
-			d := lineDiff(before, after)
+			d := testkit.LineDiff(before, after)
 			removedOnly := len(d) == 1 && strings.HasPrefix(d[0], "-")
 			last := strings.TrimRight(d[len(d)-1], "\r\n")
 			plus := 0
