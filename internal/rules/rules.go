@@ -82,9 +82,9 @@ func Load(ctx context.Context, paths, namespaces, manifestNamespaces []string) (
 	if err != nil {
 		return nil, fmt.Errorf("reading the policies: %w", err)
 	}
-	compiler, err := res.Compiler()
-	if err != nil {
-		return nil, fmt.Errorf("compiling the policies: %w", err)
+	compiler := ast.NewCompiler().WithCapabilities(withoutNetwork())
+	if compiler.Compile(res.ParsedModules()); compiler.Failed() {
+		return nil, fmt.Errorf("compiling the policies: %w", compiler.Errors)
 	}
 	pol := &Policies{Namespaces: namespaces, ManifestNamespaces: manifestNamespaces}
 	for _, m := range res.Modules {
@@ -98,6 +98,23 @@ func Load(ctx context.Context, paths, namespaces, manifestNamespaces []string) (
 		return nil, err
 	}
 	return pol, nil
+}
+
+// networkBuiltins reach the network: a policy runs inside the plan, which
+// sends nothing but its own reads of Azure (and none offline), and whose
+// input a rule could otherwise post anywhere.
+var networkBuiltins = []string{"http.send", "net.lookup_ip_addr"}
+
+// withoutNetwork is OPA's capabilities without networkBuiltins, and with no
+// host a builtin may reach: a policy that calls one does not compile
+// ("undefined function http.send"), naming its file and line.
+func withoutNetwork() *ast.Capabilities {
+	caps := ast.CapabilitiesForThisVersion()
+	caps.Builtins = slices.DeleteFunc(caps.Builtins, func(b *ast.Builtin) bool {
+		return slices.Contains(networkBuiltins, b.Name)
+	})
+	caps.AllowNet = []string{}
+	return caps
 }
 
 // notAPolicy leaves out what is not a policy to evaluate: files other than

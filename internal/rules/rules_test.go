@@ -2,6 +2,8 @@ package rules
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -157,6 +159,31 @@ func TestPolicyErrorsNameTheFile(t *testing.T) {
 	}
 	if _, err := pol.Evaluate(ctx, twoAccounts(), nil); err == nil || !strings.Contains(err.Error(), "main.deny returned 42") {
 		t.Errorf("a result that is no message: %v", err)
+	}
+}
+
+// TestPoliciesCannotReachTheNetwork: a rule that would send the input
+// somewhere (http.send) or look a host up does not compile, and nothing is
+// sent: the listener a policy names hears no request.
+func TestPoliciesCannotReachTheNetwork(t *testing.T) {
+	ctx := testkit.Context(t)
+	heard := make(chan string, 1)
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { heard <- r.URL.Path }))
+	defer server.Close()
+	for name, call := range map[string]string{
+		"send.rego":   `http.send({"method": "POST", "url": "` + server.URL + `/leak", "body": input})`,
+		"lookup.rego": `net.lookup_ip_addr("localhost")`,
+	} {
+		dir := writePolicies(t, map[string]string{name: "package main\n\ndeny contains msg if {\n\tresp := " + call + "\n\tmsg := sprintf(\"%v\", [resp])\n}\n"})
+		_, err := Load(ctx, []string{dir}, []string{DefaultNamespace}, nil)
+		if err == nil || !strings.Contains(err.Error(), name+":4") || !strings.Contains(err.Error(), "undefined function") {
+			t.Errorf("%s: a policy calling a network builtin: %v", name, err)
+		}
+	}
+	select {
+	case path := <-heard:
+		t.Errorf("a policy sent a request to %s", path)
+	default:
 	}
 }
 
